@@ -1,0 +1,40 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+const rootLong = `Entire records what AI coding agents (Claude Code, Gemini CLI) do in a git
+repository: every agent turn becomes a checkpoint you can rewind to, and every
+commit is linked to the conversation that produced it.
+
+Get started with 'entire enable' in a git repository.
+Documentation: https://docs.entire.io/introduction
+
+Set the ACCESSIBLE environment variable to any value to use plain-text prompts
+instead of interactive menus (for screen readers).
+
+Exit status: 0 on success, 1 on any error (including invalid usage), 130 when
+interrupted.`
+
+// newRootCmd builds the whole command tree.
+func newRootCmd(f *factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "entire",
+		Short:         "Entire CLI",
+		Long:          rootLong,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return cmd.Help()
+		},
+	}
+	root.CompletionOptions.HiddenDefaultCmd = true
+	root.SetHelpCommand(newHelpCmd())
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &usageError{err}
+	})
+
+	root.AddCommand(newVersionCmd(f))
+	return root
+}

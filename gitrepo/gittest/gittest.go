@@ -1,0 +1,95 @@
+// Package gittest builds real git repositories in temporary directories for
+// tests, with a fixed identity and no global configuration leaking in.
+package gittest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Env is the environment tests run git with: a fixed identity and dates,
+// no system or global config, and gc disabled.
+func Env(home string) []string {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "HOME=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"HOME="+home,
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=Test User", "GIT_AUTHOR_EMAIL=test@example.com",
+		"GIT_COMMITTER_NAME=Test User", "GIT_COMMITTER_EMAIL=test@example.com",
+		"GIT_AUTHOR_DATE=2026-01-02T03:04:05Z", "GIT_COMMITTER_DATE=2026-01-02T03:04:05Z",
+	)
+}
+
+// Init creates an empty repository on branch main in a new temporary
+// directory and returns its path.
+func Init(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	Git(t, dir, "init", "-q", "-b", "main")
+	Git(t, dir, "config", "user.name", "Test User")
+	Git(t, dir, "config", "user.email", "test@example.com")
+	Git(t, dir, "config", "gc.auto", "0")
+	Git(t, dir, "config", "commit.gpgsign", "false")
+	return dir
+}
+
+// InitWithCommit is Init plus one commit holding README.md.
+func InitWithCommit(t testing.TB) string {
+	t.Helper()
+	dir := Init(t)
+	WriteFile(t, dir, "README.md", "hello\n")
+	Git(t, dir, "add", "-A")
+	Git(t, dir, "commit", "-q", "-m", "initial")
+	return dir
+}
+
+// Git runs git in dir and returns its trimmed standard output; it fails the
+// test when git fails.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	out, err := GitErr(dir, args...)
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimRight(out, "\n")
+}
+
+// GitErr runs git in dir and returns its combined output and error.
+func GitErr(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = Env(filepath.Join(os.TempDir(), "gittest-home"))
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// WriteFile writes content to the slash-separated path rel under dir,
+// creating parent directories.
+func WriteFile(t testing.TB, dir, rel, content string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Fsck runs `git fsck --strict` and fails the test on any complaint.
+func Fsck(t testing.TB, dir string) {
+	t.Helper()
+	out, err := GitErr(dir, "fsck", "--strict", "--no-progress", "--no-dangling")
+	if err != nil || strings.TrimSpace(out) != "" {
+		t.Fatalf("git fsck --strict: %v\n%s", err, out)
+	}
+}

@@ -1,0 +1,228 @@
+package gitrepo
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/klauspost/compress/zlib"
+)
+
+// largeObject is the size from which objects are deflated at the fastest
+// level: a transcript chunk is rewritten often and compresses well anyway,
+// and zlib's default level costs several times more CPU for a few percent.
+const largeObject = 256 << 10
+
+// HasObject reports whether the object h exists (loose or packed).
+func (r *Repo) HasObject(h plumbing.Hash) bool {
+	return r.storage.HasEncodedObject(h) == nil
+}
+
+// ObjectSize returns the inflated size of object h without reading its body.
+func (r *Repo) ObjectSize(h plumbing.Hash) (int64, error) {
+	n, err := r.storage.EncodedObjectSize(h)
+	if err != nil {
+		return 0, fmt.Errorf("size of object %s: %w", h, err)
+	}
+	return n, nil
+}
+
+// WriteBlob stores data as a blob and returns its hash. An existing object is
+// not written again.
+func (r *Repo) WriteBlob(data []byte) (plumbing.Hash, error) {
+	return r.writeObject(plumbing.BlobObject, data)
+}
+
+// WriteBlobFile stores the content of the file at path as a blob, streaming
+// it: a file of any size needs a fixed amount of memory. The file is read
+// twice when the blob is new (once to hash, once to compress), which on a
+// warm page cache is cheaper than compressing content git already has.
+func (r *Repo) WriteBlobFile(path string) (plumbing.Hash, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("stat %s: %w", path, err)
+	}
+	size := fi.Size()
+	if size <= 4*largeObject {
+		data, err := io.ReadAll(f)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read %s: %w", path, err)
+		}
+		return r.WriteBlob(data)
+	}
+	h, err := hashStream(plumbing.BlobObject, f, size)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("hash %s: %w", path, err)
+	}
+	if r.HasObject(h) {
+		return h, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("rewind %s: %w", path, err)
+	}
+	got, err := r.writeLoose(plumbing.BlobObject, f, size)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write blob %s: %w", path, err)
+	}
+	if got != h {
+		return plumbing.ZeroHash, fmt.Errorf("write blob %s: file changed while it was stored", path)
+	}
+	return h, nil
+}
+
+// WriteTree stores t (whose entries must already be in git's order) and
+// returns its hash.
+func (r *Repo) WriteTree(entries []object.TreeEntry) (plumbing.Hash, error) {
+	var buf bytes.Buffer
+	for _, e := range entries {
+		buf.WriteString(strconv.FormatUint(uint64(e.Mode), 8))
+		buf.WriteByte(' ')
+		buf.WriteString(e.Name)
+		buf.WriteByte(0)
+		buf.Write(e.Hash[:])
+	}
+	return r.writeObject(plumbing.TreeObject, buf.Bytes())
+}
+
+// WriteCommit stores c and returns its hash.
+func (r *Repo) WriteCommit(c *object.Commit) (plumbing.Hash, error) {
+	obj := &plumbing.MemoryObject{}
+	if err := c.EncodeWithoutSignature(obj); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
+	}
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
+	}
+	return r.writeObject(plumbing.CommitObject, data)
+}
+
+// ReadBlob returns the content of blob h.
+func (r *Repo) ReadBlob(h plumbing.Hash) ([]byte, error) {
+	b, err := r.Git.BlobObject(h)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	rd, err := b.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	defer rd.Close()
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	return data, nil
+}
+
+// writeObject stores data of type t unless an object with its hash exists.
+func (r *Repo) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
+	h := plumbing.ComputeHash(t, data)
+	if r.HasObject(h) {
+		return h, nil
+	}
+	if _, err := r.writeLoose(t, bytes.NewReader(data), int64(len(data))); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write %s %s: %w", t, h, err)
+	}
+	return h, nil
+}
+
+// writeLoose deflates size bytes of src into a loose object the way git
+// does: to a temporary file in the objects directory, then renamed to
+// objects/xx/yyyy. It returns the hash of what it wrote.
+func (r *Repo) writeLoose(t plumbing.ObjectType, src io.Reader, size int64) (plumbing.Hash, error) {
+	objDir := r.objectsDir()
+	tmp, err := os.CreateTemp(objDir, "tmp_obj_")
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	tmpName := tmp.Name()
+	defer func() {
+		if tmpName != "" {
+			tmp.Close()
+			os.Remove(tmpName)
+		}
+	}()
+
+	level := zlib.DefaultCompression
+	if size >= largeObject {
+		level = zlib.BestSpeed
+	}
+	zw, err := zlib.NewWriterLevel(tmp, level)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	hasher := sha1.New()
+	w := io.MultiWriter(zw, hasher)
+	header := fmt.Sprintf("%s %d\x00", t, size)
+	if _, err := io.WriteString(w, header); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	n, err := io.Copy(w, src)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if n != size {
+		return plumbing.ZeroHash, fmt.Errorf("object body is %d bytes, expected %d", n, size)
+	}
+	if err := zw.Close(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := tmp.Close(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	var h plumbing.Hash
+	copy(h[:], hasher.Sum(nil))
+	dst := filepath.Join(objDir, h.String()[:2], h.String()[2:])
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := os.Chmod(tmpName, 0o444); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := os.Rename(tmpName, dst); err != nil {
+		if _, statErr := os.Stat(dst); statErr != nil {
+			return plumbing.ZeroHash, err
+		}
+		// Another writer stored the same object first: same bytes, fine.
+	}
+	tmpName = ""
+	return h, nil
+}
+
+func (r *Repo) objectsDir() string {
+	return filepath.Join(r.CommonDir, "objects")
+}
+
+// hashStream computes the git object hash of size bytes read from src.
+func hashStream(t plumbing.ObjectType, src io.Reader, size int64) (plumbing.Hash, error) {
+	var hs hash.Hash = sha1.New()
+	fmt.Fprintf(hs, "%s %d\x00", t, size)
+	n, err := io.Copy(hs, src)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if n != size {
+		return plumbing.ZeroHash, errors.New("file changed size while it was read")
+	}
+	var h plumbing.Hash
+	copy(h[:], hs.Sum(nil))
+	return h, nil
+}

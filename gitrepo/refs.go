@@ -1,0 +1,218 @@
+package gitrepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// ErrRefChanged is returned by UpdateRef when the ref no longer holds the
+// expected old value: another writer won the race.
+var ErrRefChanged = errors.New("gitrepo: ref changed concurrently")
+
+// ErrRefLocked is returned when a ref stays locked by another process for
+// longer than the lock timeout.
+var ErrRefLocked = errors.New("gitrepo: ref is locked")
+
+// refLockTimeout bounds how long UpdateRef waits for another writer's lock,
+// like git's core.filesRefLockTimeout.
+const refLockTimeout = 3 * time.Second
+
+// ReadRef returns the hash a ref points to, following one level of symbolic
+// ref. It returns plumbing.ZeroHash and no error when the ref does not exist.
+func (r *Repo) ReadRef(name plumbing.ReferenceName) (plumbing.Hash, error) {
+	ref, err := r.Git.Reference(name, true)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return plumbing.ZeroHash, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read ref %s: %w", name, err)
+	}
+	return ref.Hash(), nil
+}
+
+// Head returns the commit HEAD points to, or plumbing.ZeroHash in a
+// repository with no commits yet.
+func (r *Repo) Head() (plumbing.Hash, error) {
+	return r.ReadRef(plumbing.HEAD)
+}
+
+// HeadBranch returns the short name of the branch HEAD points to, or "" when
+// HEAD is detached.
+func (r *Repo) HeadBranch() (string, error) {
+	ref, err := r.Git.Storer.Reference(plumbing.HEAD)
+	if err != nil {
+		return "", fmt.Errorf("read HEAD: %w", err)
+	}
+	if ref.Type() != plumbing.SymbolicReference {
+		return "", nil
+	}
+	return ref.Target().Short(), nil
+}
+
+// UpdateRef moves ref name from old to new using git's own lock-file
+// protocol (<ref>.lock created exclusively, then renamed over the ref), so it
+// is safe against concurrent git commands as well as against other entire
+// processes. old == plumbing.ZeroHash requires that the ref does not exist
+// yet. It returns ErrRefChanged when the ref holds anything but old.
+func (r *Repo) UpdateRef(name plumbing.ReferenceName, newHash, old plumbing.Hash) error {
+	if err := checkRefName(name); err != nil {
+		return err
+	}
+	refPath := filepath.Join(r.refDir(name), filepath.FromSlash(string(name)))
+	if err := os.MkdirAll(filepath.Dir(refPath), 0o755); err != nil {
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	lock, err := acquireLock(refPath + ".lock")
+	if err != nil {
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	lockName := lock.Name()
+	defer func() {
+		if lockName != "" {
+			lock.Close()
+			os.Remove(lockName)
+		}
+	}()
+	cur, err := r.ReadRef(name)
+	if err != nil {
+		return err
+	}
+	if cur != old {
+		return fmt.Errorf("update ref %s: %w (expected %s, found %s)", name, ErrRefChanged, short(old), short(cur))
+	}
+	if _, err := lock.WriteString(newHash.String() + "\n"); err != nil {
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	if err := lock.Close(); err != nil {
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	if err := os.Rename(lockName, refPath); err != nil {
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	lockName = ""
+	return nil
+}
+
+// UpdateRefFunc moves ref name to the value build returns for its current
+// value (plumbing.ZeroHash when the ref does not exist), retrying build when
+// another writer moved the ref in between, up to a bounded number of times.
+// build must be safe to call again; it typically writes a commit whose parent
+// is its argument. Returning the argument unchanged skips the update.
+func (r *Repo) UpdateRefFunc(ctx context.Context, name plumbing.ReferenceName, build func(cur plumbing.Hash) (plumbing.Hash, error)) (plumbing.Hash, error) {
+	const attempts = 20
+	for i := 0; ; i++ {
+		cur, err := r.ReadRef(name)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		next, err := build(cur)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if next == cur {
+			return cur, nil
+		}
+		err = r.UpdateRef(name, next, cur)
+		if err == nil {
+			return next, nil
+		}
+		if !errors.Is(err, ErrRefChanged) || i == attempts-1 {
+			return plumbing.ZeroHash, err
+		}
+		if ctx.Err() != nil {
+			return plumbing.ZeroHash, ctx.Err()
+		}
+		time.Sleep(time.Duration(i+1) * time.Millisecond)
+	}
+}
+
+// DeleteRef deletes ref name if it still points to old. It shells out to
+// `git update-ref -d` because a ref may also live in packed-refs, which only
+// git rewrites safely. A missing ref is not an error.
+func (r *Repo) DeleteRef(ctx context.Context, name plumbing.ReferenceName, old plumbing.Hash) error {
+	cur, err := r.ReadRef(name)
+	if err != nil || cur.IsZero() {
+		return err
+	}
+	args := []string{"update-ref", "-d", string(name)}
+	if !old.IsZero() {
+		args = append(args, old.String())
+	}
+	if _, err := r.RunGit(ctx, args...); err != nil {
+		return fmt.Errorf("delete ref %s: %w", name, err)
+	}
+	return nil
+}
+
+// ListRefs returns the refs whose names start with prefix (e.g.
+// "refs/heads/entire/"), loose and packed.
+func (r *Repo) ListRefs(prefix string) (map[plumbing.ReferenceName]plumbing.Hash, error) {
+	iter, err := r.Git.References()
+	if err != nil {
+		return nil, fmt.Errorf("list refs: %w", err)
+	}
+	defer iter.Close()
+	out := map[plumbing.ReferenceName]plumbing.Hash{}
+	err = iter.ForEach(func(ref *plumbing.Reference) error {
+		if ref.Type() == plumbing.HashReference && strings.HasPrefix(string(ref.Name()), prefix) {
+			out[ref.Name()] = ref.Hash()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list refs: %w", err)
+	}
+	return out, nil
+}
+
+// refDir is where git keeps ref name: per-worktree refs (HEAD and
+// refs/worktree/, refs/bisect/, refs/rewritten/) under GitDir, all others
+// under CommonDir.
+func (r *Repo) refDir(name plumbing.ReferenceName) string {
+	s := string(name)
+	if !strings.HasPrefix(s, "refs/") || strings.HasPrefix(s, "refs/worktree/") ||
+		strings.HasPrefix(s, "refs/bisect/") || strings.HasPrefix(s, "refs/rewritten/") {
+		return r.GitDir
+	}
+	return r.CommonDir
+}
+
+func acquireLock(path string) (*os.File, error) {
+	deadline := time.Now().Add(refLockTimeout)
+	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w: %s exists", ErrRefLocked, path)
+		}
+		time.Sleep(delay)
+	}
+}
+
+func checkRefName(name plumbing.ReferenceName) error {
+	s := string(name)
+	if !strings.HasPrefix(s, "refs/") || strings.Contains(s, "..") || strings.HasSuffix(s, "/") ||
+		strings.HasSuffix(s, ".lock") || strings.ContainsAny(s, " ~^:?*[\\\x00") {
+		return fmt.Errorf("gitrepo: invalid ref name %q", s)
+	}
+	return nil
+}
+
+func short(h plumbing.Hash) string {
+	if h.IsZero() {
+		return "nothing"
+	}
+	return h.String()[:7]
+}

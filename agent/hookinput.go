@@ -1,0 +1,99 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// maxHookInput bounds how much stdin a hook reads (tool responses of large
+// Write calls can be several MB; 64 MiB is far beyond any real payload).
+const maxHookInput = 64 << 20
+
+// hookPayload is the union of the stdin fields Claude Code and Gemini CLI
+// send to hooks (AGENT-HOOKS.md A3/A4, B4/B5).
+type hookPayload struct {
+	SessionID            string          `json:"session_id"`
+	TranscriptPath       string          `json:"transcript_path"`
+	Cwd                  string          `json:"cwd"`
+	HookEventName        string          `json:"hook_event_name"`
+	Timestamp            string          `json:"timestamp"`
+	Prompt               string          `json:"prompt"`
+	ToolName             string          `json:"tool_name"`
+	ToolUseID            string          `json:"tool_use_id"`
+	ToolInput            json.RawMessage `json:"tool_input"`
+	ToolResponse         json.RawMessage `json:"tool_response"`
+	AgentID              string          `json:"agent_id"`
+	AgentType            string          `json:"agent_type"`
+	AgentTranscriptPath  string          `json:"agent_transcript_path"`
+	LastAssistantMessage string          `json:"last_assistant_message"`
+	StopHookActive       bool            `json:"stop_hook_active"`
+	Source               string          `json:"source"`
+	Reason               string          `json:"reason"`
+}
+
+// DecodeHookInput reads one hook payload (a JSON object) from r and
+// normalizes it into a HookInput of the given type. It is the shared parser
+// behind the agents' ParseHookInput. Empty (or all-whitespace) input gives
+// ErrEmptyInput; anything that is not a single JSON object, or a known field
+// of the wrong JSON type, gives an error wrapping ErrMalformedInput. Unknown
+// fields are ignored (and kept in RawData). It never panics.
+func DecodeHookInput(hookType HookType, r io.Reader) (*HookInput, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxHookInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("read hook input: %w", err)
+	}
+	if len(data) > maxHookInput {
+		return nil, fmt.Errorf("read hook input: more than %d bytes: %w", maxHookInput, ErrMalformedInput)
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, ErrEmptyInput
+	}
+	if data[0] != '{' {
+		return nil, fmt.Errorf("parse hook input: %w: not a JSON object", ErrMalformedInput)
+	}
+	var raw map[string]interface{}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("parse hook input: %w: %v", ErrMalformedInput, err)
+	}
+	var p hookPayload
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("parse hook input: %w: %v", ErrMalformedInput, err)
+	}
+	in := &HookInput{
+		HookType:             hookType,
+		SessionID:            p.SessionID,
+		SessionRef:           p.TranscriptPath,
+		Cwd:                  p.Cwd,
+		EventName:            p.HookEventName,
+		UserPrompt:           p.Prompt,
+		ToolName:             p.ToolName,
+		ToolUseID:            p.ToolUseID,
+		ToolInput:            nullToNil(p.ToolInput),
+		ToolResponse:         nullToNil(p.ToolResponse),
+		AgentID:              p.AgentID,
+		SubagentType:         p.AgentType,
+		AgentTranscriptPath:  p.AgentTranscriptPath,
+		LastAssistantMessage: p.LastAssistantMessage,
+		StopHookActive:       p.StopHookActive,
+		Source:               p.Source,
+		Reason:               p.Reason,
+		RawData:              raw,
+	}
+	if p.Timestamp != "" {
+		if t, err := time.Parse(time.RFC3339Nano, p.Timestamp); err == nil {
+			in.Timestamp = t
+		}
+	}
+	return in, nil
+}
+
+func nullToNil(m json.RawMessage) []byte {
+	if len(m) == 0 || string(m) == "null" {
+		return nil
+	}
+	return []byte(m)
+}

@@ -1,0 +1,52 @@
+package agent
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// lineReaderSize is the read buffer of ForEachLine; longer lines are
+// assembled in a growing side buffer, so there is no line length limit.
+const lineReaderSize = 256 << 10
+
+// ForEachLine calls fn for every complete (newline-terminated) line read from
+// r, without the newline (a trailing "\r" is kept). The slice passed to fn is
+// only valid during the call. A final line without a newline is not a complete
+// line: it is neither passed to fn nor counted, so a transcript that is still
+// being written is consumed only up to its last newline.
+//
+// It returns the number of bytes consumed (just past the last newline) and the
+// number of lines. If fn returns an error, iteration stops and that error is
+// returned (with the counts so far, excluding the failing line).
+func ForEachLine(r io.Reader, fn func(line []byte) error) (consumed int64, lines int, err error) {
+	br := bufio.NewReaderSize(r, lineReaderSize)
+	var long []byte
+	for {
+		chunk, rerr := br.ReadSlice('\n')
+		switch {
+		case rerr == nil:
+			line := chunk
+			if long != nil {
+				long = append(long, chunk...)
+				line = long
+			}
+			if err := fn(line[:len(line)-1]); err != nil {
+				return consumed, lines, err
+			}
+			consumed += int64(len(line))
+			lines++
+			if long != nil {
+				long = long[:0:0]
+				long = nil
+			}
+		case errors.Is(rerr, bufio.ErrBufferFull):
+			long = append(long, chunk...)
+		case errors.Is(rerr, io.EOF):
+			return consumed, lines, nil
+		default:
+			return consumed, lines, fmt.Errorf("read line: %w", rerr)
+		}
+	}
+}

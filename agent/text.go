@@ -1,0 +1,74 @@
+package agent
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+// Tag patterns stripped from prompts (SPEC 4.8). Compiled once; regexps are
+// safe for concurrent use.
+var (
+	ideTagRe    = regexp.MustCompile(`(?s)<ide_[A-Za-z0-9_-]*>.*?</ide_[A-Za-z0-9_-]*>`)
+	systemTagRe = regexp.MustCompile(`(?s)<(local-command-caveat|system-reminder|command-name|command-message|command-args|local-command-stdout)>.*?</(?:local-command-caveat|system-reminder|command-name|command-message|command-args|local-command-stdout)>`)
+)
+
+// StripIDETags removes IDE context blocks (<ide_…>…</ide_…>) and the
+// system/command blocks Claude Code injects into user messages
+// (<local-command-caveat>, <system-reminder>, <command-name>,
+// <command-message>, <command-args>, <local-command-stdout>), then trims
+// surrounding space. A prompt that was only such blocks becomes "".
+func StripIDETags(s string) string {
+	if !strings.Contains(s, "<") {
+		return strings.TrimSpace(s)
+	}
+	s = ideTagRe.ReplaceAllString(s, "")
+	s = systemTagRe.ReplaceAllString(s, "")
+	return strings.TrimSpace(s)
+}
+
+// contentBlock is the part of a message content block that text extraction
+// needs (Claude blocks and Gemini Parts alike).
+type contentBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// MessageText returns the text of a message `content` value: the string
+// itself, or the `text` of the array's text blocks (type "text", or Gemini
+// Parts without a type) joined by blank lines. Other blocks (tool_use,
+// tool_result, images, functionResponse) are ignored; malformed content gives
+// "".
+func MessageText(content json.RawMessage) string {
+	if len(content) == 0 {
+		return ""
+	}
+	switch content[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(content, &s) != nil {
+			return ""
+		}
+		return s
+	case '[':
+		var blocks []contentBlock
+		if json.Unmarshal(content, &blocks) != nil {
+			return ""
+		}
+		var texts []string
+		for _, b := range blocks {
+			if (b.Type == "text" || b.Type == "") && b.Text != "" {
+				texts = append(texts, b.Text)
+			}
+		}
+		return strings.Join(texts, "\n\n")
+	}
+	return ""
+}
+
+// IsNoisePrompt reports whether an (already tag-stripped) user text is not a
+// human prompt: empty, or an interruption marker Claude Code writes as a user
+// message.
+func IsNoisePrompt(s string) bool {
+	return s == "" || strings.HasPrefix(s, "[Request interrupted by user")
+}

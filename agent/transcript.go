@@ -1,0 +1,190 @@
+package agent
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+)
+
+// Position is a point in a transcript, as returned by a scan and passed back
+// as the start of the next one.
+//
+// Entries counts complete lines (JSONL transcripts) or messages (Gemini's
+// single-JSON transcript). Offset is the byte offset just past the last
+// complete line consumed (JSONL); it is 0 for formats that must be re-read
+// whole. LastID is the identifier of the last entry seen (Claude `uuid`,
+// Gemini message `id`), "" if none.
+//
+// The zero Position is the start of the transcript. A Position with Offset 0
+// but Entries > 0 (e.g. one rebuilt from a stored line count) makes a JSONL
+// scan skip that many lines from the start.
+type Position struct {
+	Entries int    `json:"entries"`
+	Offset  int64  `json:"offset"`
+	LastID  string `json:"last_id,omitempty"`
+}
+
+// ToolUse is one tool call, for summaries ("Key Actions").
+type ToolUse struct {
+	// Name is the tool name as the transcript gives it (Edit, write_file).
+	Name string
+	// Detail is the most telling argument: description, else command, else
+	// file_path, else notebook_path, else pattern; Skill: the skill name;
+	// Read: the path; WebFetch: the URL. "" if none.
+	Detail string
+}
+
+// Analysis is what a transcript scan found between From and To.
+type Analysis struct {
+	// From is the position the scan started at; To is where it stopped (pass
+	// it as the next scan's from).
+	From, To Position
+	// Prompts are the human prompts in scope, oldest first: no tool
+	// results, no meta entries, IDE/system tags stripped (SPEC 4.8).
+	Prompts []string
+	// LastAssistant is the last assistant text in scope, "" if none.
+	LastAssistant string
+	// ModifiedFiles are the files written by file-editing tools in scope,
+	// as the transcript names them (absolute or relative; see
+	// RepoRelative), in first-seen order without duplicates.
+	ModifiedFiles []string
+	// ToolUses are the tool calls in scope, in order.
+	ToolUses []ToolUse
+	// Tokens is the token usage of this scope only. Tokens.SubagentTokens
+	// holds the usage of subagents that the transcript itself records
+	// (Claude Code 1.0 inline sidechains); see SubagentTokenReader for
+	// subagents stored in their own files.
+	Tokens TokenUsage
+	// SubagentIDs are the agent IDs of subagents spawned in scope.
+	SubagentIDs []string
+}
+
+// TranscriptScanner is implemented by agents that can analyse a transcript
+// incrementally. It is the hook-path API: a scan from a Position returned by an
+// earlier scan reads only what was appended since (JSONL formats), so its cost
+// is that of the new entries, not of the transcript.
+type TranscriptScanner interface {
+	Agent
+	// ScanTranscript analyses path from `from` to the end of its last
+	// complete entry. Malformed entries are skipped, never fatal. A missing
+	// file gives an error wrapping fs.ErrNotExist.
+	ScanTranscript(path string, from Position) (*Analysis, error)
+}
+
+// SubagentTokenReader is implemented by agents whose subagents write their
+// own transcripts (Claude Code 2.0 and 2.1).
+type SubagentTokenReader interface {
+	// SubagentTokenUsage sums the token usage of the given subagents' whole
+	// transcripts, found from the parent transcript's path. Subagents
+	// without a transcript file are skipped; nil means none was found.
+	SubagentTokenUsage(transcriptPath string, agentIDs []string) (*TokenUsage, error)
+}
+
+// toolArgs holds the arguments ToolDetail looks at.
+type toolArgs struct {
+	Description  string `json:"description"`
+	Command      string `json:"command"`
+	FilePath     string `json:"file_path"`
+	NotebookPath string `json:"notebook_path"`
+	Pattern      string `json:"pattern"`
+	Skill        string `json:"skill"`
+	URL          string `json:"url"`
+	Path         string `json:"path"`
+}
+
+// ToolDetail returns the ToolUse.Detail for a tool call with the given raw
+// JSON input (see ToolUse). Non-object input gives "".
+func ToolDetail(name string, input json.RawMessage) string {
+	var a toolArgs
+	if len(input) == 0 || input[0] != '{' || json.Unmarshal(input, &a) != nil {
+		return ""
+	}
+	switch name {
+	case "Skill":
+		return a.Skill
+	case "Read", "read_file":
+		return firstNonEmpty(a.FilePath, a.Path)
+	case "WebFetch", "web_fetch":
+		return a.URL
+	}
+	return firstNonEmpty(a.Description, a.Command, a.FilePath, a.NotebookPath, a.Pattern)
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// AppendUnique appends s to list unless it is empty or already present.
+func AppendUnique(list []string, s string) []string {
+	if s == "" {
+		return list
+	}
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// RepoRelative makes transcript file paths relative to repoRoot, with forward
+// slashes. Absolute paths are taken relative to the root (also via the root's
+// symlink-resolved form); relative paths are resolved against cwd (itself
+// relative to the root if not absolute; the root if empty). Paths outside the
+// repository, the root itself and anything under .entire/ are dropped. Order
+// is kept and duplicates removed. It does no I/O except resolving the root's
+// symlinks once when a path does not fall under it lexically.
+func RepoRelative(repoRoot, cwd string, paths []string) []string {
+	root := filepath.Clean(repoRoot)
+	base := root
+	if cwd != "" {
+		base = cwd
+		if !filepath.IsAbs(base) {
+			base = filepath.Join(root, base)
+		}
+	}
+	realRoot := ""
+	var out []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(base, abs)
+		}
+		abs = filepath.Clean(abs)
+		rel, ok := within(root, abs)
+		if !ok {
+			if realRoot == "" {
+				realRoot = root
+				if r, err := filepath.EvalSymlinks(root); err == nil {
+					realRoot = r
+				}
+			}
+			rel, ok = within(realRoot, abs)
+		}
+		if !ok || rel == ".entire" || strings.HasPrefix(rel, ".entire/") {
+			continue
+		}
+		out = AppendUnique(out, rel)
+	}
+	return out
+}
+
+func within(root, abs string) (string, bool) {
+	rel, err := filepath.Rel(root, abs)
+	if err != nil {
+		return "", false
+	}
+	rel = filepath.ToSlash(rel)
+	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false
+	}
+	return rel, true
+}

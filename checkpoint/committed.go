@@ -1,0 +1,334 @@
+package checkpoint
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/gitrepo"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// MetadataBranch is the orphan branch that holds committed checkpoints.
+const MetadataBranch = "entire/checkpoints/v1"
+
+// MetadataRef is the local ref of MetadataBranch.
+const MetadataRef = plumbing.ReferenceName("refs/heads/" + MetadataBranch)
+
+// RemoteMetadataRef is origin's copy of MetadataBranch, read when the local
+// branch is missing (a fresh clone).
+const RemoteMetadataRef = plumbing.ReferenceName("refs/remotes/origin/" + MetadataBranch)
+
+// ErrNotFound is returned when a checkpoint does not exist.
+var ErrNotFound = errors.New("checkpoint: not found")
+
+// initMessage is the message of the metadata branch's root commit.
+const initMessage = "Initialize metadata branch\n\nThis branch stores session metadata for the auto-commit strategy.\n"
+
+// Store reads and writes committed checkpoints on the metadata branch. It
+// never touches the work tree. Writes are compare-and-swapped, so several
+// processes may write at once and none loses its checkpoint.
+type Store struct {
+	repo *gitrepo.Repo
+	now  func() time.Time
+}
+
+// NewStore returns a store over repo. now is the clock for commit and
+// metadata times (nil: time.Now).
+func NewStore(repo *gitrepo.Repo, now func() time.Time) *Store {
+	if now == nil {
+		now = time.Now
+	}
+	return &Store{repo: repo, now: now}
+}
+
+// EnsureBranch creates the metadata branch as an orphan commit with an
+// empty tree unless it exists, locally or (then copied) at origin. It
+// reports whether it created the branch.
+func (s *Store) EnsureBranch(ctx context.Context) (bool, error) {
+	created := false
+	_, err := s.repo.UpdateRefFunc(ctx, MetadataRef, func(cur plumbing.Hash) (plumbing.Hash, error) {
+		if !cur.IsZero() {
+			created = false
+			return cur, nil
+		}
+		if remote, err := s.repo.ReadRef(RemoteMetadataRef); err == nil && !remote.IsZero() {
+			created = false
+			return remote, nil
+		}
+		created = true
+		empty, err := s.repo.WriteTree(nil)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		return s.commit(empty, nil, initMessage)
+	})
+	if err != nil {
+		return false, fmt.Errorf("create %s: %w", MetadataBranch, err)
+	}
+	return created, nil
+}
+
+// SessionWrite is one session's data for a committed checkpoint. All text
+// must already be redacted.
+type SessionWrite struct {
+	// Metadata is written as the slot's metadata.json; CheckpointID is set
+	// by the store, and a zero CreatedAt becomes now.
+	Metadata SessionMetadata
+	// Transcript is the stored transcript (chunks and content hash); nil
+	// writes none.
+	Transcript *TranscriptState
+	// Prompts is prompt.txt (prompts joined by "\n\n---\n\n"); empty: none.
+	Prompts string
+	// Context is context.md; empty: none.
+	Context string
+	// Files are further files by slash path relative to the slot
+	// (summary.txt, tasks/<id>/conclusion.json, ...).
+	Files map[string][]byte
+	// Trees are existing trees grafted at slash paths relative to the slot
+	// (notes/).
+	Trees map[string]plumbing.Hash
+}
+
+// CommitInfo describes the metadata commit of a write.
+type CommitInfo struct {
+	// Subject is an optional custom subject placed in the body (a task
+	// description).
+	Subject string
+	// EphemeralBranch is the shadow branch the session was condensed from.
+	EphemeralBranch string
+	// MetadataTask is the Entire-Metadata-Task value of a task checkpoint.
+	MetadataTask string
+	// Message replaces the whole default message ("Finalize transcript for
+	// Checkpoint: <id>" and the like) when not empty; trailers are still
+	// added.
+	Message string
+}
+
+// WriteSession writes one session into checkpoint id: into the slot that
+// already holds the same session ID (replacing everything in it), else into
+// the next free slot. The root metadata.json is recomputed from all slots.
+// It returns the slot index.
+func (s *Store) WriteSession(ctx context.Context, id ID, w SessionWrite, info CommitInfo) (int, error) {
+	if !id.Valid() {
+		return 0, fmt.Errorf("%w: %q", ErrInvalidID, id)
+	}
+	if w.Metadata.SessionID == "" {
+		return 0, errors.New("checkpoint: session ID is required")
+	}
+	w.Metadata.CheckpointID = id
+	if w.Metadata.CreatedAt.IsZero() {
+		w.Metadata.CreatedAt = s.now().UTC()
+	}
+	if w.Metadata.FilesTouched == nil {
+		w.Metadata.FilesTouched = []string{}
+	}
+	slot := 0
+	_, err := s.repo.UpdateRefFunc(ctx, MetadataRef, func(tip plumbing.Hash) (plumbing.Hash, error) {
+		if tip.IsZero() {
+			if remote, _ := s.repo.ReadRef(RemoteMetadataRef); !remote.IsZero() {
+				tip = remote
+			}
+		}
+		var baseTree plumbing.Hash
+		var parents []plumbing.Hash
+		if !tip.IsZero() {
+			c, err := s.repo.Git.CommitObject(tip)
+			if err != nil {
+				return plumbing.ZeroHash, fmt.Errorf("read %s: %w", MetadataBranch, err)
+			}
+			baseTree, parents = c.TreeHash, []plumbing.Hash{tip}
+		}
+		existing, err := s.readSessions(baseTree, id)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		slot = len(existing)
+		for i, e := range existing {
+			if e.meta != nil && e.meta.SessionID == w.Metadata.SessionID {
+				slot = i
+				break
+			}
+		}
+		changes, sessions, err := s.sessionChanges(id, slot, w, existing)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		rootChange, err := s.rootChange(id, w.Metadata, sessions)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		tree, err := s.repo.BuildTree(baseTree, append(changes, rootChange))
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		return s.commit(tree, parents, metadataMessage(id, w.Metadata, info))
+	})
+	if err != nil {
+		return 0, fmt.Errorf("write checkpoint %s: %w", id, err)
+	}
+	return slot, nil
+}
+
+// sessionChanges builds the tree changes of one slot and returns the slot
+// list with the new metadata in place.
+func (s *Store) sessionChanges(id ID, slot int, w SessionWrite, existing []slotInfo) ([]gitrepo.Change, []slotInfo, error) {
+	dir := id.Shard() + "/" + strconv.Itoa(slot)
+	changes := []gitrepo.Change{{Path: dir, Delete: true}}
+	add := func(name string, data []byte) error {
+		h, err := s.repo.WriteBlob(data)
+		if err != nil {
+			return err
+		}
+		changes = append(changes, gitrepo.Change{Path: dir + "/" + name, Mode: filemode.Regular, Hash: h})
+		return nil
+	}
+	meta, err := json.MarshalIndent(w.Metadata, "", "  ")
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode session metadata: %w", err)
+	}
+	if err := add(MetadataFile, append(meta, '\n')); err != nil {
+		return nil, nil, err
+	}
+	tc, err := w.Transcript.TreeChanges(s.repo, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	changes = append(changes, tc...)
+	if w.Prompts != "" {
+		if err := add(PromptFile, []byte(w.Prompts)); err != nil {
+			return nil, nil, err
+		}
+	}
+	if w.Context != "" {
+		if err := add(ContextFile, []byte(w.Context)); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, name := range sortedKeys(w.Files) {
+		if err := add(name, w.Files[name]); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, name := range sortedKeys(w.Trees) {
+		changes = append(changes, gitrepo.Change{Path: dir + "/" + name, Mode: filemode.Dir, Hash: w.Trees[name]})
+	}
+
+	sessions := append([]slotInfo(nil), existing...)
+	for len(sessions) <= slot {
+		sessions = append(sessions, slotInfo{})
+	}
+	m := w.Metadata
+	info := slotInfo{meta: &m, paths: SessionPaths{Metadata: "/" + dir + "/" + MetadataFile}}
+	if w.Transcript != nil && len(w.Transcript.Chunks) > 0 {
+		info.paths.Transcript = "/" + dir + "/" + TranscriptFile
+		info.paths.ContentHash = "/" + dir + "/" + ContentHashFile
+	}
+	if w.Context != "" {
+		info.paths.Context = "/" + dir + "/" + ContextFile
+	}
+	if w.Prompts != "" {
+		info.paths.Prompt = "/" + dir + "/" + PromptFile
+	}
+	sessions[slot] = info
+	return changes, sessions, nil
+}
+
+// rootChange writes the checkpoint summary for the given slots: counts and
+// token usage summed, files touched united, the latest write's strategy,
+// branch and version.
+func (s *Store) rootChange(id ID, latest SessionMetadata, sessions []slotInfo) (gitrepo.Change, error) {
+	root := RootMetadata{
+		CLIVersion:   latest.CLIVersion,
+		CheckpointID: id,
+		Strategy:     latest.Strategy,
+		Branch:       latest.Branch,
+		FilesTouched: []string{},
+	}
+	files := map[string]bool{}
+	var usage agent.TokenUsage
+	hasUsage := false
+	for _, e := range sessions {
+		root.Sessions = append(root.Sessions, e.paths)
+		if e.meta == nil {
+			continue
+		}
+		root.CheckpointsCount += e.meta.CheckpointsCount
+		for _, f := range e.meta.FilesTouched {
+			files[f] = true
+		}
+		if u := e.meta.TokenUsage; u != nil {
+			hasUsage = true
+			usage.InputTokens += u.InputTokens
+			usage.CacheCreationTokens += u.CacheCreationTokens
+			usage.CacheReadTokens += u.CacheReadTokens
+			usage.OutputTokens += u.OutputTokens
+			usage.APICallCount += u.APICallCount
+		}
+	}
+	for f := range files {
+		root.FilesTouched = append(root.FilesTouched, f)
+	}
+	sort.Strings(root.FilesTouched)
+	if hasUsage {
+		root.TokenUsage = &usage
+	}
+	data, err := json.MarshalIndent(root, "", "  ")
+	if err != nil {
+		return gitrepo.Change{}, fmt.Errorf("encode checkpoint metadata: %w", err)
+	}
+	h, err := s.repo.WriteBlob(append(data, '\n'))
+	if err != nil {
+		return gitrepo.Change{}, err
+	}
+	return gitrepo.Change{Path: id.Shard() + "/" + MetadataFile, Mode: filemode.Regular, Hash: h}, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// metadataMessage formats the commit message of a metadata write (SPEC 3.7).
+func metadataMessage(id ID, m SessionMetadata, info CommitInfo) string {
+	var b strings.Builder
+	if info.Message != "" {
+		b.WriteString(strings.TrimRight(info.Message, "\n"))
+	} else {
+		b.WriteString("Checkpoint: " + id.String())
+	}
+	b.WriteString("\n\n")
+	if info.Subject != "" {
+		b.WriteString(info.Subject + "\n\n")
+	}
+	tr := Trailers{{TrailerSession, m.SessionID}, {TrailerStrategy, m.Strategy}}
+	if m.Agent != "" {
+		tr = append(tr, Trailer{TrailerAgent, string(m.Agent)})
+	}
+	if info.EphemeralBranch != "" {
+		tr = append(tr, Trailer{TrailerEphemeralBranch, info.EphemeralBranch})
+	}
+	if info.MetadataTask != "" {
+		tr = append(tr, Trailer{TrailerMetadataTask, info.MetadataTask})
+	}
+	b.WriteString(tr.String())
+	return b.String()
+}
+
+// commit writes a commit by the repository's git user.
+func (s *Store) commit(tree plumbing.Hash, parents []plumbing.Hash, msg string) (plumbing.Hash, error) {
+	sig := s.repo.Author(s.now())
+	return s.repo.WriteCommit(&object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree, ParentHashes: parents})
+}

@@ -1,0 +1,272 @@
+package checkpoint
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/gitrepo"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Checkpoint is a committed checkpoint as read from the metadata branch.
+type Checkpoint struct {
+	ID ID
+	// Root is the checkpoint summary (root metadata.json).
+	Root RootMetadata
+	// Sessions are the session slots in index order.
+	Sessions []*Session
+}
+
+// Session is one session slot of a committed checkpoint.
+type Session struct {
+	Index    int
+	Metadata SessionMetadata
+	repo     *gitrepo.Repo
+	tree     *object.Tree
+}
+
+// slotInfo is what a write needs to know about an existing slot.
+type slotInfo struct {
+	meta  *SessionMetadata
+	paths SessionPaths
+}
+
+// tip returns the commit of the metadata branch to read: the local branch,
+// else origin's copy; ZeroHash when neither exists.
+func (s *Store) tip() (plumbing.Hash, error) {
+	h, err := s.repo.ReadRef(MetadataRef)
+	if err != nil || !h.IsZero() {
+		return h, err
+	}
+	return s.repo.ReadRef(RemoteMetadataRef)
+}
+
+// rootTree returns the tree of the metadata branch tip, or nil when there is
+// no metadata branch.
+func (s *Store) rootTree() (*object.Tree, error) {
+	tip, err := s.tip()
+	if err != nil || tip.IsZero() {
+		return nil, err
+	}
+	c, err := s.repo.Git.CommitObject(tip)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", MetadataBranch, err)
+	}
+	t, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("read %s tree: %w", MetadataBranch, err)
+	}
+	return t, nil
+}
+
+// Read returns checkpoint id with its session metadata; transcripts and
+// other files are read on demand. It returns ErrNotFound when the
+// checkpoint does not exist, and a clear error naming the file when a
+// metadata.json is corrupt.
+func (s *Store) Read(id ID) (*Checkpoint, error) {
+	if !id.Valid() {
+		return nil, fmt.Errorf("%w: %q", ErrInvalidID, id)
+	}
+	root, err := s.rootTree()
+	if err != nil {
+		return nil, err
+	}
+	if root == nil {
+		return nil, fmt.Errorf("%w: %s (no %s branch)", ErrNotFound, id, MetadataBranch)
+	}
+	dir, err := root.Tree(id.Shard())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	cp := &Checkpoint{ID: id}
+	if err := readJSON(s.repo, dir, MetadataFile, &cp.Root); err != nil && !errors.Is(err, object.ErrFileNotFound) {
+		return nil, fmt.Errorf("checkpoint %s: %w", id, err)
+	}
+	for _, idx := range slotIndexes(dir) {
+		sub, err := dir.Tree(strconv.Itoa(idx))
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint %s slot %d: %w", id, idx, err)
+		}
+		sess := &Session{Index: idx, repo: s.repo, tree: sub}
+		if err := readJSON(s.repo, sub, MetadataFile, &sess.Metadata); err != nil {
+			return nil, fmt.Errorf("checkpoint %s session %d: %w", id, idx, err)
+		}
+		cp.Sessions = append(cp.Sessions, sess)
+	}
+	if len(cp.Sessions) == 0 {
+		return nil, fmt.Errorf("checkpoint %s: no sessions in it", id)
+	}
+	return cp, nil
+}
+
+// Exists reports whether checkpoint id is on the metadata branch.
+func (s *Store) Exists(id ID) bool {
+	root, err := s.rootTree()
+	if err != nil || root == nil || !id.Valid() {
+		return false
+	}
+	_, err = root.FindEntry(id.Shard())
+	return err == nil
+}
+
+// List returns the IDs of every committed checkpoint, sorted.
+func (s *Store) List() ([]ID, error) {
+	root, err := s.rootTree()
+	if err != nil || root == nil {
+		return nil, err
+	}
+	var ids []ID
+	for _, shard := range root.Entries {
+		if shard.Mode != filemode.Dir || len(shard.Name) != 2 {
+			continue
+		}
+		sub, err := s.repo.Git.TreeObject(shard.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("read shard %s: %w", shard.Name, err)
+		}
+		for _, e := range sub.Entries {
+			if id := ID(shard.Name + e.Name); e.Mode == filemode.Dir && id.Valid() {
+				ids = append(ids, id)
+			}
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids, nil
+}
+
+// readSessions returns what a write needs to know about the slots of
+// checkpoint id in the tree baseTree (none when it does not exist yet).
+func (s *Store) readSessions(baseTree plumbing.Hash, id ID) ([]slotInfo, error) {
+	if baseTree.IsZero() {
+		return nil, nil
+	}
+	root, err := s.repo.Git.TreeObject(baseTree)
+	if err != nil {
+		return nil, fmt.Errorf("read %s tree: %w", MetadataBranch, err)
+	}
+	dir, err := root.Tree(id.Shard())
+	if err != nil {
+		return nil, nil
+	}
+	var out []slotInfo
+	for _, idx := range slotIndexes(dir) {
+		for len(out) < idx {
+			out = append(out, slotInfo{})
+		}
+		sub, err := dir.Tree(strconv.Itoa(idx))
+		if err != nil {
+			return nil, err
+		}
+		var m SessionMetadata
+		if err := readJSON(s.repo, sub, MetadataFile, &m); err != nil {
+			return nil, fmt.Errorf("checkpoint %s session %d: %w", id, idx, err)
+		}
+		prefix := "/" + id.Shard() + "/" + strconv.Itoa(idx) + "/"
+		has := func(name string) string {
+			if _, err := sub.FindEntry(name); err == nil {
+				return prefix + name
+			}
+			return ""
+		}
+		p := SessionPaths{Metadata: prefix + MetadataFile, Transcript: has(TranscriptFile),
+			Context: has(ContextFile), ContentHash: has(ContentHashFile), Prompt: has(PromptFile)}
+		if p.Transcript == "" {
+			p.Transcript = has(LegacyLogFile)
+		}
+		out = append(out, slotInfo{meta: &m, paths: p})
+	}
+	return out, nil
+}
+
+// slotIndexes lists the numeric session directories of a checkpoint.
+func slotIndexes(dir *object.Tree) []int {
+	var idx []int
+	for _, e := range dir.Entries {
+		if n, err := strconv.Atoi(e.Name); err == nil && n >= 0 && e.Mode == filemode.Dir {
+			idx = append(idx, n)
+		}
+	}
+	sort.Ints(idx)
+	return idx
+}
+
+func readJSON(repo *gitrepo.Repo, t *object.Tree, name string, v any) error {
+	e, err := t.FindEntry(name)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, object.ErrFileNotFound)
+	}
+	data, err := repo.ReadBlob(e.Hash)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("corrupt %s: %w", name, err)
+	}
+	return nil
+}
+
+// File returns the content of a file of the session slot by slash path
+// ("prompt.txt", "tasks/<id>/conclusion.json"). It returns an error wrapping
+// object.ErrFileNotFound when the file is absent.
+func (s *Session) File(name string) ([]byte, error) {
+	f, err := s.tree.File(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, object.ErrFileNotFound)
+	}
+	return s.repo.ReadBlob(f.Hash)
+}
+
+// TreeHash returns the hash of the session slot's tree.
+func (s *Session) TreeHash() plumbing.Hash { return s.tree.Hash }
+
+// TranscriptChunks returns the blob hashes of the stored transcript chunks
+// in order: full.jsonl then full.jsonl.001, ... (or the legacy full.log).
+func (s *Session) TranscriptChunks() []plumbing.Hash {
+	var names []string
+	byName := map[string]plumbing.Hash{}
+	for _, e := range s.tree.Entries {
+		if agent.ParseChunkIndex(e.Name, TranscriptFile) >= 0 && e.Mode.IsFile() {
+			names = append(names, e.Name)
+			byName[e.Name] = e.Hash
+		}
+	}
+	if len(names) == 0 {
+		if e, err := s.tree.FindEntry(LegacyLogFile); err == nil {
+			return []plumbing.Hash{e.Hash}
+		}
+		return nil
+	}
+	var out []plumbing.Hash
+	for _, n := range agent.SortChunkFiles(names, TranscriptFile) {
+		out = append(out, byName[n])
+	}
+	return out
+}
+
+// Transcript returns the stored (redacted) transcript, its chunks joined
+// according to the session's agent.
+func (s *Session) Transcript() ([]byte, error) {
+	chunks := s.TranscriptChunks()
+	if len(chunks) == 0 {
+		return nil, fmt.Errorf("session %s: no transcript stored", s.Metadata.SessionID)
+	}
+	// The agent label is not trusted (Entire 0.4.x wrote "Gemini CLI" on
+	// Claude JSONL): the format is detected from the content.
+	return ReadTranscript(s.repo, chunks, "")
+}
+
+// Prompts returns the session's prompts from prompt.txt.
+func (s *Session) Prompts() []string {
+	b, err := s.File(PromptFile)
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return strings.Split(string(b), "\n\n---\n\n")
+}

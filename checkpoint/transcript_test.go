@@ -1,0 +1,124 @@
+package checkpoint
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/gitrepo/gittest"
+)
+
+// A transcript that grows turn by turn is stored incrementally: earlier
+// chunks keep their blobs, the content hash always matches the bytes, and a
+// rewritten source is noticed and stored again from the start.
+func TestAppendJSONLIsIncrementalAndExact(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	repo := openRepo(t, dir)
+	src := filepath.Join(t.TempDir(), "session.jsonl")
+
+	var st *TranscriptState
+	var all []byte
+	var prevChunks []string
+	for turn := 0; turn < 6; turn++ {
+		grow := jsonlOf(1500, 1000, turn*1500)
+		all = append(all, grow...)
+		// The agent is in the middle of writing the next line.
+		if err := os.WriteFile(src, append(append([]byte(nil), all...), []byte(`{"partial":`)...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		data, end, restart, err := ReadSource(src, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if restart || !bytes.Equal(data, grow) || end != int64(len(all)) {
+			t.Fatalf("turn %d: ReadSource gave %d bytes, end %d, restart %v; want the %d new bytes", turn, len(data), end, restart, len(grow))
+		}
+		st, err = AppendJSONL(repo, st, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SetSource(src, end); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+1 < len(prevChunks); i++ {
+			if st.Chunks[i] != prevChunks[i] {
+				t.Fatalf("turn %d: chunk %d changed although the transcript only grew", turn, i)
+			}
+		}
+		prevChunks = st.Chunks
+		got, err := ReadTranscript(repo, st.ChunkHashes(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, all) {
+			t.Fatalf("turn %d: stored transcript differs", turn)
+		}
+		sum := sha256.Sum256(all)
+		if st.ContentHash != "sha256:"+hex.EncodeToString(sum[:]) {
+			t.Fatalf("turn %d: content hash %s", turn, st.ContentHash)
+		}
+		if st.Lines != (turn+1)*1500 {
+			t.Fatalf("turn %d: %d lines", turn, st.Lines)
+		}
+		for i, c := range st.ChunkHashes() {
+			size, _ := repo.ObjectSize(c)
+			if size > agent.StoreChunkSize {
+				t.Fatalf("chunk %d is %d bytes", i, size)
+			}
+		}
+	}
+	if len(st.Chunks) < 2 {
+		t.Fatalf("expected several chunks, got %d", len(st.Chunks))
+	}
+
+	// A rewind truncates the source: the next read starts over.
+	short := all[:len(all)/3]
+	short = short[:bytes.LastIndexByte(short, '\n')+1]
+	if err := os.WriteFile(src, short, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data, _, restart, err := ReadSource(src, st)
+	if err != nil || !restart || !bytes.Equal(data, short) {
+		t.Fatalf("after truncation: restart=%v err=%v len=%d", restart, err, len(data))
+	}
+	// Same length but different bytes before the offset is also a rewrite.
+	other := bytes.Repeat([]byte("{\"x\":1}\n"), len(all)/8+1)
+	if err := os.WriteFile(src, other, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, restart, _ := ReadSource(src, st); !restart {
+		t.Fatal("rewritten source not noticed")
+	}
+	gittest.Fsck(t, dir)
+}
+
+func TestWriteWholeGeminiJSON(t *testing.T) {
+	t.Parallel()
+	files, _ := filepath.Glob("../../shared/fixtures/transcripts/gemini-cli/*.json")
+	if len(files) == 0 {
+		t.Skip("fixtures not found")
+	}
+	repo := openRepo(t, gittest.InitWithCommit(t))
+	for _, f := range files {
+		content, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := WriteWhole(repo, content, agent.AgentTypeGemini)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		got, err := ReadTranscript(repo, st.ChunkHashes(), "")
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if len(got) == 0 {
+			t.Fatalf("%s: empty read back", f)
+		}
+	}
+}

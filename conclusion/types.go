@@ -99,9 +99,11 @@ type Task struct {
 	ProjectName string `json:"project_name,omitempty"`
 	// WorkDir is the directory the subagent ran in, when known.
 	WorkDir string `json:"work_dir,omitempty"`
-	// StartedAt and EndedAt bound the task's run; zero when unknown.
+	// StartedAt is when the subagent started; zero when unknown.
 	StartedAt time.Time `json:"started_at,omitzero"`
-	EndedAt   time.Time `json:"ended_at,omitzero"`
+	// EndedAt is when the subagent stopped; zero while it runs or when
+	// unknown.
+	EndedAt time.Time `json:"ended_at,omitzero"`
 	// Status is the task's lifecycle state.
 	Status TaskStatus `json:"status"`
 	// Output is the subagent's final output (its last message); it may have

@@ -148,7 +148,9 @@ func (s *Store) updateIndex(changes map[string]*indexEntry) error {
 	if err != nil {
 		return fmt.Errorf("update session index: %w", err)
 	}
-	if _, err := writeAtomic(s.indexPath(), append(data, '\n'), 0o600); err != nil {
+	// No fsync: the index is a cache. After a crash a torn or empty index
+	// fails to parse and is rebuilt from the state files.
+	if _, err := writeAtomic(s.indexPath(), append(data, '\n'), 0o600, false); err != nil {
 		return fmt.Errorf("update session index: %w", err)
 	}
 	return nil

@@ -111,7 +111,7 @@ func (s *Store) Save(st *State) error {
 	if err := os.MkdirAll(s.dir, 0o750); err != nil {
 		return fmt.Errorf("save session %s: create dir: %w", st.SessionID, err)
 	}
-	info, err := writeAtomic(s.Path(st.SessionID), data, 0o600)
+	info, err := writeAtomic(s.Path(st.SessionID), data, 0o600, true)
 	if err != nil {
 		return fmt.Errorf("save session %s: %w", st.SessionID, err)
 	}
@@ -120,8 +120,9 @@ func (s *Store) Save(st *State) error {
 	return nil
 }
 
-// Delete removes the state file of id and its index entry. A missing file
-// is not an error.
+// Delete removes the state file of id, its index entry and its Update lock
+// file. A missing file is not an error. Deleting a session while another
+// process Updates it may let that Update recreate the file.
 func (s *Store) Delete(id string) error {
 	if err := ValidateID(id); err != nil {
 		return fmt.Errorf("delete session: %w", err)
@@ -132,6 +133,7 @@ func (s *Store) Delete(id string) error {
 	if _, err := os.Stat(s.indexPath()); err == nil {
 		s.reportIndexErr(s.updateIndex(map[string]*indexEntry{id: nil}))
 	}
+	_ = os.Remove(filepath.Join(s.dir, indexDirName, locksDirName, id+".lock"))
 	return nil
 }
 
@@ -193,10 +195,11 @@ func (s *Store) reportIndexErr(err error) {
 	}
 }
 
-// writeAtomic writes data to a temp file next to path, fsyncs it, sets perm,
-// and renames it over path. It returns the FileInfo of the written file
-// (taken before the rename, so it describes exactly these bytes).
-func writeAtomic(path string, data []byte, perm os.FileMode) (info fs.FileInfo, err error) {
+// writeAtomic writes data to a temp file next to path, fsyncs it (when
+// sync), sets perm, and renames it over path. It returns the FileInfo of the
+// written file (taken before the rename, so it describes exactly these
+// bytes).
+func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) (info fs.FileInfo, err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)
@@ -213,8 +216,10 @@ func writeAtomic(path string, data []byte, perm os.FileMode) (info fs.FileInfo, 
 	if err = tmp.Chmod(perm); err != nil {
 		return nil, fmt.Errorf("chmod %s: %w", path, err)
 	}
-	if err = tmp.Sync(); err != nil {
-		return nil, fmt.Errorf("sync %s: %w", path, err)
+	if sync {
+		if err = tmp.Sync(); err != nil {
+			return nil, fmt.Errorf("sync %s: %w", path, err)
+		}
 	}
 	if info, err = tmp.Stat(); err != nil {
 		return nil, fmt.Errorf("stat %s: %w", path, err)

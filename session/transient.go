@@ -145,7 +145,7 @@ func writeTransient(path string, v any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
-	_, err = writeAtomic(path, append(data, '\n'), 0o600)
+	_, err = writeAtomic(path, append(data, '\n'), 0o600, true)
 	return err
 }
 

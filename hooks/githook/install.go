@@ -53,6 +53,9 @@ func (r *Result) say(w io.Writer, format string, args ...any) {
 //     If a backup already exists (a tool replaced our shim after an earlier
 //     install), that older backup is first moved to <hook>.pre-entire.<n>,
 //     so no foreign hook is ever overwritten.
+//   - A foreign hook identical (bytes and mode) to the existing backup, as
+//     left by a tool that regenerates its hooks, is removed instead, so
+//     backups do not pile up.
 //   - A shim of ours (any version) is rewritten only if it differs from the
 //     current one; identical files are not touched.
 //
@@ -81,6 +84,15 @@ func installOne(dir, hook string, opts Options, res *Result) error {
 	cur, exists, err := readHook(path)
 	if err != nil {
 		return err
+	}
+	if exists && !isOurs(cur) && sameFile(path, backup) {
+		// A tool (husky, lefthook) rewrote the hook it had before we
+		// were installed: the backup already holds exactly this.
+		if err := os.Remove(path); err != nil {
+			return err
+		}
+		res.say(opts.Warn, "[entire] %s was rewritten with the content of %s%s; chaining to the backup", hook, hook, BackupSuffix)
+		exists = false
 	}
 	if exists && !isOurs(cur) {
 		if fileExists(backup) {
@@ -178,6 +190,25 @@ func InstalledIn(dir string) bool {
 		}
 	}
 	return true
+}
+
+// sameFile reports whether a and b are regular files with equal bytes and
+// mode.
+func sameFile(a, b string) bool {
+	ia, err := os.Lstat(a)
+	if err != nil || !ia.Mode().IsRegular() {
+		return false
+	}
+	ib, err := os.Lstat(b)
+	if err != nil || !ib.Mode().IsRegular() || ia.Mode() != ib.Mode() || ia.Size() != ib.Size() {
+		return false
+	}
+	da, err := os.ReadFile(a)
+	if err != nil {
+		return false
+	}
+	db, err := os.ReadFile(b)
+	return err == nil && bytes.Equal(da, db)
 }
 
 func isOurs(content []byte) bool { return bytes.Contains(content, []byte(Marker)) }

@@ -320,3 +320,28 @@ func TestNotARepo(t *testing.T) {
 		t.Fatal("Install outside a repository: want error")
 	}
 }
+
+func TestRegeneratedForeignHookNotDuplicated(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t, true)
+	dir := filepath.Join(r.dir, ".git", "hooks")
+	husky := "#!/bin/sh\n. \"$(dirname \"$0\")/h\"\n"
+	writeHookFile(t, filepath.Join(dir, CommitMsg), husky, 0o755)
+	if _, err := Install(r.opts()); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 3 {
+		// The tool regenerates the same hook over our shim.
+		writeHookFile(t, filepath.Join(dir, CommitMsg), husky, 0o755)
+		res, err := Install(r.opts())
+		if err != nil || res.Changed != 1 || len(res.Messages) != 1 {
+			t.Fatalf("round %d: Install = %+v %v", round, res, err)
+		}
+	}
+	if matches, _ := filepath.Glob(filepath.Join(dir, CommitMsg+BackupSuffix+".*")); len(matches) != 0 {
+		t.Fatalf("backups piled up: %v", matches)
+	}
+	if ok, _ := Installed(r.opts()); !ok {
+		t.Fatal("not installed")
+	}
+}

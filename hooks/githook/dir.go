@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -26,35 +27,56 @@ func Dir(repoRoot string) (string, error) {
 // It shells out to git (two calls) because git's own resolution is the
 // reference; it is meant for install time, not hot paths.
 func (o Options) HooksDir() (string, error) {
-	out, err := o.git("rev-parse", "--show-toplevel", "--git-common-dir")
+	dir, _, err := o.dirs()
+	return dir, err
+}
+
+// dirs returns the hooks directory and the other directories where an older
+// entire may have installed shims: Entire 0.4.x ignored core.hooksPath and
+// used <git-dir>/hooks, which in a linked worktree is a per-worktree
+// directory git never runs.
+func (o Options) dirs() (dir string, legacy []string, err error) {
+	out, err := o.git("rev-parse", "--show-toplevel", "--git-common-dir", "--git-dir")
 	if err != nil {
-		return "", fmt.Errorf("find hooks dir: %w", err)
+		return "", nil, fmt.Errorf("find hooks dir: %w", err)
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) != 2 {
-		return "", fmt.Errorf("find hooks dir: unexpected rev-parse output %q", out)
+	if len(lines) != 3 {
+		return "", nil, fmt.Errorf("find hooks dir: unexpected rev-parse output %q", out)
 	}
-	top, common := lines[0], lines[1]
-	if !filepath.IsAbs(common) {
-		// rev-parse prints it relative to the directory it ran in.
-		common = filepath.Join(o.absRoot(), common)
-	}
+	top := lines[0]
+	common, gitDir := o.abs(lines[1]), o.abs(lines[2])
+	dir = filepath.Join(common, "hooks")
 	hp, err := o.git("config", "--path", "--get", "core.hooksPath")
 	var exitErr *exec.ExitError
 	switch {
 	case errors.As(err, &exitErr) && exitErr.ExitCode() == 1:
 		// Unset.
 	case err != nil:
-		return "", fmt.Errorf("find hooks dir: %w", err)
+		return "", nil, fmt.Errorf("find hooks dir: %w", err)
 	default:
 		if hp = strings.TrimRight(hp, "\r\n"); hp != "" {
 			if !filepath.IsAbs(hp) {
 				hp = filepath.Join(top, hp)
 			}
-			return filepath.Clean(hp), nil
+			dir = filepath.Clean(hp)
 		}
 	}
-	return filepath.Join(common, "hooks"), nil
+	for _, d := range []string{filepath.Join(common, "hooks"), filepath.Join(gitDir, "hooks")} {
+		if d != dir && !slices.Contains(legacy, d) {
+			legacy = append(legacy, d)
+		}
+	}
+	return dir, legacy, nil
+}
+
+// abs makes a path printed by rev-parse (relative to the directory it ran
+// in) absolute and clean.
+func (o Options) abs(p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(o.absRoot(), p)
 }
 
 func (o Options) absRoot() string {

@@ -159,3 +159,42 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+func TestUninstallCleansLegacyDirs(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t, true)
+	if _, err := r.commitIn(r.dir, "initial"); err != nil {
+		t.Fatal(err)
+	}
+	wt := filepath.Join(t.TempDir(), "wt")
+	r.git("worktree", "add", "-q", "-b", "feature", wt)
+	gitDirOut, err := r.runIn(wt, "rev-parse", "--absolute-git-dir")
+	must(t, err)
+	wtHooks := filepath.Join(strings.TrimSpace(gitDirOut), "hooks")
+	commonHooks := filepath.Join(r.dir, ".git", "hooks")
+	// Entire 0.4.x shims: one in the per-worktree git dir (its quirk), one in
+	// .git/hooks with a backup, and core.hooksPath set afterwards.
+	old := "#!/bin/sh\n# Entire CLI hooks\nentire hooks git post-commit 2>/dev/null || true\n"
+	writeHookFile(t, filepath.Join(wtHooks, PostCommit), old, 0o755)
+	writeHookFile(t, filepath.Join(commonHooks, CommitMsg), old, 0o755)
+	writeHookFile(t, filepath.Join(commonHooks, CommitMsg+BackupSuffix), "#!/bin/sh\n# mine\n", 0o700)
+	r.git("config", "core.hooksPath", ".husky")
+	opts := r.opts()
+	opts.RepoRoot = wt
+	if _, err := Install(opts); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Uninstall(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Changed != 4+3 { // 4 in .husky, 2 legacy shims, 1 restored backup
+		t.Fatalf("Uninstall = %+v", res)
+	}
+	if fileExists(filepath.Join(wtHooks, PostCommit)) {
+		t.Error("per-worktree legacy shim left")
+	}
+	if got, _ := os.ReadFile(filepath.Join(commonHooks, CommitMsg)); string(got) != "#!/bin/sh\n# mine\n" {
+		t.Errorf("legacy backup not restored: %q", got)
+	}
+}

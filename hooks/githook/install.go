@@ -132,42 +132,55 @@ func installOne(dir, hook string, opts Options, res *Result) error {
 // path is now occupied by a foreign hook is left alone with a warning, and
 // so are older numbered backups (<hook>.pre-entire.<n>). Foreign hooks are
 // never removed. Uninstall is idempotent.
+//
+// It also cleans the directories where older versions installed (Entire
+// 0.4.x used <git-dir>/hooks whatever core.hooksPath said): shims with the
+// Marker are removed there and their backups restored.
 func Uninstall(opts Options) (Result, error) {
-	dir, err := opts.HooksDir()
+	dir, legacy, err := opts.dirs()
 	res := Result{Dir: dir}
 	if err != nil {
 		return res, err
 	}
-	for _, hook := range Names() {
-		path := filepath.Join(dir, hook)
-		backup := path + BackupSuffix
-		cur, exists, err := readHook(path)
-		if err != nil {
-			return res, fmt.Errorf("uninstall git hook %s: %w", hook, err)
-		}
-		if exists && isOurs(cur) {
-			if err := os.Remove(path); err != nil {
-				return res, fmt.Errorf("uninstall git hook %s: %w", hook, err)
+	for _, d := range append([]string{dir}, legacy...) {
+		for _, hook := range Names() {
+			if err := uninstallOne(d, hook, opts, &res); err != nil {
+				return res, err
 			}
-			res.Changed++
-			exists = false
-		}
-		if fileExists(backup) {
-			if exists {
-				res.say(opts.Warn, "[entire] %s is not an Entire hook; leaving %s%s in place", hook, hook, BackupSuffix)
-			} else {
-				if err := os.Rename(backup, path); err != nil {
-					return res, fmt.Errorf("restore git hook %s: %w", hook, err)
-				}
-				res.Changed++
-				res.say(opts.Warn, "[entire] Restored %s from %s%s", hook, hook, BackupSuffix)
-			}
-		}
-		if older, _ := filepath.Glob(backup + ".[0-9]*"); len(older) > 0 {
-			res.say(opts.Warn, "[entire] Older backups of %s left in %s: %d file(s)", hook, dir, len(older))
 		}
 	}
 	return res, nil
+}
+
+func uninstallOne(dir, hook string, opts Options, res *Result) error {
+	path := filepath.Join(dir, hook)
+	backup := path + BackupSuffix
+	cur, exists, err := readHook(path)
+	if err != nil {
+		return fmt.Errorf("uninstall git hook %s: %w", hook, err)
+	}
+	if exists && isOurs(cur) {
+		if err := os.Remove(path); err != nil {
+			return fmt.Errorf("uninstall git hook %s: %w", hook, err)
+		}
+		res.Changed++
+		exists = false
+	}
+	if fileExists(backup) {
+		if exists {
+			res.say(opts.Warn, "[entire] %s is not an Entire hook; leaving %s%s in place", hook, hook, BackupSuffix)
+		} else {
+			if err := os.Rename(backup, path); err != nil {
+				return fmt.Errorf("restore git hook %s: %w", hook, err)
+			}
+			res.Changed++
+			res.say(opts.Warn, "[entire] Restored %s from %s%s", hook, hook, BackupSuffix)
+		}
+	}
+	if older, _ := filepath.Glob(backup + ".[0-9]*"); len(older) > 0 {
+		res.say(opts.Warn, "[entire] Older backups of %s left in %s: %d file(s)", hook, dir, len(older))
+	}
+	return nil
 }
 
 // Installed reports whether all four hooks exist in the hooks directory and

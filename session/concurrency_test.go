@@ -15,18 +15,21 @@ func checkIndexComplete(t *testing.T, s *Store, ids []string) {
 	t.Helper()
 	doc := s.readIndex()
 	for _, id := range ids {
-		e := doc.Sessions[id]
-		if e == nil {
-			t.Fatalf("index lost entry %s (%d entries)", id, len(doc.Sessions))
+		e, ok := doc[id]
+		if !ok {
+			t.Fatalf("index lost entry %s (%d entries)", id, len(doc))
+		}
+		if _, err := e.entry(); err != nil {
+			t.Fatalf("index entry %s: %v", id, err)
 		}
 		info, err := os.Lstat(s.Path(id))
 		must(t, err)
-		if e.File != fingerprintOf(info) {
+		if e.fp != fingerprintOf(info) {
 			t.Fatalf("index entry %s does not match its file", id)
 		}
 	}
-	if len(doc.Sessions) != len(ids) {
-		t.Fatalf("index has %d entries, want %d", len(doc.Sessions), len(ids))
+	if len(doc) != len(ids) {
+		t.Fatalf("index has %d entries, want %d", len(doc), len(ids))
 	}
 }
 
@@ -129,7 +132,7 @@ func TestCorruptFileCachedInIndex(t *testing.T) {
 			t.Fatalf("corrupt = %v", corrupt)
 		}
 	}
-	if e := s.readIndex().Sessions["bad"]; e == nil || e.Corrupt == "" {
+	if e, ok := s.readIndex()["bad"]; !ok || !e.corrupt {
 		t.Fatalf("corrupt file not recorded in index: %+v", e)
 	}
 	// Fixing the file is picked up.

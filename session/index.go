@@ -1,23 +1,41 @@
 package session
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"time"
 )
 
 // The index lives in <dir>/.index/: a sub-directory, so that Entire 0.4.x,
 // which lists <dir>/*.json, never mistakes it for a session.
+//
+// Format: a header line, then one line per session, sorted by ID:
+//
+//	entire-session-index 2
+//	<id> <ino> <size> <mtime_ns> <ended_unix_ns|0> <worktree key> <c|-> <summary JSON>
+//
+// <id> is URL-path-escaped (no spaces), <worktree key> is the first 16 hex
+// digits of sha256(filepath.Clean(worktree_path)), "c" marks a state file
+// that failed to decode. The fields before the JSON let Find check
+// freshness and filter by worktree and end time with a few byte
+// comparisons; only the lines it returns have their JSON decoded, so a
+// query costs what the matching sessions cost, not what the whole history
+// costs.
 const (
 	indexDirName  = ".index"
-	indexFileName = "index.json"
+	indexFileName = "index"
 	lockFileName  = "lock"
-	indexVersion  = 1
+	indexHeader   = "entire-session-index 2"
 )
 
 // Summary is the part of a session's state that hooks need to pick the
@@ -44,9 +62,9 @@ type Summary struct {
 // fingerprint identifies the exact bytes of a state file: files are replaced
 // by rename (new inode), and in-place writers change size or mtime.
 type fingerprint struct {
-	Ino     uint64 `json:"ino,omitempty"`
-	Size    int64  `json:"size"`
-	MtimeNS int64  `json:"mtime_ns"`
+	Ino     uint64
+	Size    int64
+	MtimeNS int64
 }
 
 func fingerprintOf(info fs.FileInfo) fingerprint {
@@ -61,13 +79,19 @@ func fingerprintOf(info fs.FileInfo) fingerprint {
 // again until it changes.
 type indexEntry struct {
 	Summary
-	File    fingerprint `json:"file"`
+	File    fingerprint `json:"-"`
 	Corrupt string      `json:"corrupt,omitempty"`
 }
 
-type indexDoc struct {
-	Version  int                    `json:"version"`
-	Sessions map[string]*indexEntry `json:"sessions"`
+// indexLine is one parsed index line; JSON is decoded on demand (entry).
+type indexLine struct {
+	id      string
+	fp      fingerprint
+	endedNS int64
+	wtKey   string
+	corrupt bool
+	summary []byte // JSON, a sub-slice of raw
+	raw     []byte // the whole line without its newline
 }
 
 func entryFor(st *State, fp fingerprint, now time.Time) *indexEntry {
@@ -90,20 +114,97 @@ func entryFor(st *State, fp fingerprint, now time.Time) *indexEntry {
 	}
 }
 
-func (s *Store) indexPath() string { return filepath.Join(s.dir, indexDirName, indexFileName) }
+// worktreeKey is the index's worktree field for path.
+func worktreeKey(path string) string {
+	if path != "" {
+		path = filepath.Clean(path)
+	}
+	sum := sha256.Sum256([]byte(path))
+	return hex.EncodeToString(sum[:8])
+}
 
-// readIndex returns the index; a missing or unreadable index is empty.
-func (s *Store) readIndex() *indexDoc {
-	doc := &indexDoc{}
-	if data, err := os.ReadFile(s.indexPath()); err == nil {
-		if json.Unmarshal(data, doc) != nil || doc.Version != indexVersion {
-			doc = &indexDoc{}
+func encodeLine(e *indexEntry) (indexLine, error) {
+	js, err := json.Marshal(e)
+	if err != nil {
+		return indexLine{}, err
+	}
+	l := indexLine{id: e.SessionID, fp: e.File, wtKey: worktreeKey(e.WorktreePath), corrupt: e.Corrupt != ""}
+	if e.EndedAt != nil {
+		l.endedNS = e.EndedAt.UnixNano()
+	}
+	flag := "-"
+	if l.corrupt {
+		flag = "c"
+	}
+	head := fmt.Sprintf("%s %d %d %d %d %s %s ", url.PathEscape(l.id), l.fp.Ino, l.fp.Size, l.fp.MtimeNS,
+		l.endedNS, l.wtKey, flag)
+	l.raw = append([]byte(head), js...)
+	l.summary = l.raw[len(head):]
+	return l, nil
+}
+
+// parseLine parses the fields before the JSON; the JSON is not checked.
+func parseLine(line []byte) (indexLine, bool) {
+	var f [7][]byte
+	rest := line
+	for i := range f {
+		var ok bool
+		if f[i], rest, ok = bytes.Cut(rest, []byte{' '}); !ok {
+			return indexLine{}, false
 		}
 	}
-	if doc.Sessions == nil {
-		doc.Sessions = make(map[string]*indexEntry)
+	id, err := url.PathUnescape(string(f[0]))
+	if err != nil || ValidateID(id) != nil {
+		return indexLine{}, false
 	}
-	return doc
+	l := indexLine{id: id, wtKey: string(f[5]), corrupt: string(f[6]) == "c", summary: rest, raw: line}
+	var e1, e2, e3, e4 error
+	l.fp.Ino, e1 = strconv.ParseUint(string(f[1]), 10, 64)
+	l.fp.Size, e2 = strconv.ParseInt(string(f[2]), 10, 64)
+	l.fp.MtimeNS, e3 = strconv.ParseInt(string(f[3]), 10, 64)
+	l.endedNS, e4 = strconv.ParseInt(string(f[4]), 10, 64)
+	if e1 != nil || e2 != nil || e3 != nil || e4 != nil {
+		return indexLine{}, false
+	}
+	return l, true
+}
+
+// entry decodes the line's JSON; an error means a torn or foreign line.
+func (l indexLine) entry() (*indexEntry, error) {
+	var e indexEntry
+	if err := json.Unmarshal(l.summary, &e); err != nil {
+		return nil, err
+	}
+	if e.SessionID != l.id {
+		return nil, errors.New("index line id mismatch")
+	}
+	e.File = l.fp
+	return &e, nil
+}
+
+func (s *Store) indexPath() string { return filepath.Join(s.dir, indexDirName, indexFileName) }
+
+// readIndex returns the index lines by session ID; a missing or unreadable
+// index is empty, and malformed lines are skipped (Find re-parses their
+// state files).
+func (s *Store) readIndex() map[string]indexLine {
+	lines := make(map[string]indexLine)
+	data, err := os.ReadFile(s.indexPath())
+	if err != nil {
+		return lines
+	}
+	header, rest, _ := bytes.Cut(data, []byte{'\n'})
+	if string(header) != indexHeader {
+		return lines
+	}
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte{'\n'})
+		if l, ok := parseLine(line); ok {
+			lines[l.id] = l
+		}
+	}
+	return lines
 }
 
 // updateIndex applies changes (nil value = remove) under the index lock and
@@ -111,7 +212,7 @@ func (s *Store) readIndex() *indexDoc {
 // describe the file on disk (its fingerprint matches, or for a removal the
 // file is gone), so a slow writer never replaces a newer entry with an older
 // one, and a concurrent writer's entries are never lost (read-modify-write
-// happens under the lock).
+// happens under the lock). Unchanged lines are copied as they are.
 func (s *Store) updateIndex(changes map[string]*indexEntry) error {
 	if len(changes) == 0 {
 		return nil
@@ -125,140 +226,44 @@ func (s *Store) updateIndex(changes map[string]*indexEntry) error {
 		return fmt.Errorf("update session index: %w", err)
 	}
 	defer unlock()
-	doc := s.readIndex()
+	lines := s.readIndex()
 	changed := false
 	for id, e := range changes {
 		info, serr := os.Lstat(s.Path(id))
 		switch {
 		case e == nil && errors.Is(serr, fs.ErrNotExist):
-			if _, ok := doc.Sessions[id]; ok {
-				delete(doc.Sessions, id)
+			if _, ok := lines[id]; ok {
+				delete(lines, id)
 				changed = true
 			}
 		case e != nil && serr == nil && fingerprintOf(info) == e.File:
-			doc.Sessions[id] = e
+			l, err := encodeLine(e)
+			if err != nil {
+				return fmt.Errorf("update session index: %w", err)
+			}
+			lines[id] = l
 			changed = true
 		}
 	}
 	if !changed {
 		return nil
 	}
-	doc.Version = indexVersion
-	data, err := json.Marshal(doc)
-	if err != nil {
-		return fmt.Errorf("update session index: %w", err)
+	ids := make([]string, 0, len(lines))
+	size := len(indexHeader) + 1
+	for id, l := range lines {
+		ids = append(ids, id)
+		size += len(l.raw) + 1
 	}
-	// No fsync: the index is a cache. After a crash a torn or empty index
-	// fails to parse and is rebuilt from the state files.
-	if _, err := writeAtomic(s.indexPath(), append(data, '\n'), 0o600, false); err != nil {
+	sort.Strings(ids)
+	buf := make([]byte, 0, size)
+	buf = append(buf, indexHeader+"\n"...)
+	for _, id := range ids {
+		buf = append(append(buf, lines[id].raw...), '\n')
+	}
+	// No fsync: the index is a cache. After a crash, torn lines fail to
+	// parse and their sessions are re-parsed from the state files.
+	if _, err := writeAtomic(s.indexPath(), buf, 0o600, false); err != nil {
 		return fmt.Errorf("update session index: %w", err)
 	}
 	return nil
-}
-
-// Query selects sessions for Find.
-type Query struct {
-	// WorktreePath keeps only sessions of this work tree root (compared
-	// after filepath.Clean). Empty keeps all.
-	WorktreePath string
-	// EndedSince drops sessions that ended before it. The zero value keeps
-	// every ended session.
-	EndedSince time.Time
-	// ExcludeEnded drops every session with EndedAt set.
-	ExcludeEnded bool
-}
-
-// Find returns the summaries of the sessions matching q, sorted by start
-// time then ID, without parsing state files that have not changed since
-// they were indexed. Corrupt state files are skipped and reported in corrupt.
-// err is non-nil only when the directory cannot be listed.
-//
-// Cost and guarantee: one directory read, one lstat per state file and one
-// read of the (small) index; a state file is parsed only if its fingerprint
-// (inode, size, mtime) differs from the one indexed, which happens only after
-// a write that bypassed this package (Entire 0.4.x, a crash between the
-// state rename and the index update, manual edits). Such entries, and
-// entries of files that no longer exist, are repaired in the index
-// (best-effort, under the lock). The result therefore always reflects the
-// state files on disk at the time of the directory read, never a stale
-// index.
-func (s *Store) Find(q Query) (sums []Summary, corrupt []error, err error) {
-	entries, err := os.ReadDir(s.dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("list sessions: %w", err)
-	}
-	doc := s.readIndex()
-	repairs := make(map[string]*indexEntry)
-	seen := make(map[string]bool, len(entries))
-	for _, de := range entries {
-		id, ok := stateFileID(de.Name())
-		if !ok || de.IsDir() {
-			continue
-		}
-		info, ierr := de.Info()
-		if ierr != nil {
-			continue // removed since the directory read
-		}
-		seen[id] = true
-		e := doc.Sessions[id]
-		if e == nil || e.File != fingerprintOf(info) {
-			e = s.parseEntry(id)
-			if e == nil {
-				continue
-			}
-			repairs[id] = e
-		}
-		if e.Corrupt != "" {
-			corrupt = append(corrupt, fmt.Errorf("load session %s: %s", id, e.Corrupt))
-			continue
-		}
-		if q.matches(&e.Summary) {
-			sums = append(sums, e.Summary)
-		}
-	}
-	for id := range doc.Sessions {
-		if !seen[id] {
-			repairs[id] = nil
-		}
-	}
-	s.reportIndexErr(s.updateIndex(repairs))
-	sort.Slice(sums, func(i, j int) bool {
-		if !sums[i].StartedAt.Equal(sums[j].StartedAt) {
-			return sums[i].StartedAt.Before(sums[j].StartedAt)
-		}
-		return sums[i].SessionID < sums[j].SessionID
-	})
-	return sums, corrupt, nil
-}
-
-// parseEntry reads and decodes the state file of id into an index entry. It
-// returns nil if the file vanished or changed during the read.
-func (s *Store) parseEntry(id string) *indexEntry {
-	data, info, err := readWithInfo(s.Path(id))
-	if err != nil || info == nil {
-		return nil
-	}
-	st, err := Decode(data)
-	if err != nil {
-		return &indexEntry{Summary: Summary{SessionID: id, UpdatedAt: s.now().UTC()},
-			File: fingerprintOf(info), Corrupt: err.Error()}
-	}
-	// The file name is authoritative for the ID.
-	st.SessionID = id
-	return entryFor(st, fingerprintOf(info), s.now())
-}
-
-func (q Query) matches(sum *Summary) bool {
-	if q.WorktreePath != "" && filepath.Clean(sum.WorktreePath) != filepath.Clean(q.WorktreePath) {
-		return false
-	}
-	if sum.EndedAt != nil {
-		if q.ExcludeEnded || (!q.EndedSince.IsZero() && sum.EndedAt.Before(q.EndedSince)) {
-			return false
-		}
-	}
-	return true
 }

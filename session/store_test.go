@@ -232,13 +232,13 @@ func TestFindSelfHeals(t *testing.T) {
 				}
 			}
 			doc := s.readIndex()
-			if len(doc.Sessions) != len(tt.want) {
-				t.Fatalf("index not repaired: %d entries, want %d", len(doc.Sessions), len(tt.want))
+			if len(doc) != len(tt.want) {
+				t.Fatalf("index not repaired: %d entries, want %d", len(doc), len(tt.want))
 			}
 			for id := range tt.want {
 				info, err := os.Lstat(s.Path(id))
 				must(t, err)
-				if doc.Sessions[id] == nil || doc.Sessions[id].File != fingerprintOf(info) {
+				if l, ok := doc[id]; !ok || l.fp != fingerprintOf(info) {
 					t.Fatalf("index entry %s stale after repair", id)
 				}
 			}

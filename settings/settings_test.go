@@ -214,3 +214,18 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkEnabled(b *testing.B) {
+	root := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, Dir), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(ProjectPath(root), []byte(`{"strategy":"manual-commit","enabled":true,"strategy_options":{"push_sessions":false}}`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if !Enabled(root) {
+			b.Fatal("disabled")
+		}
+	}
+}

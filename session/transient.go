@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 )
 
@@ -15,14 +14,17 @@ import (
 // repository root.
 const TmpDir = ".entire/tmp"
 
-var toolUseIDPattern = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
-
 // ValidateToolUseID checks that a tool use ID or agent ID matches
 // ^[a-zA-Z0-9_-]+$ (SPEC 3.5) before it is used in a path. The error wraps
 // ErrInvalidID.
 func ValidateToolUseID(id string) error {
-	if !toolUseIDPattern.MatchString(id) {
-		return fmt.Errorf("%w: tool use id %q", ErrInvalidID, id)
+	if id == "" {
+		return fmt.Errorf("%w: empty tool use id", ErrInvalidID)
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return fmt.Errorf("%w: tool use id %q", ErrInvalidID, id)
+		}
 	}
 	return nil
 }

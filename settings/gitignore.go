@@ -9,9 +9,11 @@ import (
 	"strings"
 )
 
-// GitignoreEntries are the lines EnsureDir keeps in .entire/.gitignore: the
-// files under .entire/ that must never be committed.
-var GitignoreEntries = []string{"tmp/", "settings.local.json", "metadata/", "logs/"}
+// GitignoreEntries returns the lines EnsureDir keeps in .entire/.gitignore:
+// the files under .entire/ that must never be committed.
+func GitignoreEntries() []string {
+	return []string{"tmp/", "settings.local.json", "metadata/", "logs/"}
+}
 
 // EnsureDir creates <repoRoot>/.entire (0755) and makes sure
 // .entire/.gitignore contains every GitignoreEntries line: each missing
@@ -30,7 +32,7 @@ func EnsureDir(repoRoot string) (bool, error) {
 	}
 	content := string(cur)
 	var add strings.Builder
-	for _, e := range GitignoreEntries {
+	for _, e := range GitignoreEntries() {
 		if !strings.Contains(content, e) {
 			add.WriteString(e + "\n")
 		}

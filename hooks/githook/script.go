@@ -34,26 +34,34 @@ type hookSpec struct {
 	suffix  string
 }
 
-var specs = map[string]hookSpec{
-	PrepareCommitMsg: {
-		comment: "# Adds the Entire-Checkpoint trailer when an agent session changed the files. Never blocks.",
-		args:    `"$1" "$2"`,
-		suffix:  "2>/dev/null || true",
-	},
-	CommitMsg: {
-		comment: "# Strips an Entire-Checkpoint trailer left without agent changes. A failure aborts the commit.",
-		args:    `"$1"`,
-		suffix:  "|| exit 1",
-	},
-	PostCommit: {
-		comment: "# Condenses agent sessions into the commit's checkpoint. Never blocks.",
-		suffix:  "2>/dev/null || true",
-	},
-	PrePush: {
-		comment: "# Pushes the session logs branch alongside your push. Never blocks.",
-		args:    `"$1"`,
-		suffix:  "|| true",
-	},
+// specFor returns the shim details of hook (SPEC 2.4 failure semantics).
+func specFor(hook string) (hookSpec, bool) {
+	switch hook {
+	case PrepareCommitMsg:
+		return hookSpec{
+			comment: "# Adds the Entire-Checkpoint trailer when an agent session changed the files. Never blocks.",
+			args:    `"$1" "$2"`,
+			suffix:  "2>/dev/null || true",
+		}, true
+	case CommitMsg:
+		return hookSpec{
+			comment: "# Strips an Entire-Checkpoint trailer left without agent changes. A failure aborts the commit.",
+			args:    `"$1"`,
+			suffix:  "|| exit 1",
+		}, true
+	case PostCommit:
+		return hookSpec{
+			comment: "# Condenses agent sessions into the commit's checkpoint. Never blocks.",
+			suffix:  "2>/dev/null || true",
+		}, true
+	case PrePush:
+		return hookSpec{
+			comment: "# Pushes the session logs branch alongside your push. Never blocks.",
+			args:    `"$1"`,
+			suffix:  "|| true",
+		}, true
+	}
+	return hookSpec{}, false
 }
 
 // Script returns the shim for hook. localDev makes it run
@@ -66,7 +74,7 @@ var specs = map[string]hookSpec{
 // If the command is not on PATH the shim prints one warning line to stderr
 // and skips it; it never blocks the git operation for that reason.
 func Script(hook string, localDev, chain bool) (string, error) {
-	spec, ok := specs[hook]
+	spec, ok := specFor(hook)
 	if !ok {
 		return "", fmt.Errorf("githook: unknown hook %q", hook)
 	}

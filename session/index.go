@@ -55,6 +55,8 @@ type Summary struct {
 	FilesTouched int `json:"files_touched,omitempty"`
 	// LastCheckpointID is State.LastCheckpointID.
 	LastCheckpointID string `json:"last_checkpoint_id,omitempty"`
+	// FirstPrompt is State.FirstPrompt (at most 100 runes plus "...").
+	FirstPrompt string `json:"first_prompt,omitempty"`
 	// UpdatedAt is when this summary was recorded.
 	UpdatedAt time.Time `json:"updated_at"`
 }
@@ -108,6 +110,7 @@ func entryFor(st *State, fp fingerprint, now time.Time) *indexEntry {
 			LastInteractionTime: st.LastInteractionTime,
 			FilesTouched:        len(st.FilesTouched),
 			LastCheckpointID:    st.LastCheckpointID,
+			FirstPrompt:         st.FirstPrompt,
 			UpdatedAt:           now.UTC(),
 		},
 		File: fp,

@@ -30,7 +30,7 @@ func TestHooksPath(t *testing.T) {
 			r := newRepo(t, true)
 			r.git("config", "core.hooksPath", tt.setting(r))
 			want := tt.want(r)
-			if got, err := r.opts().HooksDir(); err != nil || got != want {
+			if got, err := lockedHooksDir(r.opts()); err != nil || got != want {
 				t.Fatalf("HooksDir = %q %v, want %q", got, err, want)
 			}
 			// From a subdirectory too.
@@ -38,10 +38,10 @@ func TestHooksPath(t *testing.T) {
 			must(t, os.MkdirAll(sub, 0o755))
 			opts := r.opts()
 			opts.RepoRoot = sub
-			if got, err := opts.HooksDir(); err != nil || got != want {
+			if got, err := lockedHooksDir(opts); err != nil || got != want {
 				t.Fatalf("HooksDir from subdir = %q %v, want %q", got, err, want)
 			}
-			res, err := Install(opts)
+			res, err := lockedInstall(opts)
 			if err != nil || res.Changed != 4 || res.Dir != want {
 				t.Fatalf("Install = %+v %v", res, err)
 			}
@@ -86,14 +86,14 @@ func TestLinkedWorktree(t *testing.T) {
 	r.git("worktree", "add", "-q", "-b", "feature", wt)
 	opts := r.opts()
 	opts.RepoRoot = wt
-	res, err := Install(opts)
+	res, err := lockedInstall(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := filepath.Join(r.dir, ".git", "hooks"); res.Dir != want {
 		t.Fatalf("hooks dir from worktree = %q, want %q (common dir)", res.Dir, want)
 	}
-	if ok, _ := Installed(r.opts()); !ok {
+	if ok, _ := lockedInstalled(r.opts()); !ok {
 		t.Fatal("main worktree does not see the hooks")
 	}
 	if out, err := r.commitIn(wt, "in worktree"); err != nil {
@@ -129,7 +129,7 @@ func TestPrePushChain(t *testing.T) {
 			foreign := "#!/bin/sh\necho \"foreign $*\" >> \"$ENTIRE_FAKE_DIR/log\"\ncat > \"$ENTIRE_FAKE_DIR/stdin\"\nexit " +
 				map[bool]string{true: "0", false: "1"}[tt.rc == 0] + "\n"
 			writeHookFile(t, filepath.Join(r.dir, ".git", "hooks", PrePush), foreign, 0o755)
-			if _, err := Install(r.opts()); err != nil {
+			if _, err := lockedInstall(r.opts()); err != nil {
 				t.Fatal(err)
 			}
 			r.calls()
@@ -181,10 +181,10 @@ func TestUninstallCleansLegacyDirs(t *testing.T) {
 	r.git("config", "core.hooksPath", ".husky")
 	opts := r.opts()
 	opts.RepoRoot = wt
-	if _, err := Install(opts); err != nil {
+	if _, err := lockedInstall(opts); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Uninstall(opts)
+	res, err := lockedUninstall(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -19,6 +20,38 @@ echo "fake entire $3 on stderr" >&2
 code=$(cat "$ENTIRE_FAKE_DIR/exit-$3" 2>/dev/null || echo 0)
 exit $code
 `
+
+// execMu prevents "text file busy" (ETXTBSY) in parallel tests: a process
+// forked by one test inherits, until it execs, the write descriptor of a
+// hook file another test is writing, and git then cannot exec that hook.
+// Code that writes hook files holds the write lock; code that forks only
+// (git commands of the tests) holds the read lock. Production code writes
+// hooks and forks sequentially, so it does not need this.
+var execMu sync.RWMutex
+
+func lockedInstall(opts Options) (Result, error) {
+	execMu.Lock()
+	defer execMu.Unlock()
+	return Install(opts)
+}
+
+func lockedUninstall(opts Options) (Result, error) {
+	execMu.Lock()
+	defer execMu.Unlock()
+	return Uninstall(opts)
+}
+
+func lockedInstalled(opts Options) (bool, error) {
+	execMu.RLock()
+	defer execMu.RUnlock()
+	return Installed(opts)
+}
+
+func lockedHooksDir(opts Options) (string, error) {
+	execMu.RLock()
+	defer execMu.RUnlock()
+	return opts.HooksDir()
+}
 
 // testRepo is a real git repository in a temp dir with an isolated git
 // environment and a fake entire on PATH.
@@ -47,9 +80,7 @@ func newRepo(t *testing.T, withEntire bool) *testRepo {
 	home := t.TempDir()
 	path := systemPath()
 	if withEntire {
-		if err := os.WriteFile(filepath.Join(r.fakeDir, "entire"), []byte(fakeEntire), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		writeHookFile(t, filepath.Join(r.fakeDir, "entire"), fakeEntire, 0o755)
 		path = r.fakeDir + string(os.PathListSeparator) + path
 	}
 	r.env = []string{
@@ -78,7 +109,9 @@ func (r *testRepo) runIn(dir string, args ...string) (string, error) {
 	cmd.Env = r.env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	execMu.RLock()
 	err := cmd.Run()
+	execMu.RUnlock()
 	return out.String(), err
 }
 
@@ -156,6 +189,8 @@ func snapshot(t *testing.T, dir string) map[string]fileState {
 
 func writeHookFile(t *testing.T, path, content string, mode fs.FileMode) {
 	t.Helper()
+	execMu.Lock()
+	defer execMu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ func TestFreshInstallAndCommit(t *testing.T) {
 	var warn bytes.Buffer
 	opts := r.opts()
 	opts.Warn = &warn
-	res, err := Install(opts)
+	res, err := lockedInstall(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestFreshInstallAndCommit(t *testing.T) {
 			t.Errorf("%s mode %v", hook, info.Mode().Perm())
 		}
 	}
-	if ok, err := Installed(r.opts()); !ok || err != nil {
+	if ok, err := lockedInstalled(r.opts()); !ok || err != nil {
 		t.Fatalf("Installed = %v %v", ok, err)
 	}
 	if out, err := r.commitIn(r.dir, "first"); err != nil {
@@ -53,11 +53,11 @@ func TestReinstallIsNoOp(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t, true)
 	writeHookFile(t, filepath.Join(r.dir, ".git", "hooks", CommitMsg), "#!/bin/sh\nexit 0\n", 0o755)
-	if _, err := Install(r.opts()); err != nil {
+	if _, err := lockedInstall(r.opts()); err != nil {
 		t.Fatal(err)
 	}
 	before := snapshot(t, filepath.Join(r.dir, ".git", "hooks"))
-	res, err := Install(r.opts())
+	res, err := lockedInstall(r.opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestUpgradeOwnShims(t *testing.T) {
 	// a backup.
 	old := "#!/bin/sh\n# Entire CLI hooks\nentire hooks git post-commit 2>/dev/null || true\n"
 	writeHookFile(t, filepath.Join(dir, PostCommit), old, 0o755)
-	res, err := Install(r.opts())
+	res, err := lockedInstall(r.opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestUpgradeOwnShims(t *testing.T) {
 	// Switching to local dev rewrites all four.
 	opts := r.opts()
 	opts.LocalDev = true
-	res, err = Install(opts)
+	res, err = lockedInstall(opts)
 	if err != nil || res.Changed != 4 {
 		t.Fatalf("local dev Install = %+v %v", res, err)
 	}
@@ -113,7 +113,7 @@ func TestScriptFailureSemantics(t *testing.T) {
 		t.Run(tt.hook+"/"+tt.code, func(t *testing.T) {
 			t.Parallel()
 			r := newRepo(t, true)
-			if _, err := Install(r.opts()); err != nil {
+			if _, err := lockedInstall(r.opts()); err != nil {
 				t.Fatal(err)
 			}
 			r.setExit(tt.hook, tt.code)
@@ -133,7 +133,7 @@ func TestScriptFailureSemantics(t *testing.T) {
 func TestMissingBinaryNeverBlocks(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t, false)
-	if _, err := Install(r.opts()); err != nil {
+	if _, err := lockedInstall(r.opts()); err != nil {
 		t.Fatal(err)
 	}
 	out, err := r.commitIn(r.dir, "no entire")
@@ -171,7 +171,7 @@ func TestForeignHookChained(t *testing.T) {
 			var warn bytes.Buffer
 			opts := r.opts()
 			opts.Warn = &warn
-			res, err := Install(opts)
+			res, err := lockedInstall(opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,12 +212,12 @@ func TestForeignHookReplacedAfterInstall(t *testing.T) {
 	r := newRepo(t, true)
 	dir := filepath.Join(r.dir, ".git", "hooks")
 	writeHookFile(t, filepath.Join(dir, CommitMsg), "#!/bin/sh\n# v1\n", 0o755)
-	if _, err := Install(r.opts()); err != nil {
+	if _, err := lockedInstall(r.opts()); err != nil {
 		t.Fatal(err)
 	}
 	// Another tool overwrites our shim.
 	writeHookFile(t, filepath.Join(dir, CommitMsg), "#!/bin/sh\n# v2\n", 0o700)
-	res, err := Install(r.opts())
+	res, err := lockedInstall(r.opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,13 +242,13 @@ func TestUninstallRestoresExactly(t *testing.T) {
 	writeHookFile(t, filepath.Join(dir, PrePush), "#!/bin/bash\n# no trailing newline", 0o751)
 	writeHookFile(t, filepath.Join(dir, PostCommit), "not executable\n", 0o644)
 	before := snapshot(t, dir)
-	if res, err := Install(r.opts()); err != nil || res.Changed != 4 || len(res.Messages) != 3 {
+	if res, err := lockedInstall(r.opts()); err != nil || res.Changed != 4 || len(res.Messages) != 3 {
 		t.Fatalf("Install = %+v %v", res, err)
 	}
-	if ok, _ := Installed(r.opts()); !ok {
+	if ok, _ := lockedInstalled(r.opts()); !ok {
 		t.Fatal("not Installed after Install")
 	}
-	res, err := Uninstall(r.opts())
+	res, err := lockedUninstall(r.opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,10 +258,10 @@ func TestUninstallRestoresExactly(t *testing.T) {
 	if after := snapshot(t, dir); !reflect.DeepEqual(before, after) {
 		t.Fatalf("hooks dir after uninstall differs:\nbefore %v\nafter  %v", before, after)
 	}
-	if ok, _ := Installed(r.opts()); ok {
+	if ok, _ := lockedInstalled(r.opts()); ok {
 		t.Fatal("Installed after Uninstall")
 	}
-	if res, err := Uninstall(r.opts()); err != nil || res.Changed != 0 {
+	if res, err := lockedUninstall(r.opts()); err != nil || res.Changed != 0 {
 		t.Fatalf("second Uninstall = %+v %v", res, err)
 	}
 }
@@ -271,11 +271,11 @@ func TestUninstallLeavesForeignAndBackup(t *testing.T) {
 	r := newRepo(t, true)
 	dir := filepath.Join(r.dir, ".git", "hooks")
 	writeHookFile(t, filepath.Join(dir, CommitMsg), "#!/bin/sh\n# original\n", 0o755)
-	if _, err := Install(r.opts()); err != nil {
+	if _, err := lockedInstall(r.opts()); err != nil {
 		t.Fatal(err)
 	}
 	writeHookFile(t, filepath.Join(dir, CommitMsg), "#!/bin/sh\n# newcomer\n", 0o755)
-	res, err := Uninstall(r.opts())
+	res, err := lockedUninstall(r.opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,20 +293,20 @@ func TestUninstallLeavesForeignAndBackup(t *testing.T) {
 func TestInstalledPartial(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t, true)
-	if ok, err := Installed(r.opts()); ok || err != nil {
+	if ok, err := lockedInstalled(r.opts()); ok || err != nil {
 		t.Fatalf("Installed on fresh repo = %v %v", ok, err)
 	}
-	if _, err := Install(r.opts()); err != nil {
+	if _, err := lockedInstall(r.opts()); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(filepath.Join(r.dir, ".git", "hooks", PrePush)); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _ := Installed(r.opts()); ok {
+	if ok, _ := lockedInstalled(r.opts()); ok {
 		t.Fatal("Installed with a hook missing")
 	}
 	// Self-healing reinstall writes only the missing one.
-	if res, err := Install(r.opts()); err != nil || res.Changed != 1 {
+	if res, err := lockedInstall(r.opts()); err != nil || res.Changed != 1 {
 		t.Fatalf("reinstall = %+v %v", res, err)
 	}
 }
@@ -316,7 +316,7 @@ func TestNotARepo(t *testing.T) {
 	r := newRepo(t, true)
 	opts := r.opts()
 	opts.RepoRoot = t.TempDir()
-	if _, err := Install(opts); err == nil {
+	if _, err := lockedInstall(opts); err == nil {
 		t.Fatal("Install outside a repository: want error")
 	}
 }
@@ -327,13 +327,13 @@ func TestRegeneratedForeignHookNotDuplicated(t *testing.T) {
 	dir := filepath.Join(r.dir, ".git", "hooks")
 	husky := "#!/bin/sh\n. \"$(dirname \"$0\")/h\"\n"
 	writeHookFile(t, filepath.Join(dir, CommitMsg), husky, 0o755)
-	if _, err := Install(r.opts()); err != nil {
+	if _, err := lockedInstall(r.opts()); err != nil {
 		t.Fatal(err)
 	}
 	for round := range 3 {
 		// The tool regenerates the same hook over our shim.
 		writeHookFile(t, filepath.Join(dir, CommitMsg), husky, 0o755)
-		res, err := Install(r.opts())
+		res, err := lockedInstall(r.opts())
 		if err != nil || res.Changed != 1 || len(res.Messages) != 1 {
 			t.Fatalf("round %d: Install = %+v %v", round, res, err)
 		}
@@ -341,7 +341,7 @@ func TestRegeneratedForeignHookNotDuplicated(t *testing.T) {
 	if matches, _ := filepath.Glob(filepath.Join(dir, CommitMsg+BackupSuffix+".*")); len(matches) != 0 {
 		t.Fatalf("backups piled up: %v", matches)
 	}
-	if ok, _ := Installed(r.opts()); !ok {
+	if ok, _ := lockedInstalled(r.opts()); !ok {
 		t.Fatal("not installed")
 	}
 }

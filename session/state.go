@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/checkpoint"
 )
 
 // ErrNotFound is returned (wrapped) when a session state or transient file
@@ -64,7 +67,7 @@ type State struct {
 	// AgentType is "Claude Code", "Gemini CLI" or "Agent".
 	AgentType string `json:"agent_type,omitempty"`
 	// TokenUsage is the accumulated usage of the session's steps.
-	TokenUsage *TokenUsage `json:"token_usage,omitempty"`
+	TokenUsage *agent.TokenUsage `json:"token_usage,omitempty"`
 	// TranscriptIdentifierAtStart is the last UUID / message ID at the first
 	// step.
 	TranscriptIdentifierAtStart string `json:"transcript_identifier_at_start,omitempty"`
@@ -82,20 +85,10 @@ type State struct {
 	// TranscriptCursor (extension) remembers how far the live transcript
 	// has been read, so the next hook can continue from there.
 	TranscriptCursor *TranscriptCursor `json:"transcript_cursor,omitempty"`
-	// ShadowTranscript (extension) is the bookkeeping of the transcript
-	// chunks already stored on the shadow branch.
-	ShadowTranscript *ShadowTranscript `json:"shadow_transcript,omitempty"`
-}
-
-// TokenUsage is the token usage object of SPEC 4.4. Its JSON form is shared
-// with the agent package's usage type; convert by copying fields.
-type TokenUsage struct {
-	InputTokens         int         `json:"input_tokens"`
-	CacheCreationTokens int         `json:"cache_creation_tokens"`
-	CacheReadTokens     int         `json:"cache_read_tokens"`
-	OutputTokens        int         `json:"output_tokens"`
-	APICallCount        int         `json:"api_call_count"`
-	SubagentTokens      *TokenUsage `json:"subagent_tokens,omitempty"`
+	// ShadowTranscript (extension) is the bookkeeping of the redacted
+	// transcript chunks already stored on the shadow branch, so that a step
+	// stores only what was appended since.
+	ShadowTranscript *checkpoint.TranscriptState `json:"shadow_transcript,omitempty"`
 }
 
 // PromptAttribution is the per-step line attribution of SPEC 3.3.
@@ -119,23 +112,6 @@ type TranscriptCursor struct {
 	Offset int64 `json:"offset"`
 	// LastID is the ID (UUID / message ID) of the last consumed entry.
 	LastID string `json:"last_id,omitempty"`
-}
-
-// ShadowTranscript is the bookkeeping of the transcript chunks already
-// written to the shadow branch, so a step only stores what was appended.
-// Its meaning belongs to the strategy that writes it.
-type ShadowTranscript struct {
-	// Chunks are the stored chunk files in order.
-	Chunks []ShadowChunk `json:"chunks,omitempty"`
-	// RawOffset is the byte offset in the live transcript covered by Chunks.
-	RawOffset int64 `json:"raw_offset"`
-}
-
-// ShadowChunk is one stored transcript chunk.
-type ShadowChunk struct {
-	Name string `json:"name"`
-	Hash string `json:"hash"`
-	Size int64  `json:"size"`
 }
 
 // legacyFields are 0.4.x keys that are read and migrated but not written.

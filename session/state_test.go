@@ -6,6 +6,9 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/checkpoint"
 )
 
 func TestDecodeMigration(t *testing.T) {
@@ -64,10 +67,10 @@ func TestEncodeRoundTrip(t *testing.T) {
 		WorktreePath: "/repo", StartedAt: ended.Add(-time.Hour), EndedAt: &ended, Phase: PhaseEnded,
 		TurnID: "0123456789ab", TurnCheckpointIDs: []string{"aabbccddeeff"}, CheckpointCount: 2,
 		FilesTouched: []string{"a.go"}, AgentType: "Claude Code",
-		TokenUsage:         &TokenUsage{InputTokens: 1, OutputTokens: 2, APICallCount: 1, SubagentTokens: &TokenUsage{InputTokens: 5}},
+		TokenUsage:         &agent.TokenUsage{InputTokens: 1, OutputTokens: 2, APICallCount: 1, SubagentTokens: &agent.TokenUsage{InputTokens: 5}},
 		PromptAttributions: []PromptAttribution{{CheckpointNumber: 1, AgentLinesAdded: 3, UserAddedPerFile: map[string]int{"a.go": 1}}},
 		TranscriptCursor:   &TranscriptCursor{Entries: 10, Offset: 2048, LastID: "u-1"},
-		ShadowTranscript:   &ShadowTranscript{Chunks: []ShadowChunk{{Name: "full.jsonl", Hash: "h", Size: 9}}, RawOffset: 9},
+		ShadowTranscript:   &checkpoint.TranscriptState{Chunks: []string{"h"}, LastSize: 9, SourceOffset: 9},
 	}
 	data, err := Encode(st)
 	if err != nil {

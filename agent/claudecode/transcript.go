@@ -232,7 +232,7 @@ func (s *scanner) user(e *entry) {
 	if e.IsMeta || e.IsSidechain || e.IsCompactSummary {
 		return
 	}
-	if t := agent.StripIDETags(agent.MessageText(e.Message.Content)); !agent.IsNoisePrompt(t) {
+	if t := agent.PromptText(agent.MessageText(e.Message.Content)); t != "" {
 		s.a.Prompts = append(s.a.Prompts, t)
 	}
 }

@@ -97,7 +97,7 @@ func analyze(an *agent.Analysis, msgs []*message) {
 	for _, m := range msgs {
 		switch m.Type {
 		case "user":
-			if t := agent.StripIDETags(agent.MessageText(m.Content)); !agent.IsNoisePrompt(t) {
+			if t := agent.PromptText(agent.MessageText(m.Content)); t != "" {
 				an.Prompts = append(an.Prompts, t)
 			}
 		case "gemini":

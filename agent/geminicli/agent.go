@@ -15,14 +15,14 @@ func init() {
 
 // Compile-time checks of the capabilities this agent provides.
 var (
-	_ agent.Agent               = (*Agent)(nil)
-	_ agent.HookSupport         = (*Agent)(nil)
-	_ agent.HookInstaller       = (*Agent)(nil)
-	_ agent.HookHandler         = (*Agent)(nil)
-	_ agent.HookVerbResolver    = (*Agent)(nil)
-	_ agent.TranscriptAnalyzer  = (*Agent)(nil)
-	_ agent.TranscriptScanner   = (*Agent)(nil)
-	_ agent.TranscriptChunker   = (*Agent)(nil)
+	_ agent.Agent              = (*Agent)(nil)
+	_ agent.HookSupport        = (*Agent)(nil)
+	_ agent.HookInstaller      = (*Agent)(nil)
+	_ agent.HookHandler        = (*Agent)(nil)
+	_ agent.HookVerbResolver   = (*Agent)(nil)
+	_ agent.TranscriptAnalyzer = (*Agent)(nil)
+	_ agent.TranscriptScanner  = (*Agent)(nil)
+	_ agent.TranscriptChunker  = (*Agent)(nil)
 )
 
 // Environment variables read by the agent.

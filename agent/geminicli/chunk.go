@@ -35,7 +35,7 @@ func (a *Agent) ChunkTranscript(content []byte, maxSize int) ([][]byte, error) {
 		return agent.ChunkJSONL(content, maxSize)
 	}
 	doc.Set("messages", json.RawMessage("[]"))
-	head := doc.Compact()           // chunk 0 envelope, `[]` to be filled
+	head := doc.Compact()             // chunk 0 envelope, `[]` to be filled
 	tail := []byte(`{"messages":[]}`) // later chunks' envelope
 
 	var chunks [][]byte

@@ -60,7 +60,7 @@ func (a *Agent) ReadSession(input *agent.HookInput) (*agent.AgentSession, error)
 	if err != nil {
 		return nil, fmt.Errorf("read claude session: %w", err)
 	}
-	an := AnalyzeTranscript(data)
+	an := AnalyzeTranscript(data, agent.Position{})
 	return &agent.AgentSession{
 		SessionID:     input.SessionID,
 		AgentName:     a.Name(),

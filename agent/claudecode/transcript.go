@@ -323,15 +323,27 @@ func (a *Agent) ScanTranscript(path string, from agent.Position) (*agent.Analysi
 	return an, nil
 }
 
-// AnalyzeTranscript analyses in-memory transcript content from its start.
-// Unlike a file scan, a last line without a newline is analysed too (stored
-// transcripts may lack the final newline).
-func AnalyzeTranscript(content []byte) *agent.Analysis {
-	var r io.Reader = bytes.NewReader(content)
-	if len(content) > 0 && content[len(content)-1] != '\n' {
+// AnalyzeTranscript analyses in-memory transcript content (e.g. a stored
+// full.jsonl) from `from`, like ScanTranscript. Unlike a file scan, a last
+// line without a newline is analysed and counted too (stored transcripts lack
+// the final newline), so To.Offset is len(content).
+func AnalyzeTranscript(content []byte, from agent.Position) *agent.Analysis {
+	skip := 0
+	if from.Offset > int64(len(content)) {
+		from = agent.Position{}
+	}
+	if from.Offset == 0 {
+		skip = from.Entries
+	}
+	var r io.Reader = bytes.NewReader(content[from.Offset:])
+	addedNewline := len(content) > 0 && content[len(content)-1] != '\n'
+	if addedNewline {
 		r = io.MultiReader(r, bytes.NewReader([]byte("\n")))
 	}
-	an, _ := scanReader(r, agent.Position{}, 0) // reading memory cannot fail
+	an, _ := scanReader(r, from, skip) // reading memory cannot fail
+	if addedNewline {
+		an.To.Offset--
+	}
 	return an
 }
 

@@ -36,13 +36,13 @@ func TestRegistry(t *testing.T) {
 func TestDetectAgentTypeFromContent(t *testing.T) {
 	t.Parallel()
 	tests := map[string]agent.AgentType{
-		"{\n  \"messages\": [{\"id\":\"1\"}]\n}":                 agent.AgentTypeGemini,
-		`{"sessionId":"s","messages":[{"id":"1"}]}`:             agent.AgentTypeGemini,
-		`{"messages":[]}`:                                       "",
+		"{\n  \"messages\": [{\"id\":\"1\"}]\n}":                  agent.AgentTypeGemini,
+		`{"sessionId":"s","messages":[{"id":"1"}]}`:               agent.AgentTypeGemini,
+		`{"messages":[]}`:                                         "",
 		"{\"sessionId\":\"s\",\"projectHash\":\"h\"}\n{\"id\":1}": agent.AgentTypeGemini,
-		`{"type":"user","uuid":"u","sessionId":"s"}` + "\n":     "",
-		"":           "",
-		"not json":   "",
+		`{"type":"user","uuid":"u","sessionId":"s"}` + "\n":       "",
+		"":            "",
+		"not json":    "",
 		"{\"a\":1}\n": "",
 	}
 	for in, want := range tests {
@@ -136,12 +136,12 @@ func TestPromptText(t *testing.T) {
 	t.Parallel()
 	tests := map[string]string{
 		"  plain prompt ": "plain prompt",
-		"<ide_opened_file>The user opened x.go</ide_opened_file>\nFix it": "Fix it",
-		"<ide_selection>a\nb</ide_selection>Q<system-reminder>r</system-reminder>": "Q",
-		"<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>": "",
+		"<ide_opened_file>The user opened x.go</ide_opened_file>\nFix it":                                                    "Fix it",
+		"<ide_selection>a\nb</ide_selection>Q<system-reminder>r</system-reminder>":                                           "Q",
+		"<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>":       "",
 		"<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>PR 6</command-args>": "/review PR 6",
-		"<local-command-stdout>out</local-command-stdout>": "",
-		"[Request interrupted by user for tool use]":       "",
+		"<local-command-stdout>out</local-command-stdout>":                                                                   "",
+		"[Request interrupted by user for tool use]":                                                                         "",
 	}
 	for in, want := range tests {
 		if got := agent.PromptText(in); got != want {

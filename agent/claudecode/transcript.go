@@ -297,6 +297,7 @@ func scanReader(r io.Reader, from agent.Position, skip int) (*agent.Analysis, er
 // lines are counted once per (message.id, requestId) with the largest
 // output_tokens; synthetic error replies are not API calls.
 func (a *Agent) ScanTranscript(path string, from agent.Position) (*agent.Analysis, error) {
+	from = from.Sanitized()
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("scan transcript: %w", err)
@@ -328,6 +329,7 @@ func (a *Agent) ScanTranscript(path string, from agent.Position) (*agent.Analysi
 // line without a newline is analysed and counted too (stored transcripts lack
 // the final newline), so To.Offset is len(content).
 func AnalyzeTranscript(content []byte, from agent.Position) *agent.Analysis {
+	from = from.Sanitized()
 	skip := 0
 	if from.Offset > int64(len(content)) {
 		from = agent.Position{}

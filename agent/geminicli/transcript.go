@@ -152,6 +152,7 @@ func documentMessages(content []byte) ([]*message, error) {
 // analyzeDocument analyses a single-JSON transcript from message index
 // from.Entries (restarting at 0 if the document is now shorter).
 func analyzeDocument(content []byte, from agent.Position) (*agent.Analysis, error) {
+	from = from.Sanitized()
 	msgs, err := documentMessages(content)
 	if err != nil {
 		return nil, err
@@ -237,6 +238,7 @@ func scanJSONL(r io.Reader, from agent.Position, skip int) (*agent.Analysis, err
 // Token usage follows SPEC 4.4: per gemini message with non-zero tokens,
 // input += input, output += output, cache_read += cached, one API call.
 func (a *Agent) ScanTranscript(path string, from agent.Position) (*agent.Analysis, error) {
+	from = from.Sanitized()
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("scan transcript: %w", err)

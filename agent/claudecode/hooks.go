@@ -152,7 +152,7 @@ func (a *Agent) GetSupportedHooks() []agent.HookType {
 // subObject returns root[key] parsed as an object (empty if absent).
 func subObject(root *agent.Object, key, path string) (*agent.Object, error) {
 	raw, ok := root.Get(key)
-	if !ok {
+	if !ok || string(raw) == "null" {
 		return &agent.Object{}, nil
 	}
 	obj, err := agent.ParseObject(raw)

@@ -142,7 +142,7 @@ func (a *Agent) GetSupportedHooks() []agent.HookType {
 
 func subObject(root *agent.Object, key, path string) (*agent.Object, error) {
 	raw, ok := root.Get(key)
-	if !ok {
+	if !ok || string(raw) == "null" {
 		return &agent.Object{}, nil
 	}
 	obj, err := agent.ParseObject(raw)
@@ -187,8 +187,8 @@ func InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error)
 }
 
 // UninstallHooksIn removes Entire's hooks from <repoRoot>/.gemini/settings.json.
-// When that leaves no hooks at all, it also removes hooksConfig.enabled
-// (and an emptied hooksConfig). When foreign hooks remain, enabled stays, as
+// When that leaves no hook events at all, it also removes
+// hooksConfig.enabled (and an emptied hooksConfig). When foreign hooks remain, enabled stays, as
 // they need it: a file whose foreign hooks ran without hooksConfig.enabled
 // (Gemini CLI 0.27+ defaults it to true) therefore keeps the key after an
 // install/uninstall round trip. A file left empty is removed.
@@ -211,11 +211,14 @@ func UninstallHooksIn(repoRoot string) error {
 	if editor().Remove(hooks) == 0 {
 		return nil
 	}
-	if hooks.Len() > 0 {
+	if hooks.Len() == 0 {
+		f.Root.Delete("hooks")
+	} else {
 		f.Root.SetObject("hooks", hooks)
+	}
+	if hasEvents(hooks) {
 		return f.SaveOrRemove()
 	}
-	f.Root.Delete("hooks")
 	if _, ok := f.Root.Get("hooksConfig"); ok {
 		cfg, err := subObject(f.Root, "hooksConfig", path)
 		if err != nil {
@@ -231,6 +234,17 @@ func UninstallHooksIn(repoRoot string) error {
 		}
 	}
 	return f.SaveOrRemove()
+}
+
+// hasEvents reports whether hooks still holds event arrays (the loader
+// ignores the legacy keys enabled, disabled and notifications).
+func hasEvents(hooks *agent.Object) bool {
+	for _, k := range hooks.Keys() {
+		if k != "enabled" && k != "disabled" && k != "notifications" {
+			return true
+		}
+	}
+	return false
 }
 
 // HooksInstalledIn reports whether any event of <repoRoot>/.gemini/settings.json

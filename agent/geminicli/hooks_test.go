@@ -50,7 +50,7 @@ func TestGeminiInstall(t *testing.T) {
 	}
 	data, _ := os.ReadFile(path)
 	s := string(data)
-	if strings.Count(s, "|| exit 1") != 12 || strings.Contains(s, `session-start"`) {
+	if strings.Count(s, "|| exit 1") != 12 || strings.Contains(s, `gemini session-start"`) {
 		t.Errorf("commands not upgraded:\n%s", s)
 	}
 	if !strings.Contains(s, "\"hooksConfig\": {\n    \"enabled\": true\n  }") || !strings.Contains(s, `"enableHooks": true`) || !strings.Contains(s, `"disabled": [`) {

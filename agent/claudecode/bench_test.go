@@ -69,3 +69,24 @@ func BenchmarkScanTail200MB(b *testing.B) {
 	}
 	b.ReportMetric(float64(size)/(1<<20), "MB-file")
 }
+
+// BenchmarkScanFull20MB measures a full scan (first hook of a resumed
+// session, or a missing position): throughput in MB/s.
+func BenchmarkScanFull20MB(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "big.jsonl")
+	var sb strings.Builder
+	for i := 0; sb.Len() < 20<<20; i++ {
+		sb.WriteString(benchLine(i) + "\n")
+	}
+	if err := os.WriteFile(path, []byte(sb.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	a := claudecode.New()
+	b.SetBytes(int64(sb.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := a.ScanTranscript(path, agent.Position{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -338,3 +338,19 @@ func lastCwd(t *testing.T, path string) string {
 	}
 	return cwd
 }
+
+func TestScanHugeLine(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 6<<20)
+	lines := []string{
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"` + big + `"}]},"uuid":"big"}`,
+		`{"type":"user","message":{"role":"user","content":"after the big line"},"uuid":"after"}`,
+	}
+	an, err := claudecode.New().ScanTranscript(writeTranscript(t, t.TempDir(), "big.jsonl", lines...), agent.Position{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if an.To.Entries != 2 || an.To.LastID != "after" || !reflect.DeepEqual(an.Prompts, []string{"after the big line"}) {
+		t.Errorf("huge line: %+v", an.To)
+	}
+}

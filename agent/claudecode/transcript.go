@@ -289,6 +289,8 @@ func scanReader(r io.Reader, from agent.Position, skip int) (*agent.Analysis, er
 // lines. If the file is now shorter than from.Offset (it was rewritten, e.g.
 // by a rewind), the scan restarts from the beginning and From is the zero
 // Position. A trailing line without a newline is left for the next scan.
+// A file replaced by one at least as long (a restored transcript) cannot be
+// detected: callers that rewrite the transcript must reset their Position.
 //
 // Scope rules: prompts, tool uses, the last assistant text and Tokens come
 // from the main chain only; subagent activity (1.0 inline sidechains, 2.1

@@ -69,6 +69,12 @@ type Step struct {
 	Transcript    *TranscriptState
 	// Message is the whole commit message, trailers included.
 	Message string
+	// Snapshot makes the step a full snapshot of the work tree: its tree is
+	// BaseTree plus Changes (Changes then list every path that differs from
+	// BaseTree), keeping only the tip's .entire/metadata (the other sessions'
+	// metadata) from the branch. Without it the tree is the tip's tree plus
+	// Changes.
+	Snapshot bool
 }
 
 // ErrStepUnchanged is returned by WriteStep when the step's tree equals the
@@ -106,18 +112,29 @@ func WriteStep(ctx context.Context, repo *gitrepo.Repo, st Step, now time.Time) 
 		unchanged = false
 		base := st.BaseTree
 		var parents []plumbing.Hash
+		var tipTree plumbing.Hash
+		all := changes
 		if !tip.IsZero() {
 			c, err := repo.Git.CommitObject(tip)
 			if err != nil {
 				return plumbing.ZeroHash, fmt.Errorf("read %s: %w", st.Branch, err)
 			}
-			base, parents = c.TreeHash, []plumbing.Hash{tip}
+			tipTree, parents = c.TreeHash, []plumbing.Hash{tip}
+			if !st.Snapshot {
+				base = tipTree
+			} else {
+				keep, err := metadataGraft(repo, tipTree)
+				if err != nil {
+					return plumbing.ZeroHash, err
+				}
+				all = append(keep, changes...)
+			}
 		}
-		tree, err := repo.BuildTree(base, changes)
+		tree, err := repo.BuildTree(base, all)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		if !tip.IsZero() && tree == base {
+		if !tip.IsZero() && tree == tipTree {
 			unchanged = true
 			return tip, nil
 		}
@@ -131,6 +148,21 @@ func WriteStep(ctx context.Context, repo *gitrepo.Repo, st Step, now time.Time) 
 		return h, ErrStepUnchanged
 	}
 	return h, nil
+}
+
+// metadataGraft returns the change that carries a tree's .entire/metadata
+// directory over into another tree (none when it has none).
+func metadataGraft(repo *gitrepo.Repo, tree plumbing.Hash) ([]gitrepo.Change, error) {
+	t, err := repo.Git.TreeObject(tree)
+	if err != nil {
+		return nil, fmt.Errorf("read shadow tree: %w", err)
+	}
+	dir := strings.TrimSuffix(MetadataDirPrefix, "/")
+	e, err := t.FindEntry(dir)
+	if err != nil || e.Mode != filemode.Dir {
+		return []gitrepo.Change{{Path: dir, Delete: true}}, nil
+	}
+	return []gitrepo.Change{{Path: dir, Mode: filemode.Dir, Hash: e.Hash}}, nil
 }
 
 // StepMessage formats the message of a session step commit (SPEC 3.6).

@@ -1,0 +1,119 @@
+package strategy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/settings"
+)
+
+// Redactor removes secrets from what is about to become a git object. Lines
+// are single JSONL lines (newline excluded); text is any other text. The
+// same input always gives the same output.
+type Redactor interface {
+	JSONLine(line []byte) []byte
+	Text(s string) string
+}
+
+// NoRedaction is a Redactor that changes nothing (tests only).
+type NoRedaction struct{}
+
+// JSONLine returns line unchanged.
+func (NoRedaction) JSONLine(line []byte) []byte { return line }
+
+// Text returns s unchanged.
+func (NoRedaction) Text(s string) string { return s }
+
+// Env is what a strategy works with. All fields are required unless noted.
+type Env struct {
+	Repo     *gitrepo.Repo
+	Sessions *session.Store
+	Settings *settings.Settings
+	Redactor Redactor
+	Log      *slog.Logger
+	// Stderr receives progress lines meant for a person.
+	Stderr io.Writer
+	Now    func() time.Time
+	// Getenv looks up ENTIRE_TEST_TTY and the like.
+	Getenv func(string) string
+	// CLIVersion is recorded in metadata.
+	CLIVersion string
+}
+
+func (e *Env) printf(format string, a ...any) {
+	if e.Stderr != nil {
+		fmt.Fprintf(e.Stderr, format, a...)
+	}
+}
+
+func (e *Env) checkpoints() *checkpoint.Store { return checkpoint.NewStore(e.Repo, e.Now) }
+
+// TurnInput is a normalised agent event that concerns one session.
+type TurnInput struct {
+	Agent          agent.Agent
+	SessionID      string
+	TranscriptPath string
+	Prompt         string
+	// Cwd is the agent's working directory, for resolving relative paths
+	// in the transcript ("" means the repository root).
+	Cwd string
+}
+
+// TaskInput is a subagent (Task/Agent tool) event.
+type TaskInput struct {
+	TurnInput
+	ToolUseID    string
+	SubagentType string
+	Description  string
+	AgentID      string
+	// Todo is the incremental checkpoint description (post-todo).
+	Todo string
+	// ToolName and ToolInput are the incremental checkpoint's data.
+	ToolName  string
+	ToolInput []byte
+}
+
+// Strategy is what the hook handlers drive.
+type Strategy interface {
+	// Name is "manual-commit" or "auto-commit".
+	Name() string
+	// SessionStart handles the agent starting or resuming a session and
+	// returns how many other sessions with checkpoints share its worktree
+	// and base commit.
+	SessionStart(ctx context.Context, in TurnInput) (others int, err error)
+	// SessionEnd marks the session ended.
+	SessionEnd(ctx context.Context, in TurnInput) error
+	// TurnStart records the state before a prompt runs.
+	TurnStart(ctx context.Context, in TurnInput) error
+	// TurnEnd saves the turn as a checkpoint (if anything changed) and ends
+	// the turn.
+	TurnEnd(ctx context.Context, in TurnInput) error
+	// TaskStart records the state before a subagent runs.
+	TaskStart(ctx context.Context, in TaskInput) error
+	// TaskEnd saves a subagent's work as a task checkpoint.
+	TaskEnd(ctx context.Context, in TaskInput) error
+	// TaskProgress saves an incremental task checkpoint.
+	TaskProgress(ctx context.Context, in TaskInput) error
+}
+
+// GitHooks is implemented by strategies that act on the user's commits.
+type GitHooks interface {
+	PrepareCommitMsg(ctx context.Context, msgFile, source string) error
+	CommitMsg(ctx context.Context, msgFile string) error
+	PostCommit(ctx context.Context) error
+}
+
+// New returns the strategy configured in env's settings.
+func New(env *Env) Strategy {
+	if env.Settings != nil && env.Settings.StrategyName() == checkpoint.StrategyAutoCommit {
+		return &AutoCommit{env: env}
+	}
+	return &ManualCommit{env: env}
+}

@@ -1,0 +1,114 @@
+package strategy
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/gitrepo"
+)
+
+// protectedDirs are never snapshotted or touched by a rewind: entire's own
+// directory and the agents' configuration (SPEC 2.3).
+var protectedDirs = []string{".entire/", ".claude/", ".gemini/"}
+
+// isProtected reports whether a repo-relative path is inside a protected
+// directory (".git" never shows up in git status).
+func isProtected(p string) bool {
+	for _, d := range protectedDirs {
+		if strings.HasPrefix(p, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// worktreeStatus is the one `git status` a hook may run, digested.
+type worktreeStatus struct {
+	// Dirty are the paths whose work-tree content differs from HEAD
+	// (modified, added, untracked, deleted), sorted, protected dirs left
+	// out.
+	Dirty []string
+	// Untracked are the untracked, not ignored files.
+	Untracked []string
+	// Deleted are tracked files gone from the work tree or the index.
+	Deleted []string
+}
+
+// readStatus runs git status once.
+func readStatus(ctx context.Context, repo *gitrepo.Repo) (*worktreeStatus, error) {
+	entries, err := repo.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ws := &worktreeStatus{}
+	for _, e := range entries {
+		if isProtected(e.Path) {
+			continue
+		}
+		ws.Dirty = append(ws.Dirty, e.Path)
+		switch {
+		case e.Untracked():
+			ws.Untracked = append(ws.Untracked, e.Path)
+		case e.Deleted():
+			ws.Deleted = append(ws.Deleted, e.Path)
+		}
+	}
+	sort.Strings(ws.Dirty)
+	return ws, nil
+}
+
+// newFiles returns the untracked files that were not untracked before.
+func (ws *worktreeStatus) newFiles(before []string) []string {
+	had := make(map[string]bool, len(before))
+	for _, p := range before {
+		had[p] = true
+	}
+	var out []string
+	for _, p := range ws.Untracked {
+		if !had[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// unionSorted merges path lists into one sorted list without duplicates.
+func unionSorted(lists ...[]string) []string {
+	set := map[string]bool{}
+	for _, l := range lists {
+		for _, p := range l {
+			if p != "" {
+				set[p] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// scanner returns the transcript scanner of an agent.
+func scanner(a agent.Agent) (agent.TranscriptScanner, bool) {
+	s, ok := a.(agent.TranscriptScanner)
+	return s, ok
+}
+
+// transcriptFiles makes the files an analysis found repo-relative and drops
+// protected ones.
+func transcriptFiles(repo *gitrepo.Repo, cwd string, files []string) []string {
+	if cwd == "" {
+		cwd = repo.Root
+	}
+	var out []string
+	for _, p := range agent.RepoRelative(repo.Root, cwd, files) {
+		if !isProtected(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -33,7 +33,8 @@ func uniqueID(source string, t time.Time, exists func(string) bool) string {
 
 // indexFold returns the byte offset in s of the first match of query, case
 // folded rune by rune (Unicode simple folding, as strings.EqualFold), or -1.
-// Bytes that are not valid UTF-8 match only themselves. Offsets are those
+// A byte of query that is not valid UTF-8 matches only the same byte; an
+// invalid byte of s matches only such a byte of query. Offsets are those
 // of s itself, so case folding that changes byte lengths (KELVIN SIGN is 3
 // bytes, "k" is 1) never shifts a position. An empty query gives -1.
 func indexFold(s []byte, query string) int {
@@ -65,13 +66,18 @@ func matchFoldAt(s []byte, i int, query string) int {
 			q++
 			continue
 		}
-		rs, ns := utf8.DecodeRune(s[j:])
 		rq, nq := utf8.DecodeRuneInString(query[q:])
-		if (rs == utf8.RuneError && ns == 1) || (rq == utf8.RuneError && nq == 1) {
-			if ns != nq || s[j] != query[q] {
+		if rq == utf8.RuneError && nq == 1 {
+			// An invalid byte of the query matches only the same byte.
+			if s[j] != query[q] {
 				return 0
 			}
-		} else if !foldEqual(rs, rq) {
+			j++
+			q++
+			continue
+		}
+		rs, ns := utf8.DecodeRune(s[j:])
+		if (rs == utf8.RuneError && ns == 1) || !foldEqual(rs, rq) {
 			return 0
 		}
 		j += ns
@@ -119,7 +125,7 @@ func searchReaderAt(r io.ReaderAt, size int64, query string) (int64, error) {
 		return -1, nil
 	}
 	overlap := int64(maxMatchLen(query))
-	buf := make([]byte, searchWindow+overlap)
+	buf := make([]byte, min(int64(searchWindow)+overlap, size))
 	for start := int64(0); start < size; start += searchWindow {
 		n := min(int64(len(buf)), size-start)
 		if _, err := r.ReadAt(buf[:n], start); err != nil && err != io.EOF {

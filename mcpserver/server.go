@@ -78,8 +78,7 @@ func Run(ctx context.Context, opts Options, in io.ReadCloser, out io.WriteCloser
 // ToolDefs returns the definitions of every tool a server with both stores
 // offers, in order. The note tools have Type "notes".
 func ToolDefs() []hide.ToolDefinition {
-	t := &tools{opts: Options{Hides: &hide.Store{}, Notes: &notes.Store{}}}
-	return t.defs()
+	return append(hide.ToolDefs(), noteToolDefs()...)
 }
 
 type tools struct{ opts Options }
@@ -130,7 +129,7 @@ func (t *tools) handler(name string) mcp.ToolHandler {
 				return textResult(fmt.Sprintf("invalid arguments: %v", err), true), nil
 			}
 		}
-		text, isErr := t.Call(ctx, name, args)
+		text, isErr := t.call(ctx, name, args)
 		return textResult(text, isErr), nil
 	}
 }
@@ -139,9 +138,9 @@ func textResult(text string, isErr bool) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isErr}
 }
 
-// Call runs tool name with decoded arguments and returns the text for the
+// call runs tool name with decoded arguments and returns the text for the
 // model and whether it reports an error.
-func (t *tools) Call(ctx context.Context, name string, args map[string]any) (string, bool) {
+func (t *tools) call(ctx context.Context, name string, args map[string]any) (string, bool) {
 	switch name {
 	case hide.ToolNext, hide.ToolJump, hide.ToolSearch:
 		return t.hideTool(name, args)

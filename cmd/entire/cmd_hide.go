@@ -64,7 +64,9 @@ Pages are ` + fmt.Sprint(hide.DefaultPageSize) + ` bytes. Exit status: 0 on succ
 	sub("list", "List stored hides, newest first", cobra.NoArgs, func(*hideOptions, []string) {}, nil)
 	sub("show <id>", "Print a hide, or one page of it in the envelope agents see", cobra.ExactArgs(1),
 		func(o *hideOptions, a []string) { o.ID = a[0] },
-		func(c *cobra.Command, o *hideOptions) { c.Flags().IntVar(&o.Page, "page", 0, "print page `N` (1-based)") })
+		func(c *cobra.Command, o *hideOptions) {
+			c.Flags().IntVar(&o.Page, "page", 0, "print page `N` (1-based)")
+		})
 	sub("search <id> <query>", "Print the first page that contains query (case-insensitive)", cobra.ExactArgs(2),
 		func(o *hideOptions, a []string) { o.ID, o.Query = a[0], a[1] }, nil)
 	sub("delete <id>", "Delete a hide from the hides branch", cobra.ExactArgs(1),

@@ -226,3 +226,31 @@ func BenchmarkStoreCutLarge(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkStoreSearchLarge(b *testing.B) {
+	s, _ := newTestStore(b)
+	content := bytes.Repeat([]byte("0123456789"), 8<<20/10)
+	copy(content[len(content)-10:], "NeedleHere")
+	e, err := s.Put("bench", "bench", content, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(content)))
+	for b.Loop() {
+		if _, found, err := s.Search(e.ID, "needlehere", 0); err != nil || !found {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStorePut8MB(b *testing.B) {
+	s, _ := newTestStore(b)
+	content := bytes.Repeat([]byte("0123456789"), 8<<20/10)
+	b.SetBytes(int64(len(content)))
+	for i := 0; b.Loop(); i++ {
+		content[0] = byte(i)
+		if _, err := s.Put("bench", "bench", content, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -288,3 +288,23 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 		t.Fatalf("commits = %s", n)
 	}
 }
+
+func BenchmarkSaveAtQuota(b *testing.B) {
+	dir := gittest.InitWithCommit(b)
+	repo, err := gitrepo.Open(dir, gitrepo.Options{Getenv: func(string) string { return "" }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	s, _ := NewStore(ctx, repo)
+	for i := range DefaultMaxCount {
+		if err := s.Save(ctx, fmt.Sprintf("k%02d", i), strings.Repeat("x", 1000), DefaultMaxBytes, DefaultMaxCount); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := 0; b.Loop(); i++ {
+		if err := s.Save(ctx, "k00", fmt.Sprintf("v%d", i), DefaultMaxBytes, DefaultMaxCount); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

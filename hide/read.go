@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/gitrepo"
@@ -200,7 +201,28 @@ func (s *Store) fillCache(h *storedHide, path string) error {
 		return err
 	}
 	tmpName = ""
+	s.pruneCache()
 	return nil
+}
+
+// cacheTTL is how long an inflated copy stays in the cache after it was
+// made. A pruned copy in use stays readable through its open descriptor,
+// and is inflated again on the next page.
+const cacheTTL = 7 * 24 * time.Hour
+
+// pruneCache removes cached copies made more than cacheTTL ago, so that the
+// cache does not grow without bound. It runs only when a copy is added.
+func (s *Store) pruneCache() {
+	entries, err := os.ReadDir(s.cacheDir)
+	if err != nil {
+		return
+	}
+	cutoff := s.now().Add(-cacheTTL)
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
+			_ = os.Remove(filepath.Join(s.cacheDir, e.Name()))
+		}
+	}
 }
 
 // copyBlob streams blob h into w.

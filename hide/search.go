@@ -121,18 +121,24 @@ const searchWindow = 1 << 20
 // Windows overlap by the longest possible match, so a match is found
 // wherever it lies, including across page or window boundaries.
 func searchReaderAt(r io.ReaderAt, size int64, query string) (int64, error) {
+	return searchWindows(r, size, query, searchWindow)
+}
+
+// searchWindows is searchReaderAt with windows of window bytes (plus the
+// overlap).
+func searchWindows(r io.ReaderAt, size int64, query string, window int) (int64, error) {
 	if query == "" || size <= 0 {
 		return -1, nil
 	}
 	overlap := int64(maxMatchLen(query))
-	buf := make([]byte, min(int64(searchWindow)+overlap, size))
-	for start := int64(0); start < size; start += searchWindow {
+	buf := make([]byte, min(int64(window)+overlap, size))
+	for start := int64(0); start < size; start += int64(window) {
 		n := min(int64(len(buf)), size-start)
 		if _, err := r.ReadAt(buf[:n], start); err != nil && err != io.EOF {
 			return -1, err
 		}
 		win := buf[:n]
-		limit := min(int64(searchWindow), n)
+		limit := min(int64(window), n)
 		for i := 0; int64(i) < limit; i++ {
 			if matchFoldAt(win, i, query) > 0 {
 				return start + int64(i), nil

@@ -148,10 +148,7 @@ func (s *Store) Put(kind, source string, content []byte, meta map[string]string)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		names, err := s.entryNames(root)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
+		names := entryNames(root)
 		entry.ID = uniqueID(idBase, now, func(id string) bool { return names[id] })
 		mb, err := json.MarshalIndent(entry, "", "  ")
 		if err != nil {
@@ -356,14 +353,15 @@ func (s *Store) rootTree(cur plumbing.Hash) (*object.Tree, error) {
 	return t, nil
 }
 
-func (s *Store) entryNames(root *object.Tree) (map[string]bool, error) {
+// entryNames returns the set of names in root (nil root: none).
+func entryNames(root *object.Tree) map[string]bool {
 	names := map[string]bool{}
 	if root != nil {
 		for _, e := range root.Entries {
 			names[e.Name] = true
 		}
 	}
-	return names, nil
+	return names
 }
 
 func findEntry(t *object.Tree, name string) (object.TreeEntry, bool) {

@@ -162,6 +162,19 @@ func TestStoreChunkedContentAndCache(t *testing.T) {
 	if err != nil || !bytes.Equal(got, content) {
 		t.Fatalf("Get: %v (len %d)", err, len(got))
 	}
+	// A copy older than the cache TTL is pruned when a new one is added.
+	cacheDir := filepath.Join(dir, ".git", "entire", "hide-cache")
+	stale := filepath.Join(cacheDir, "stale")
+	if err := os.MkdirAll(cacheDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stale, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-cacheTTL - time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
 	ps := 4096
 	c, found, err := s.Search(e.ID, "needle", ps)
 	if err != nil || !found || c.PageNumber != (1<<20-3)/ps+1 {

@@ -58,8 +58,8 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 		Version:   version,
 	}
 	err = mcpserver.Run(ctx, srvOpts, io.NopCloser(opts.f.IO.In), nopWriteCloser{opts.f.IO.Out})
-	if err == nil || errors.Is(err, io.EOF) || (ctx.Err() == nil && errors.Is(err, context.Canceled)) {
-		return nil
+	if errors.Is(err, io.EOF) {
+		return nil // the client closed standard input: a normal end
 	}
 	return err
 }

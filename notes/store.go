@@ -53,6 +53,9 @@ func NewStore(ctx context.Context, repo *gitrepo.Repo, opts ...Option) (*Store, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if repo == nil {
+		return nil, errors.New("notes: no repository")
+	}
 	s := &Store{repo: repo}
 	for _, o := range opts {
 		o(s)

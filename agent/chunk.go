@@ -113,10 +113,14 @@ func ChunkJSONL(content []byte, maxSize int) ([][]byte, error) {
 		size += lineLen + 1
 		pos += lineLen + 1
 	}
-	if start < len(content) {
+	if last := content[start:]; len(last) > maxSize {
+		// A last line of exactly maxSize bytes plus its newline: the
+		// newline goes into an empty final chunk.
+		chunks = append(chunks, last[:len(last)-1], last[len(last):])
+	} else if len(last) > 0 {
 		// The last chunk keeps a trailing newline, so that joining with "\n"
 		// gives back content exactly.
-		chunks = append(chunks, content[start:])
+		chunks = append(chunks, last)
 	}
 	return chunks, nil
 }

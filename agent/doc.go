@@ -3,5 +3,46 @@
 // analysis, chunking), the agent registry, transcript chunking for storage, and
 // the normalized types (hook input, token usage, transcript analysis) that the
 // strategies consume. Concrete agents live in sub-packages and register
-// themselves with Register from init.
+// themselves with Register from init; the binary imports them once.
+//
+// # Capabilities
+//
+// Besides the seed interfaces (Agent, HookSupport, HookHandler,
+// TranscriptAnalyzer, TranscriptChunker, FileWatcher), agents may implement:
+//
+//   - HookInstaller: install/uninstall hooks in a given repository root.
+//   - HookVerbResolver: map an `entire hooks <agent> <verb>` verb to a HookType.
+//   - TranscriptScanner: incremental transcript analysis (the hook path).
+//   - SubagentTokenReader: usage of subagents stored in their own files.
+//
+// Detect them with a type assertion.
+//
+// # Analysing transcripts on the hook path
+//
+// A scan returns an Analysis whose To position is saved (e.g. in session
+// state) and passed as `from` to the next scan, which then reads only what
+// was appended:
+//
+//	sc := a.(agent.TranscriptScanner)
+//	an, err := sc.ScanTranscript(transcriptPath, state.Position)
+//	// an.Prompts, an.ModifiedFiles, an.Tokens ... cover (from, an.To]
+//	files := agent.RepoRelative(repoRoot, hookInput.Cwd, an.ModifiedFiles)
+//	if r, ok := a.(agent.SubagentTokenReader); ok {
+//		sub, _ := r.SubagentTokenUsage(transcriptPath, an.SubagentIDs)
+//		an.Tokens.AddSubagentUsage(sub)
+//	}
+//	state.Position = an.To
+//
+// For Claude Code JSONL the cost is that of the appended bytes (the file is
+// read from Position.Offset); a trailing line without a newline is left for the
+// next scan. Gemini's single-JSON transcripts are rewritten whole by Gemini CLI
+// and are therefore re-read whole.
+//
+// # Storing transcripts
+//
+// ChunkTranscriptSize(content, agentType, StoreChunkSize) splits a transcript
+// into chunks named ChunkFileName("full.jsonl", i); ReassembleTranscript
+// reverses it. JSONL chunking is greedy from the start and thus
+// prefix-stable: as a transcript grows, all chunks but the last stay
+// byte-identical.
 package agent

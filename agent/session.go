@@ -182,7 +182,7 @@ func (s *AgentSession) GetLastUserPrompt() string {
 	var last string
 	forEachEntry(s.NativeData, func(e *sessionEntry, _ int) bool {
 		if e.isUser() && !e.IsMeta && !e.IsSidechain {
-			if t := StripIDETags(MessageText(e.content())); !IsNoisePrompt(t) {
+			if t := PromptText(MessageText(e.content())); t != "" {
 				last = t
 			}
 		}

@@ -72,3 +72,43 @@ func MessageText(content json.RawMessage) string {
 func IsNoisePrompt(s string) bool {
 	return s == "" || strings.HasPrefix(s, "[Request interrupted by user")
 }
+
+var (
+	commandNameRe = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
+	commandArgsRe = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+)
+
+// builtinCommands are Claude Code slash commands that manage the session
+// rather than ask the agent something; they are not prompts.
+var builtinCommands = map[string]bool{
+	"/exit": true, "/quit": true, "/ide": true, "/clear": true, "/compact": true, "/mcp": true,
+	"/resume": true, "/model": true, "/config": true, "/cost": true, "/help": true, "/status": true,
+	"/login": true, "/logout": true, "/doctor": true, "/permissions": true, "/hooks": true,
+	"/memory": true, "/vim": true, "/terminal-setup": true, "/context": true, "/usage": true,
+	"/agents": true, "/add-dir": true, "/bashes": true, "/export": true, "/rewind": true,
+	"/statusline": true, "/todos": true, "/plugin": true, "/output-style": true,
+}
+
+// PromptText turns the text of a user message into the human prompt it
+// represents, or "" if it is none: IDE/system tags are stripped
+// (StripIDETags); a message that was only a slash command becomes
+// "/command args" unless the command is a built-in session command (/clear,
+// /exit, /compact, ...); interruption markers are dropped.
+func PromptText(text string) string {
+	s := StripIDETags(text)
+	if s == "" {
+		if m := commandNameRe.FindStringSubmatch(text); m != nil {
+			name := strings.TrimSpace(m[1])
+			if name != "" && !builtinCommands[name] {
+				s = name
+				if a := commandArgsRe.FindStringSubmatch(text); a != nil && strings.TrimSpace(a[1]) != "" {
+					s += " " + strings.TrimSpace(a[1])
+				}
+			}
+		}
+	}
+	if IsNoisePrompt(s) {
+		return ""
+	}
+	return s
+}

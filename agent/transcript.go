@@ -188,3 +188,13 @@ func within(root, abs string) (string, bool) {
 	}
 	return rel, true
 }
+
+// Sanitized returns p, or the zero Position if p has a negative field (such a
+// position can only come from corrupt state; scanning restarts at the
+// beginning).
+func (p Position) Sanitized() Position {
+	if p.Entries < 0 || p.Offset < 0 {
+		return Position{}
+	}
+	return p
+}

@@ -21,11 +21,19 @@ import (
 // to notice a transcript that was rewritten rather than appended to.
 const fingerprintLen = 64
 
-// TranscriptState is what the store remembers about a transcript it wrote,
-// so that writing the same transcript after it grew costs only the new part:
-// every chunk but the last is kept as is, and the content hash continues
-// from a saved SHA-256 state. The zero value (or nil) means nothing stored.
-// It is plain JSON so that callers can keep it in their session state.
+// mergeBelow is the size under which the last stored chunk is merged with
+// newly appended lines instead of being left as it is: it keeps the number
+// of chunks down while bounding what a step rewrites.
+const mergeBelow = 256 << 10
+
+// TranscriptState is what the store remembers about a JSONL transcript it
+// wrote, so that writing the same transcript after it grew costs only the
+// new part: stored chunks are never rewritten (but for a last chunk smaller
+// than 256 KB, merged with the new lines), and the content hash continues
+// from a saved SHA-256 state. Chunks are stored without a trailing newline
+// and joined with "\n", as Entire 0.4.x stores them. The zero value (or
+// nil) means nothing stored. It is plain JSON so that callers can keep it in
+// their session state.
 type TranscriptState struct {
 	// Chunks are the blob hashes of full.jsonl, full.jsonl.001, ...
 	Chunks []string `json:"chunks"`
@@ -34,16 +42,18 @@ type TranscriptState struct {
 	// PrefixSum is the marshalled SHA-256 state over every chunk but the
 	// last, each followed by the "\n" that joins it to the next.
 	PrefixSum []byte `json:"prefix_sum,omitempty"`
+	// FullSum is the marshalled SHA-256 state over all chunks joined.
+	FullSum []byte `json:"full_sum,omitempty"`
 	// Lines is the number of lines stored.
 	Lines int `json:"lines"`
-	// ContentHash is "sha256:<hex>" of the stored transcript (the chunks
-	// joined by "\n", which gives back the transcript byte for byte).
+	// ContentHash is "sha256:<hex>" of the stored transcript: the chunks
+	// joined by "\n", plus the final newline.
 	ContentHash string `json:"content_hash"`
 	// SourceOffset is the byte offset in the source file (the live,
 	// unredacted transcript) up to which lines are stored.
 	SourceOffset int64 `json:"source_offset"`
-	// SourceTail is the hex SHA-256 of the source bytes just before
-	// SourceOffset (up to 64), to tell an append from a rewrite.
+	// SourceTail is a hash of the source bytes just before SourceOffset (up
+	// to 64), to tell an append from a rewrite.
 	SourceTail string `json:"source_tail,omitempty"`
 }
 
@@ -84,43 +94,87 @@ func (s *TranscriptState) TreeChanges(repo *gitrepo.Repo, dir string) ([]gitrepo
 
 // AppendJSONL stores lines (complete, newline-terminated JSONL lines that
 // were already redacted) after the transcript described by prev (nil for a
-// new transcript) and returns the new state. Only the last stored chunk is
-// read and rewritten; earlier chunks keep their blobs, so a transcript that
-// only grows costs what it grew by. The caller sets SourceOffset and
-// SourceTail (see ReadSource).
+// new transcript) and returns the new state. Stored chunks are kept as they
+// are (a last chunk under 256 KB is merged with the new lines), so a
+// transcript that only grows costs what it grew by. The caller records the
+// source position with SetSource.
 func AppendJSONL(repo *gitrepo.Repo, prev *TranscriptState, lines []byte) (*TranscriptState, error) {
 	next := &TranscriptState{}
-	var tail []byte
 	sum := sha256.New()
+	var content []byte
 	if prev != nil && len(prev.Chunks) > 0 {
 		*next = *prev
-		next.Chunks = append([]string(nil), prev.Chunks[:len(prev.Chunks)-1]...)
-		if len(prev.PrefixSum) > 0 {
-			if err := sum.(encoding.BinaryUnmarshaler).UnmarshalBinary(prev.PrefixSum); err != nil {
-				return nil, fmt.Errorf("restore transcript hash state: %w", err)
+		if prev.LastSize < mergeBelow {
+			last, err := repo.ReadBlob(plumbing.NewHash(prev.Chunks[len(prev.Chunks)-1]))
+			if err != nil {
+				return nil, fmt.Errorf("read last transcript chunk: %w", err)
 			}
+			content = append(append(last, '\n'), lines...)
+			next.Chunks = append([]string(nil), prev.Chunks[:len(prev.Chunks)-1]...)
+			if err := restoreSum(sum, prev.PrefixSum); err != nil {
+				return nil, err
+			}
+		} else {
+			content = lines
+			next.Chunks = append([]string(nil), prev.Chunks...)
+			if err := restoreSum(sum, prev.FullSum); err != nil {
+				return nil, err
+			}
+			sum.Write([]byte{'\n'})
 		}
-		last, err := repo.ReadBlob(plumbing.NewHash(prev.Chunks[len(prev.Chunks)-1]))
-		if err != nil {
-			return nil, fmt.Errorf("read last transcript chunk: %w", err)
-		}
-		tail = last
-		if len(tail) > 0 && tail[len(tail)-1] != '\n' {
-			tail = append(tail, '\n')
-		}
+	} else {
+		content = lines
 	}
 	next.Lines += bytes.Count(lines, []byte{'\n'})
-	if len(lines) > 0 && lines[len(lines)-1] != '\n' {
-		next.Lines++
+	content = bytes.TrimSuffix(content, []byte{'\n'})
+	if len(content) == 0 {
+		return next, nil
 	}
-	chunks, err := agent.ChunkJSONL(append(tail, lines...), agent.StoreChunkSize)
+	chunks, err := agent.ChunkJSONL(content, agent.StoreChunkSize)
 	if err != nil {
 		return nil, fmt.Errorf("chunk transcript: %w", err)
 	}
-	if err := next.storeChunks(repo, sum, chunks); err != nil {
+	for i, c := range chunks {
+		h, err := repo.WriteBlob(c)
+		if err != nil {
+			return nil, fmt.Errorf("store transcript chunk: %w", err)
+		}
+		next.Chunks = append(next.Chunks, h.String())
+		if i == len(chunks)-1 {
+			if next.PrefixSum, err = saveSum(sum); err != nil {
+				return nil, err
+			}
+			next.LastSize = int64(len(c))
+			sum.Write(c)
+			break
+		}
+		sum.Write(c)
+		sum.Write([]byte{'\n'})
+	}
+	if next.FullSum, err = saveSum(sum); err != nil {
 		return nil, err
 	}
+	sum.Write([]byte{'\n'})
+	next.ContentHash = "sha256:" + hex.EncodeToString(sum.Sum(nil))
 	return next, nil
+}
+
+func saveSum(h hash.Hash) ([]byte, error) {
+	b, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		return nil, fmt.Errorf("save transcript hash state: %w", err)
+	}
+	return b, nil
+}
+
+func restoreSum(h hash.Hash, state []byte) error {
+	if len(state) == 0 {
+		return nil
+	}
+	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(state); err != nil {
+		return fmt.Errorf("restore transcript hash state: %w", err)
+	}
+	return nil
 }
 
 // WriteWhole stores content as a whole transcript of the given agent type
@@ -134,39 +188,17 @@ func WriteWhole(repo *gitrepo.Repo, content []byte, agentType agent.AgentType) (
 		return nil, fmt.Errorf("chunk transcript: %w", err)
 	}
 	next := &TranscriptState{Lines: bytes.Count(content, []byte{'\n'})}
-	if err := next.storeChunks(repo, sha256.New(), chunks); err != nil {
-		return nil, err
-	}
-	return next, nil
-}
-
-// storeChunks writes chunks after s.Chunks, extending sum (the hash state
-// over the chunks already in s) and finishing ContentHash.
-func (s *TranscriptState) storeChunks(repo *gitrepo.Repo, sum hash.Hash, chunks [][]byte) error {
-	for i, c := range chunks {
+	for _, c := range chunks {
 		h, err := repo.WriteBlob(c)
 		if err != nil {
-			return fmt.Errorf("store transcript chunk: %w", err)
+			return nil, fmt.Errorf("store transcript chunk: %w", err)
 		}
-		s.Chunks = append(s.Chunks, h.String())
-		if i == len(chunks)-1 {
-			state, err := sum.(encoding.BinaryMarshaler).MarshalBinary()
-			if err != nil {
-				return fmt.Errorf("save transcript hash state: %w", err)
-			}
-			s.PrefixSum = state
-			s.LastSize = int64(len(c))
-			sum.Write(c)
-			break
-		}
-		sum.Write(c)
-		sum.Write([]byte{'\n'})
+		next.Chunks = append(next.Chunks, h.String())
+		next.LastSize = int64(len(c))
 	}
-	if len(s.Chunks) == 0 {
-		s.PrefixSum, s.LastSize = nil, 0
-	}
-	s.ContentHash = "sha256:" + hex.EncodeToString(sum.Sum(nil))
-	return nil
+	sum := sha256.Sum256(content)
+	next.ContentHash = "sha256:" + hex.EncodeToString(sum[:])
+	return next, nil
 }
 
 // ReadSource returns the complete lines of the source transcript at path
@@ -228,8 +260,8 @@ func sourceTail(f *os.File, offset int64) string {
 
 // ReadTranscript reassembles a stored transcript from its chunk blobs for
 // the given agent type (empty: detected from the content of the first
-// chunk). JSONL chunks are joined with newlines, which restores the stored
-// transcript byte for byte.
+// chunk). JSONL chunks are joined with newlines and the final newline is
+// restored, which gives back the stored transcript byte for byte.
 func ReadTranscript(repo *gitrepo.Repo, chunks []plumbing.Hash, agentType agent.AgentType) ([]byte, error) {
 	parts := make([][]byte, 0, len(chunks))
 	for _, h := range chunks {
@@ -245,6 +277,10 @@ func ReadTranscript(repo *gitrepo.Repo, chunks []plumbing.Hash, agentType agent.
 	out, err := agent.ReassembleTranscript(parts, agentType)
 	if err != nil {
 		return nil, fmt.Errorf("reassemble transcript: %w", err)
+	}
+	if agentType != agent.AgentTypeGemini && len(out) > 0 && out[len(out)-1] != '\n' {
+		// JSONL chunks are stored without the final newline.
+		out = append(out, '\n')
 	}
 	return out, nil
 }

@@ -16,10 +16,14 @@ import (
 	"github.com/klauspost/compress/zlib"
 )
 
-// largeObject is the size from which objects are deflated at the fastest
-// level: a transcript chunk is rewritten often and compresses well anyway,
-// and zlib's default level costs several times more CPU for a few percent.
-const largeObject = 256 << 10
+// streamAbove is the file size from which WriteBlobFile streams a file
+// instead of reading it into memory.
+const streamAbove = 1 << 20
+
+// Objects are deflated with klauspost/compress at zlib's default level: on
+// the Claude Code fixture transcripts (10.9 MB) it runs at 152 MB/s for a
+// 5.13x ratio, where the standard library's compress/zlib runs at 65 MB/s
+// for 5.27x (level 1: 263 vs 162 MB/s). See BenchmarkDeflate.
 
 // HasObject reports whether the object h exists (loose or packed).
 func (r *Repo) HasObject(h plumbing.Hash) bool {
@@ -56,7 +60,7 @@ func (r *Repo) WriteBlobFile(path string) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, fmt.Errorf("stat %s: %w", path, err)
 	}
 	size := fi.Size()
-	if size <= 4*largeObject {
+	if size <= streamAbove {
 		data, err := io.ReadAll(f)
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("read %s: %w", path, err)
@@ -161,14 +165,7 @@ func (r *Repo) writeLoose(t plumbing.ObjectType, src io.Reader, size int64) (plu
 		}
 	}()
 
-	level := zlib.DefaultCompression
-	if size >= largeObject {
-		level = zlib.BestSpeed
-	}
-	zw, err := zlib.NewWriterLevel(tmp, level)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
+	zw := zlib.NewWriter(tmp)
 	hasher := sha1.New()
 	w := io.MultiWriter(zw, hasher)
 	header := fmt.Sprintf("%s %d\x00", t, size)

@@ -1,0 +1,63 @@
+package agenttest
+
+import "github.com/entirecli/entire/agent"
+
+// Fixture is the agent-specific data the suite needs.
+type Fixture struct {
+	// NewWithEnv returns the agent under test reading environment variables
+	// from env (nil map: empty environment) and using home as the home
+	// directory.
+	NewWithEnv func(env map[string]string, home string) agent.Agent
+	// SessionDirEnv is the environment variable that overrides the session
+	// directory (ENTIRE_TEST_*_PROJECT_DIR).
+	SessionDirEnv string
+
+	// SettingsPath is the hook settings file relative to the repo root.
+	SettingsPath string
+	// ForeignSettings are settings files with content that is not
+	// Entire's (unknown keys, foreign hooks); each must survive an
+	// install/uninstall round trip byte for byte.
+	ForeignSettings map[string]string
+
+	// Hooks are sample payloads; there must be one for every verb the agent
+	// installs (GetHookNames).
+	Hooks []HookCase
+
+	// Session is a small native transcript with known answers.
+	Session SessionCase
+
+	// TranscriptFiles are real transcripts for chunking and scanning round
+	// trips.
+	TranscriptFiles []string
+	// AppendEntry returns one complete transcript entry (a JSONL line
+	// without newline) for growth tests; nil if the agent's transcripts
+	// are not append-only.
+	AppendEntry func(i int) []byte
+}
+
+// HookCase is one hook payload and the fields it must parse to.
+type HookCase struct {
+	Verb    string
+	Payload string
+	Want    agent.HookInput // compared field by field; RawData/Timestamp ignored
+}
+
+// SessionCase describes Session.Data and what the AgentSession queries must
+// return for it.
+type SessionCase struct {
+	ID            string
+	Data          []byte
+	LastPrompt    string
+	LastAssistant string
+	ToolUseID     string // a tool call whose result entry is ToolResultID
+	ToolResultID  string
+	TruncateID    string
+	// Truncated is the expected NativeData after TruncateAtUUID(TruncateID)
+	// (nil: compare only that it is a prefix ending at that entry).
+	Truncated []byte
+	// ModifiedFiles are the files ReadSession must report.
+	ModifiedFiles []string
+	// FileName is the expected base name WriteSession uses in an empty
+	// session dir.
+	FileName string
+}

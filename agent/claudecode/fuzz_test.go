@@ -1,0 +1,59 @@
+package claudecode_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/agent/claudecode"
+)
+
+func FuzzScanTranscript(f *testing.F) {
+	f.Add(joinLines(sessionLines), 3)
+	f.Add([]byte(`{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Write","input":{"file_path":1}}]}}{"type":"user"`+"\n"), 0)
+	f.Add([]byte("{\n}\n[]\nnull\n\"s\"\n"), 1)
+	f.Add([]byte(`{"type":"user","toolUseResult":[1,2],"message":{"content":{"x":1}}}`+"\n"+`{"type":"progress","data":"x"}`+"\n"), 1)
+	f.Fuzz(func(t *testing.T, data []byte, split int) {
+		path := filepath.Join(t.TempDir(), "t.jsonl")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		a := claudecode.New()
+		whole, err := a.ScanTranscript(path, agent.Position{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		complete := int64(bytes.LastIndexByte(data, '\n') + 1)
+		if whole.To.Offset != complete || whole.To.Entries != bytes.Count(data, []byte("\n")) {
+			t.Fatalf("end %+v, want offset %d", whole.To, complete)
+		}
+		// Resuming from any line boundary reaches the same end.
+		if split < 0 {
+			split = -split
+		}
+		if n := whole.To.Entries; n > 0 {
+			mid, err := a.ScanTranscript(path, agent.Position{Entries: split % (n + 1)})
+			if err != nil || mid.To.Offset != whole.To.Offset || mid.To.Entries != whole.To.Entries {
+				t.Fatalf("resume from line %d: %+v, %v", split%(n+1), mid, err)
+			}
+		}
+		_ = claudecode.AnalyzeTranscript(data, agent.Position{Entries: split})
+	})
+}
+
+func FuzzParseHookInput(f *testing.F) {
+	for _, hc := range claudeHookCases() {
+		f.Add([]byte(hc.Payload))
+	}
+	f.Add([]byte(""))
+	f.Add([]byte(`{"tool_input":null,"tool_response":[1,{"a":"b"}],"session_id":null}`))
+	f.Add([]byte(`{"session_id":["x"]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in, err := claudecode.New().ParseHookInput(agent.HookPostToolUse, bytes.NewReader(data))
+		if err == nil && (in == nil || in.RawData == nil) {
+			t.Fatalf("nil input without error")
+		}
+	})
+}

@@ -1,0 +1,74 @@
+package claudecode
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// TaskInput is the tool_input of the subagent tool (Agent, formerly Task).
+type TaskInput struct {
+	Description     string `json:"description"`
+	Prompt          string `json:"prompt"`
+	SubagentType    string `json:"subagent_type"`
+	Model           string `json:"model,omitempty"`
+	RunInBackground bool   `json:"run_in_background,omitempty"`
+}
+
+// TaskResponse is the tool_response of the subagent tool (post-task). Status
+// is "completed" for foreground runs and "async_launched" for background
+// runs (which have OutputFile and no usage).
+type TaskResponse struct {
+	Status      string `json:"status"`
+	AgentID     string `json:"agentId"`
+	OutputFile  string `json:"outputFile,omitempty"`
+	TotalTokens int    `json:"totalTokens,omitempty"`
+}
+
+// Todo is one TodoWrite item.
+type Todo struct {
+	Content    string `json:"content"`
+	ActiveForm string `json:"activeForm"`
+	Status     string `json:"status"` // pending, in_progress, completed
+}
+
+// ParseTaskInput decodes a pre-task/post-task tool_input. Empty input gives
+// the zero TaskInput.
+func ParseTaskInput(raw []byte) (TaskInput, error) {
+	var in TaskInput
+	if len(raw) == 0 {
+		return in, nil
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return TaskInput{}, fmt.Errorf("parse task input: %w", err)
+	}
+	return in, nil
+}
+
+// ParseTaskResponse decodes a post-task tool_response. Claude Code also
+// returns plain strings for failed calls; those give the zero TaskResponse
+// and no error.
+func ParseTaskResponse(raw []byte) (TaskResponse, error) {
+	var r TaskResponse
+	if len(raw) == 0 || raw[0] != '{' {
+		return r, nil
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return TaskResponse{}, fmt.Errorf("parse task response: %w", err)
+	}
+	return r, nil
+}
+
+// ParseTodos decodes the todos of a TodoWrite tool_input ({"todos": [...]});
+// other inputs (TaskCreate, TaskUpdate) give nil.
+func ParseTodos(raw []byte) ([]Todo, error) {
+	var in struct {
+		Todos []Todo `json:"todos"`
+	}
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, fmt.Errorf("parse todos: %w", err)
+	}
+	return in.Todos, nil
+}

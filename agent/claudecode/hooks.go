@@ -1,0 +1,338 @@
+package claudecode
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/entirecli/entire/agent"
+)
+
+// SettingsPath is the project settings file, relative to the repository root.
+const SettingsPath = ".claude/settings.json"
+
+// MetadataDenyRule keeps Claude Code from reading Entire's session metadata.
+const MetadataDenyRule = "Read(./.entire/metadata/**)"
+
+// Command prefixes of Entire hooks. A handler whose command starts with one of
+// them is Entire's (ownership test for install/uninstall).
+const (
+	commandPrefix         = "entire hooks claude-code "
+	localDevCommandPrefix = "go run ${CLAUDE_PROJECT_DIR}/cmd/entire/main.go hooks claude-code "
+	ownedPrefix           = "entire "
+	ownedLocalDevPrefix   = "go run ${CLAUDE_PROJECT_DIR}/cmd/entire/main.go "
+)
+
+// Hook verbs (subcommands of `entire hooks claude-code`).
+const (
+	VerbSessionStart     = "session-start"
+	VerbSessionEnd       = "session-end"
+	VerbStop             = "stop"
+	VerbUserPromptSubmit = "user-prompt-submit"
+	VerbPreTask          = "pre-task"
+	VerbPostTask         = "post-task"
+	VerbPostTodo         = "post-todo"
+	// Verbs that are parsed but not installed yet.
+	VerbPostTool      = "post-tool"
+	VerbSubagentStart = "subagent-start"
+	VerbSubagentStop  = "subagent-stop"
+)
+
+// Tool-name matchers. Claude Code renamed Task to Agent in 2.1.63; both are
+// matched. TaskCreate/TaskUpdate are the todo system, not subagents.
+const (
+	TaskMatcher = "Agent|Task"
+	TodoMatcher = "TodoWrite|TaskCreate|TaskUpdate"
+)
+
+// HookSpec is one row of the hook table: which Claude Code event and matcher
+// run which `entire hooks claude-code` verb.
+type HookSpec struct {
+	Event   string
+	Matcher string
+	Verb    string
+	Type    agent.HookType
+	// Install is false for verbs that are parsed but not installed yet.
+	Install bool
+}
+
+// HookTable returns the hook table, in installation order. To install a new
+// hook, add a row (or flip Install). Callers get a fresh copy.
+func HookTable() []HookSpec {
+	return []HookSpec{
+		{"SessionStart", "", VerbSessionStart, agent.HookSessionStart, true},
+		{"SessionEnd", "", VerbSessionEnd, agent.HookSessionEnd, true},
+		{"Stop", "", VerbStop, agent.HookStop, true},
+		{"UserPromptSubmit", "", VerbUserPromptSubmit, agent.HookUserPromptSubmit, true},
+		{"PreToolUse", TaskMatcher, VerbPreTask, agent.HookPreToolUse, true},
+		{"PostToolUse", TaskMatcher, VerbPostTask, agent.HookPostToolUse, true},
+		{"PostToolUse", TodoMatcher, VerbPostTodo, agent.HookPostToolUse, true},
+		{"PostToolUse", "", VerbPostTool, agent.HookPostToolUse, false},
+		{"SubagentStart", "", VerbSubagentStart, agent.HookSubagentStart, false},
+		{"SubagentStop", "", VerbSubagentStop, agent.HookSubagentStop, false},
+	}
+}
+
+// HookCommand returns the command line of verb.
+func HookCommand(verb string, localDev bool) string {
+	if localDev {
+		return localDevCommandPrefix + verb
+	}
+	return commandPrefix + verb
+}
+
+// IsEntireCommand reports whether a hook command belongs to Entire (current,
+// local-dev and legacy forms).
+func IsEntireCommand(command string) bool {
+	return strings.HasPrefix(command, ownedPrefix) || strings.HasPrefix(command, ownedLocalDevPrefix)
+}
+
+// IsTaskTool reports whether toolName is the subagent tool (Agent, or Task
+// before Claude Code 2.1.63). pre-task/post-task handlers ignore other tools.
+func IsTaskTool(toolName string) bool { return toolName == "Agent" || toolName == "Task" }
+
+// IsTodoTool reports whether toolName is a todo tool handled by post-todo.
+func IsTodoTool(toolName string) bool {
+	return toolName == "TodoWrite" || toolName == "TaskCreate" || toolName == "TaskUpdate"
+}
+
+func editor() agent.HookEditor { return agent.HookEditor{IsOurs: IsEntireCommand} }
+
+func wantedEntries(localDev bool) []agent.HookEntry {
+	var out []agent.HookEntry
+	for _, s := range HookTable() {
+		if !s.Install {
+			continue
+		}
+		cmd := HookCommand(s.Verb, localDev)
+		h := &agent.Object{}
+		h.Set("type", agent.MustString("command"))
+		h.Set("command", agent.MustString(cmd))
+		out = append(out, agent.HookEntry{Event: s.Event, Matcher: s.Matcher, Command: cmd, Handler: h.Compact()})
+	}
+	return out
+}
+
+// GetHookNames returns the installed verbs.
+func (a *Agent) GetHookNames() []string {
+	var names []string
+	for _, s := range HookTable() {
+		if s.Install {
+			names = agent.AppendUnique(names, s.Verb)
+		}
+	}
+	return names
+}
+
+// HookTypeForVerb maps every parsable verb (installed or not) to its hook
+// type.
+func (a *Agent) HookTypeForVerb(verb string) (agent.HookType, bool) {
+	for _, s := range HookTable() {
+		if s.Verb == verb {
+			return s.Type, true
+		}
+	}
+	return "", false
+}
+
+// GetSupportedHooks returns the hook types of the installed verbs.
+func (a *Agent) GetSupportedHooks() []agent.HookType {
+	var out []agent.HookType
+	seen := map[agent.HookType]bool{}
+	for _, s := range HookTable() {
+		if s.Install && !seen[s.Type] {
+			seen[s.Type] = true
+			out = append(out, s.Type)
+		}
+	}
+	return out
+}
+
+// subObject returns root[key] parsed as an object (empty if absent).
+func subObject(root *agent.Object, key, path string) (*agent.Object, error) {
+	raw, ok := root.Get(key)
+	if !ok || string(raw) == "null" {
+		return &agent.Object{}, nil
+	}
+	obj, err := agent.ParseObject(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %q is not an object", path, agent.ErrInvalidSettings, key)
+	}
+	return obj, nil
+}
+
+// InstallHooksIn merges Entire's hooks (HookTable rows with Install) and the
+// metadata deny rule into <repoRoot>/.claude/settings.json, following the
+// agent.HookInstaller contract. It returns the number of hook handlers added
+// (0, and the file is not rewritten, when everything is in place).
+func InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error) {
+	path := filepath.Join(repoRoot, SettingsPath)
+	f, err := agent.ReadSettingsFile(path, true)
+	if err != nil {
+		return 0, err
+	}
+	hooks, err := subObject(f.Root, "hooks", path)
+	if err != nil {
+		return 0, err
+	}
+	perms, err := subObject(f.Root, "permissions", path)
+	if err != nil {
+		return 0, err
+	}
+	n, err := editor().Install(hooks, wantedEntries(opts.LocalDev), opts.Force)
+	if err != nil {
+		return 0, fmt.Errorf("install hooks in %s: %w", path, err)
+	}
+	f.Root.SetObject("hooks", hooks)
+
+	var deny []json.RawMessage
+	if raw, ok := perms.Get("deny"); ok {
+		if json.Unmarshal(raw, &deny) != nil {
+			return 0, fmt.Errorf("%s: %w: permissions.deny is not an array", path, agent.ErrInvalidSettings)
+		}
+	}
+	if !containsString(deny, MetadataDenyRule) {
+		deny = append(deny, agent.MustString(MetadataDenyRule))
+		perms.Set("deny", agent.CompactArray(deny))
+		f.Root.SetObject("permissions", perms)
+	}
+	if _, err := f.Save(); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// UninstallHooksIn removes Entire's hooks and the deny rule from
+// <repoRoot>/.claude/settings.json, dropping the hooks/permissions objects
+// and the deny array only where that removal emptied them. A file left empty
+// is removed (with .claude/ if that is then empty). A missing file is not an
+// error.
+func UninstallHooksIn(repoRoot string) error {
+	path := filepath.Join(repoRoot, SettingsPath)
+	f, err := agent.ReadSettingsFile(path, true)
+	if err != nil {
+		return err
+	}
+	if !f.Exists {
+		return nil
+	}
+	if _, ok := f.Root.Get("hooks"); ok {
+		hooks, err := subObject(f.Root, "hooks", path)
+		if err != nil {
+			return err
+		}
+		if editor().Remove(hooks) > 0 {
+			if hooks.Len() == 0 {
+				f.Root.Delete("hooks")
+			} else {
+				f.Root.SetObject("hooks", hooks)
+			}
+		}
+	}
+	if _, ok := f.Root.Get("permissions"); ok {
+		perms, err := subObject(f.Root, "permissions", path)
+		if err != nil {
+			return err
+		}
+		var deny []json.RawMessage
+		if raw, ok := perms.Get("deny"); ok && json.Unmarshal(raw, &deny) == nil && containsString(deny, MetadataDenyRule) {
+			kept := deny[:0]
+			for _, d := range deny {
+				var s string
+				if json.Unmarshal(d, &s) == nil && s == MetadataDenyRule {
+					continue
+				}
+				kept = append(kept, d)
+			}
+			if len(kept) == 0 {
+				perms.Delete("deny")
+			} else {
+				perms.Set("deny", agent.CompactArray(kept))
+			}
+			if perms.Len() == 0 {
+				f.Root.Delete("permissions")
+			} else {
+				f.Root.SetObject("permissions", perms)
+			}
+		}
+	}
+	return f.SaveOrRemove()
+}
+
+// HooksInstalledIn reports whether <repoRoot>/.claude/settings.json has
+// Entire's Stop hook (current, local-dev or legacy command). A missing file
+// is (false, nil); an invalid one an error.
+func HooksInstalledIn(repoRoot string) (bool, error) {
+	path := filepath.Join(repoRoot, SettingsPath)
+	f, err := agent.ReadSettingsFile(path, true)
+	if err != nil || !f.Exists {
+		return false, err
+	}
+	hooks, err := subObject(f.Root, "hooks", path)
+	if err != nil {
+		return false, err
+	}
+	for _, c := range []string{
+		HookCommand(VerbStop, false), HookCommand(VerbStop, true),
+		"entire hooks claudecode stop", "entire rewind claude-hook --stop",
+		ownedLocalDevPrefix + "hooks claudecode stop", ownedLocalDevPrefix + "rewind claude-hook --stop",
+	} {
+		if editor().Contains(hooks, "Stop", c) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func containsString(list []json.RawMessage, s string) bool {
+	for _, raw := range list {
+		var v string
+		if json.Unmarshal(raw, &v) == nil && v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// InstallHooksIn implements agent.HookInstaller.
+func (a *Agent) InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error) {
+	return InstallHooksIn(repoRoot, opts)
+}
+
+// UninstallHooksIn implements agent.HookInstaller.
+func (a *Agent) UninstallHooksIn(repoRoot string) error { return UninstallHooksIn(repoRoot) }
+
+// HooksInstalledIn implements agent.HookInstaller.
+func (a *Agent) HooksInstalledIn(repoRoot string) (bool, error) { return HooksInstalledIn(repoRoot) }
+
+// InstallHooks installs the hooks in the repository containing the working
+// directory (see InstallHooksIn).
+func (a *Agent) InstallHooks(localDev bool, force bool) (int, error) {
+	root, err := agent.RepoRoot()
+	if err != nil {
+		return 0, err
+	}
+	return InstallHooksIn(root, agent.HookInstallOptions{LocalDev: localDev, Force: force})
+}
+
+// UninstallHooks removes the hooks from the repository containing the
+// working directory (see UninstallHooksIn).
+func (a *Agent) UninstallHooks() error {
+	root, err := agent.RepoRoot()
+	if err != nil {
+		return err
+	}
+	return UninstallHooksIn(root)
+}
+
+// AreHooksInstalled reports whether the hooks are installed in the
+// repository containing the working directory; errors count as not installed.
+func (a *Agent) AreHooksInstalled() bool {
+	root, err := agent.RepoRoot()
+	if err != nil {
+		return false
+	}
+	ok, _ := HooksInstalledIn(root)
+	return ok
+}

@@ -1,0 +1,335 @@
+package geminicli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/entirecli/entire/agent"
+)
+
+// Format is a Gemini transcript container.
+type Format int
+
+// Transcript containers (FORMATS.md 2.1). Detection looks at content, never
+// at the file name: Entire stored single-JSON transcripts as full.jsonl.
+const (
+	// FormatJSON is one JSON document {sessionId, ..., messages[]},
+	// rewritten whole on every update.
+	FormatJSON Format = iota
+	// FormatJSONL is a header line, then message records (a message id may
+	// repeat: the last record wins) and {"$set": ...} patch records.
+	FormatJSONL
+)
+
+// DetectFormat tells the container of transcript content from its first
+// line: "{" alone, or one complete object with a `messages` key, is
+// FormatJSON; anything else FormatJSONL.
+func DetectFormat(content []byte) Format {
+	content = bytes.TrimLeft(content, " \t\r\n")
+	first := content
+	if i := bytes.IndexByte(content, '\n'); i >= 0 {
+		first = content[:i]
+	}
+	first = bytes.TrimSpace(first)
+	if string(first) == "{" {
+		return FormatJSON
+	}
+	if len(first) == len(bytes.TrimSpace(content)) {
+		// One line only: a compact document or a lone JSONL record.
+		if obj, err := agent.ParseObject(first); err == nil {
+			if _, ok := obj.Get("messages"); ok {
+				return FormatJSON
+			}
+		}
+	}
+	return FormatJSONL
+}
+
+// message is the part of a Gemini message the analysis needs.
+type message struct {
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	Content   json.RawMessage `json:"content"`
+	ToolCalls []toolCall      `json:"toolCalls"`
+	Tokens    *tokens         `json:"tokens"`
+	Set       json.RawMessage `json:"$set"`
+}
+
+type toolCall struct {
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+type tokens struct {
+	Input    int `json:"input"`
+	Output   int `json:"output"`
+	Cached   int `json:"cached"`
+	Thoughts int `json:"thoughts"`
+	Tool     int `json:"tool"`
+	Total    int `json:"total"`
+}
+
+type fileArgs struct {
+	FilePath string `json:"file_path"`
+	Path     string `json:"path"`
+	Filename string `json:"filename"`
+}
+
+// IsFileModificationTool reports whether a Gemini tool writes the file named
+// by args.file_path (else path, else filename).
+func IsFileModificationTool(name string) bool {
+	switch name {
+	case "write_file", "replace", "edit_file", "save_file":
+		return true
+	}
+	return false
+}
+
+// analyze adds msgs, in order, to an.
+func analyze(an *agent.Analysis, msgs []*message) {
+	for _, m := range msgs {
+		switch m.Type {
+		case "user":
+			if t := agent.PromptText(agent.MessageText(m.Content)); t != "" {
+				an.Prompts = append(an.Prompts, t)
+			}
+		case "gemini":
+			if t := agent.MessageText(m.Content); t != "" {
+				an.LastAssistant = t
+			}
+			for _, tc := range m.ToolCalls {
+				an.ToolUses = append(an.ToolUses, agent.ToolUse{Name: tc.Name, Detail: agent.ToolDetail(tc.Name, tc.Args)})
+				if IsFileModificationTool(tc.Name) {
+					var fa fileArgs
+					if json.Unmarshal(tc.Args, &fa) == nil {
+						p := fa.FilePath
+						if p == "" {
+							p = fa.Path
+						}
+						if p == "" {
+							p = fa.Filename
+						}
+						an.ModifiedFiles = agent.AppendUnique(an.ModifiedFiles, p)
+					}
+				}
+			}
+			if t := m.Tokens; t != nil && (t.Input != 0 || t.Output != 0 || t.Cached != 0 || t.Total != 0) {
+				an.Tokens.InputTokens += t.Input
+				an.Tokens.OutputTokens += t.Output
+				an.Tokens.CacheReadTokens += t.Cached
+				an.Tokens.APICallCount++
+			}
+		}
+	}
+}
+
+// documentMessages parses a single-JSON transcript.
+func documentMessages(content []byte) ([]*message, error) {
+	var doc struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(content, &doc); err != nil {
+		return nil, fmt.Errorf("parse gemini transcript: %w", err)
+	}
+	msgs := make([]*message, 0, len(doc.Messages))
+	for _, raw := range doc.Messages {
+		m := &message{}
+		if json.Unmarshal(raw, m) != nil {
+			m = &message{} // a malformed message still counts as a position
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, nil
+}
+
+// analyzeDocument analyses a single-JSON transcript from message index
+// from.Entries (restarting at 0 if the document is now shorter).
+func analyzeDocument(content []byte, from agent.Position) (*agent.Analysis, error) {
+	from = from.Sanitized()
+	msgs, err := documentMessages(content)
+	if err != nil {
+		return nil, err
+	}
+	if from.Entries > len(msgs) {
+		from = agent.Position{}
+	}
+	an := &agent.Analysis{From: from}
+	analyze(an, msgs[from.Entries:])
+	an.To = agent.Position{Entries: len(msgs)}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].ID != "" {
+			an.To.LastID = msgs[i].ID
+			break
+		}
+	}
+	return an, nil
+}
+
+// jsonlScan collects the message records of a JSONL transcript; a repeated
+// id replaces the earlier record in place (last record wins).
+type jsonlScan struct {
+	order []*message
+	byID  map[string]int
+	last  string
+}
+
+func (s *jsonlScan) line(b []byte) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for {
+		m := &message{}
+		if err := dec.Decode(m); err != nil {
+			return
+		}
+		if m.Set != nil || m.ID == "" || m.Type == "" {
+			continue // $set patch, header or unknown record
+		}
+		s.last = m.ID
+		if i, ok := s.byID[m.ID]; ok {
+			s.order[i] = m
+			continue
+		}
+		s.byID[m.ID] = len(s.order)
+		s.order = append(s.order, m)
+	}
+}
+
+func scanJSONL(r io.Reader, from agent.Position, skip int) (*agent.Analysis, error) {
+	s := &jsonlScan{byID: map[string]int{}}
+	seen := 0
+	consumed, lines, err := agent.ForEachLine(r, func(line []byte) error {
+		seen++
+		if seen > skip {
+			s.line(line)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	an := &agent.Analysis{From: from}
+	analyze(an, s.order)
+	an.To = agent.Position{Entries: from.Entries + lines, Offset: from.Offset + consumed, LastID: from.LastID}
+	if skip > 0 {
+		an.To.Entries = lines
+	}
+	if s.last != "" {
+		an.To.LastID = s.last
+	}
+	return an, nil
+}
+
+// ScanTranscript analyses a Gemini transcript from `from` (see
+// agent.TranscriptScanner). The container is detected from the content. A
+// single-JSON transcript is read whole (Positions count messages, Offset is
+// 0); a JSONL transcript is streamed from from.Offset (Positions count lines)
+// and a trailing line without newline is left for the next scan.
+//
+// Token usage follows SPEC 4.4: per gemini message with non-zero tokens,
+// input += input, output += output, cache_read += cached, one API call.
+func (a *Agent) ScanTranscript(path string, from agent.Position) (*agent.Analysis, error) {
+	from = from.Sanitized()
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("scan transcript: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, _ := br.Peek(64 << 10)
+	wholeFile := len(head) < 64<<10
+	if wholeFile || bytes.IndexByte(head, '\n') < 0 || DetectFormat(head) == FormatJSON {
+		// Single JSON (or a first line too long to judge from the head):
+		// this container has to be read whole anyway.
+		content, err := io.ReadAll(br)
+		if err != nil {
+			return nil, fmt.Errorf("scan transcript %s: %w", path, err)
+		}
+		if DetectFormat(content) == FormatJSON {
+			an, err := analyzeDocument(content, agent.Position{Entries: from.Entries})
+			if err != nil {
+				return nil, fmt.Errorf("scan transcript %s: %w", path, err)
+			}
+			return an, nil
+		}
+		if from.Offset > int64(len(content)) {
+			from = agent.Position{}
+		}
+		skip := 0
+		if from.Offset == 0 {
+			skip = from.Entries
+		}
+		return scanJSONL(bytes.NewReader(content[from.Offset:]), from, skip)
+	}
+	skip := 0
+	var r io.Reader = br
+	if from.Offset > 0 {
+		st, err := f.Stat()
+		if err != nil {
+			return nil, fmt.Errorf("scan transcript: %w", err)
+		}
+		if st.Size() < from.Offset {
+			from = agent.Position{}
+		} else {
+			if _, err := f.Seek(from.Offset, io.SeekStart); err != nil {
+				return nil, fmt.Errorf("scan transcript %s: %w", path, err)
+			}
+			r = f
+		}
+	} else if from.Entries > 0 {
+		skip = from.Entries
+	}
+	an, err := scanJSONL(r, from, skip)
+	if err != nil {
+		return nil, fmt.Errorf("scan transcript %s: %w", path, err)
+	}
+	return an, nil
+}
+
+// AnalyzeTranscript analyses in-memory transcript content (either container)
+// from its start. A JSONL last line without newline is included.
+func AnalyzeTranscript(content []byte) (*agent.Analysis, error) {
+	if DetectFormat(content) == FormatJSON {
+		return analyzeDocument(content, agent.Position{})
+	}
+	var r io.Reader = bytes.NewReader(content)
+	if len(content) > 0 && content[len(content)-1] != '\n' {
+		r = io.MultiReader(r, bytes.NewReader([]byte("\n")))
+	}
+	return scanJSONL(r, agent.Position{}, 0)
+}
+
+// GetTranscriptPosition returns the message count (single JSON) or line
+// count (JSONL) of the transcript; 0 if it does not exist.
+func (a *Agent) GetTranscriptPosition(path string) (int, error) {
+	an, err := a.ScanTranscript(path, agent.Position{})
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return an.To.Entries, nil
+}
+
+// ExtractModifiedFilesFromOffset returns the files modified after position
+// startOffset and the current position.
+func (a *Agent) ExtractModifiedFilesFromOffset(path string, startOffset int) ([]string, int, error) {
+	an, err := a.ScanTranscript(path, agent.Position{Entries: startOffset})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	return an.ModifiedFiles, an.To.Entries, nil
+}

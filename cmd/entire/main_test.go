@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/iostreams"
+)
+
+// entireBin is the binary built once for end-to-end tests.
+var entireBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "entire-bin-")
+	if err != nil {
+		panic(err)
+	}
+	entireBin = filepath.Join(dir, "entire")
+	build := exec.Command("go", "build", "-o", entireBin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("build entire: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// testFactory returns a factory rooted at dir with buffer streams.
+func testFactory(dir string, env map[string]string) (*factory, *bytes.Buffer, *bytes.Buffer) {
+	ios, _, out, errOut := iostreams.Test()
+	f := &factory{
+		IO:     ios,
+		Getwd:  func() (string, error) { return dir, nil },
+		Getenv: func(k string) string { return env[k] },
+		Now:    func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
+	}
+	f.OpenRepo = repoOpener(f)
+	return f, out, errOut
+}
+
+// runEntire runs the built binary in dir with extra environment and stdin,
+// the way an agent or git would.
+func runEntire(t *testing.T, dir string, env []string, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(entireBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(gittest.Env(t.TempDir()), env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	t.Parallel()
+	f, out, _ := testFactory(t.TempDir(), nil)
+	if code := run([]string{"version"}, f); code != exitOK {
+		t.Fatalf("version exit %d", code)
+	}
+	if !strings.HasPrefix(out.String(), "Entire CLI dev (dev)\nGo version: go") || !strings.Contains(out.String(), "OS/Arch: ") {
+		t.Errorf("version output %q", out)
+	}
+	f, out, _ = testFactory(t.TempDir(), nil)
+	if code := run([]string{"help", "--tree"}, f); code != exitOK || !strings.Contains(out.String(), "version - Show build information") {
+		t.Errorf("help --tree: %d %q", code, out)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+	_, stderr, code := runEntire(t, t.TempDir(), nil, "", "--no-such-flag")
+	if code != 1 || !strings.Contains(stderr, "Error: Invalid usage: unknown flag: --no-such-flag") {
+		t.Errorf("unknown flag: %d %q", code, stderr)
+	}
+	_, stderr, code = runEntire(t, t.TempDir(), nil, "", "no-such-command")
+	if code != 1 || !strings.Contains(stderr, "Invalid usage: unknown command") {
+		t.Errorf("unknown command: %d %q", code, stderr)
+	}
+	if _, _, code := runEntire(t, t.TempDir(), nil, "", "completion", "bash"); code != 0 {
+		t.Errorf("completion exit %d", code)
+	}
+}

@@ -1,0 +1,112 @@
+package githook
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Marker is the comment that identifies a hook file as ours. Every version
+// of our shims, including those of Entire 0.4.x, contains it; a file without
+// it is foreign and is never rewritten or removed.
+const Marker = "# Entire CLI hooks"
+
+// BackupSuffix is appended to a foreign hook's name when it is moved aside.
+const BackupSuffix = ".pre-entire"
+
+// Hook names, in the order git runs them during a commit and push.
+const (
+	PrepareCommitMsg = "prepare-commit-msg"
+	CommitMsg        = "commit-msg"
+	PostCommit       = "post-commit"
+	PrePush          = "pre-push"
+)
+
+// Names returns the four hook names entire installs.
+func Names() []string {
+	return []string{PrepareCommitMsg, CommitMsg, PostCommit, PrePush}
+}
+
+// hookSpec is what differs between the shims: the arguments passed on, the
+// redirections, the failure handling (SPEC 2.4), and a comment saying why.
+type hookSpec struct {
+	comment string
+	args    string
+	suffix  string
+}
+
+// specFor returns the shim details of hook (SPEC 2.4 failure semantics).
+func specFor(hook string) (hookSpec, bool) {
+	switch hook {
+	case PrepareCommitMsg:
+		return hookSpec{
+			comment: "# Adds the Entire-Checkpoint trailer when an agent session changed the files. Never blocks.",
+			args:    `"$1" "$2"`,
+			suffix:  "2>/dev/null || true",
+		}, true
+	case CommitMsg:
+		return hookSpec{
+			comment: "# Strips an Entire-Checkpoint trailer left without agent changes. A failure aborts the commit.",
+			args:    `"$1"`,
+			suffix:  "|| exit 1",
+		}, true
+	case PostCommit:
+		return hookSpec{
+			comment: "# Condenses agent sessions into the commit's checkpoint. Never blocks.",
+			suffix:  "2>/dev/null || true",
+		}, true
+	case PrePush:
+		return hookSpec{
+			comment: "# Pushes the session logs branch alongside your push. Never blocks.",
+			args:    `"$1"`,
+			suffix:  "|| true",
+		}, true
+	}
+	return hookSpec{}, false
+}
+
+// Script returns the shim for hook. localDev makes it run
+// `go run ./cmd/entire/main.go` instead of `entire`. chain appends the block
+// that runs <hook>.pre-entire (when executable) after ours, with the same
+// arguments, and exits with its status; for pre-push, ours then reads
+// /dev/null so the chained hook receives git's ref list on stdin (entire's
+// pre-push handler does not read stdin).
+//
+// If the command is not on PATH the shim prints one warning line to stderr
+// and skips it; it never blocks the git operation for that reason.
+func Script(hook string, localDev, chain bool) (string, error) {
+	spec, ok := specFor(hook)
+	if !ok {
+		return "", fmt.Errorf("githook: unknown hook %q", hook)
+	}
+	bin, prog := "entire", "entire"
+	if localDev {
+		bin, prog = "go", "go run ./cmd/entire/main.go"
+	}
+	call := prog + " hooks git " + hook
+	if spec.args != "" {
+		call += " " + spec.args
+	}
+	if chain && hook == PrePush {
+		call += " </dev/null"
+	}
+	call += " " + spec.suffix
+
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\n")
+	b.WriteString(Marker + "\n")
+	b.WriteString(spec.comment + "\n")
+	fmt.Fprintf(&b, "if command -v %s >/dev/null 2>&1; then\n", bin)
+	fmt.Fprintf(&b, "  %s\n", call)
+	b.WriteString("else\n")
+	fmt.Fprintf(&b, "  echo \"[entire] '%s' not found on PATH; skipping the %s hook\" >&2\n", bin, hook)
+	b.WriteString("fi\n")
+	if chain {
+		prev := `"$(dirname "$0")/` + hook + BackupSuffix + `"`
+		b.WriteString("# Chain: run pre-existing hook\n")
+		fmt.Fprintf(&b, "if [ -x %s ]; then\n", prev)
+		fmt.Fprintf(&b, "  exec %s \"$@\"\n", prev)
+		b.WriteString("fi\n")
+	}
+	b.WriteString("exit 0\n")
+	return b.String(), nil
+}

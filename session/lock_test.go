@@ -1,0 +1,73 @@
+package session
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestLocksExclude(t *testing.T) {
+	t.Parallel()
+	impls := map[string]func(string, time.Duration) (func(), error){
+		"platform": lockFile,
+		"excl":     lockFileExcl,
+	}
+	for name, lock := range impls {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "lock")
+			var mu sync.Mutex
+			inside, maxInside := 0, 0
+			var wg sync.WaitGroup
+			for range 8 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range 10 {
+						unlock, err := lock(path, 10*time.Second)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						mu.Lock()
+						inside++
+						maxInside = max(maxInside, inside)
+						mu.Unlock()
+						time.Sleep(100 * time.Microsecond)
+						mu.Lock()
+						inside--
+						mu.Unlock()
+						unlock()
+					}
+				}()
+			}
+			wg.Wait()
+			if maxInside != 1 {
+				t.Fatalf("%d holders at once", maxInside)
+			}
+			// Timeout while held.
+			unlock, err := lock(path, time.Second)
+			must(t, err)
+			if _, err := lock(path, 20*time.Millisecond); !errors.Is(err, ErrLockTimeout) {
+				t.Fatalf("second lock = %v, want ErrLockTimeout", err)
+			}
+			unlock()
+		})
+	}
+}
+
+func TestExclLockStale(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "lock")
+	must(t, os.WriteFile(path+".excl", nil, 0o600))
+	old := time.Now().Add(-2 * staleExclLock)
+	must(t, os.Chtimes(path+".excl", old, old))
+	unlock, err := lockFileExcl(path, 50*time.Millisecond)
+	if err != nil {
+		t.Fatalf("stale lock not broken: %v", err)
+	}
+	unlock()
+}

@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/hide"
 	"github.com/spf13/cobra"
 )
@@ -92,7 +91,7 @@ func toCutJSON(c hide.Cut) cutJSON {
 
 // runHide runs the hide subcommand verb.
 func runHide(_ context.Context, verb string, opts *hideOptions) error {
-	repo, err := openRepoFromWd(opts.f)
+	repo, err := opts.f.OpenRepo()
 	if err != nil {
 		return err
 	}
@@ -187,19 +186,6 @@ func hideError(id string, err error) error {
 		return fmt.Errorf("unknown hide id %q (see 'entire hide list')", id)
 	}
 	return err
-}
-
-// openRepoFromWd opens the repository that contains the working directory.
-func openRepoFromWd(f *factory) (*gitrepo.Repo, error) {
-	wd, err := f.Getwd()
-	if err != nil {
-		return nil, fmt.Errorf("get working directory: %w", err)
-	}
-	repo, err := gitrepo.Open(wd, gitrepo.Options{Getenv: f.Getenv})
-	if errors.Is(err, gitrepo.ErrNotRepository) {
-		return nil, fmt.Errorf("not a git repository: %s", wd)
-	}
-	return repo, err
 }
 
 // encodeJSONTo writes v as indented JSON and a newline.

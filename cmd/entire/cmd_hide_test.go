@@ -38,6 +38,7 @@ func newStoreCmdEnvIn(t *testing.T, dir string) *storeCmdEnv {
 		Getenv: func(string) string { return "" },
 		Now:    func() time.Time { return time.Date(2026, 6, 7, 12, 0, 0, 0, time.UTC) },
 	}
+	f.OpenRepo = repoOpener(f)
 	return &storeCmdEnv{dir: dir, in: in, out: out, errOut: errOut, f: f}
 }
 
@@ -131,7 +132,7 @@ func TestHideNotARepository(t *testing.T) {
 	dir := t.TempDir()
 	e := newStoreCmdEnvIn(t, dir)
 	for _, args := range [][]string{{"hide", "list"}, {"note", "list"}, {"mcp"}} {
-		if code := e.run(args...); code != exitError || e.errOut.String() != "not a git repository: "+dir+"\n" {
+		if code := e.run(args...); code != exitError || e.errOut.String() != errNotRepository.Error()+"\n" {
 			t.Errorf("%v: %d %q", args, code, e.errOut)
 		}
 	}

@@ -43,7 +43,7 @@ note_delete, note_pin and note_unpin. Agents start it; people rarely need to.`,
 
 // runMCP serves until the client closes standard input.
 func runMCP(ctx context.Context, opts *mcpOptions) error {
-	repo, err := openRepoFromWd(opts.f)
+	repo, err := opts.f.OpenRepo()
 	if err != nil {
 		return err
 	}

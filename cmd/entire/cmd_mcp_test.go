@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,30 +13,6 @@ import (
 	"github.com/entirecli/entire/hide"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// entireBin is the entire binary built once by TestMain for tests that run
-// it as a subprocess.
-var entireBin string
-
-func TestMain(m *testing.M) {
-	os.Exit(runTestMain(m))
-}
-
-func runTestMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "entire-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	entireBin = filepath.Join(dir, "entire")
-	build := exec.Command("go", "build", "-o", entireBin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		return 1
-	}
-	return m.Run()
-}
 
 func TestMCPSubprocess(t *testing.T) {
 	t.Parallel()

@@ -84,7 +84,7 @@ func notesAgent(_ *factory, flag string) string {
 
 // runNote runs the note subcommand verb.
 func runNote(ctx context.Context, verb string, opts *noteOptions) error {
-	repo, err := openRepoFromWd(opts.f)
+	repo, err := opts.f.OpenRepo()
 	if err != nil {
 		return err
 	}

@@ -36,5 +36,8 @@ func newRootCmd(f *factory) *cobra.Command {
 	})
 
 	root.AddCommand(newVersionCmd(f))
+	root.AddCommand(newHideCmd(f, nil))
+	root.AddCommand(newNoteCmd(f, nil))
+	root.AddCommand(newMCPCmd(f, nil))
 	return root
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
@@ -80,6 +81,10 @@ func Open(dir string, opts Options) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open repository %s: %w", root, err)
 	}
+	// go-git loads the pack indexes lazily and without a lock; doing it now
+	// makes a Repo safe to share between goroutines. (It is the first thing
+	// any object read would do anyway.)
+	r.storage.HasEncodedObject(plumbing.ZeroHash)
 	return r, nil
 }
 

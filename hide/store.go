@@ -96,18 +96,7 @@ func NewStore(repo *gitrepo.Repo, opts ...Option) *Store {
 		s.chunkSize = agent.MaxChunkSize
 	}
 	s.cacheDir = cacheDirOf(repo)
-	warmObjectStore(repo)
 	return s
-}
-
-// warmObjectStore makes go-git finish the lazy set-up of its object
-// directory (it notes once whether a quarantine directory exists, without
-// a lock) before goroutines share repo; otherwise concurrent first lookups
-// race.
-func warmObjectStore(repo *gitrepo.Repo) {
-	if repo != nil {
-		repo.HasObject(plumbing.ZeroHash)
-	}
 }
 
 // Put stores content under a new ID made from kind (source when kind is

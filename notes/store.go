@@ -72,9 +72,6 @@ func NewStore(ctx context.Context, repo *gitrepo.Repo, opts ...Option) (*Store, 
 	if s.now == nil {
 		s.now = time.Now
 	}
-	// go-git sets up its object directory lazily and without a lock on the
-	// first lookup; do it here, before goroutines share repo.
-	repo.HasObject(plumbing.ZeroHash)
 	return s, nil
 }
 

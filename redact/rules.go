@@ -1,0 +1,133 @@
+package redact
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/spf13/viper"
+	"github.com/zricethezav/gitleaks/v8/config"
+)
+
+// matcher is the part of a compiled regular expression the engine uses. Both
+// the standard library and the RE2 build of gitleaks' regexp package satisfy
+// it.
+type matcher interface {
+	FindAllStringSubmatchIndex(s string, n int) [][]int
+}
+
+// rule is one compiled detector of the keyword-prefiltered matcher.
+type rule struct {
+	id          string
+	re          matcher
+	secretGroup int
+	entropy     float64
+	keywords    []string // lowercase; empty means "always run"
+	allowlists  []*config.Allowlist
+	generic     bool // rule ID contains "generic": yields to specific rules
+}
+
+// ruleSet is the immutable compiled form of a gitleaks configuration.
+type ruleSet struct {
+	rules  []rule
+	global []*config.Allowlist
+}
+
+// The default rule set is compiled once per process and never changed after
+// that; it is a read-only table, not mutable state.
+var (
+	defaultOnce  sync.Once
+	defaultRules *ruleSet
+	defaultErr   error
+)
+
+// loadDefaultRules returns the compiled gitleaks default configuration.
+func loadDefaultRules() (*ruleSet, error) {
+	defaultOnce.Do(func() {
+		defaultRules, defaultErr = compileGitleaksConfig(config.DefaultConfig)
+	})
+	return defaultRules, defaultErr
+}
+
+// compileGitleaksConfig parses a gitleaks TOML configuration with a private
+// viper instance (the gitleaks helpers use viper's global one) and compiles
+// its rules in their file order.
+func compileGitleaksConfig(toml string) (*ruleSet, error) {
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(strings.NewReader(toml)); err != nil {
+		return nil, fmt.Errorf("read gitleaks config: %w", err)
+	}
+	var vc config.ViperConfig
+	if err := v.Unmarshal(&vc); err != nil {
+		return nil, fmt.Errorf("decode gitleaks config: %w", err)
+	}
+	cfg, err := vc.Translate()
+	if err != nil {
+		return nil, fmt.Errorf("translate gitleaks config: %w", err)
+	}
+	rs := &ruleSet{global: cfg.Allowlists}
+	for _, r := range cfg.GetOrderedRules() {
+		if r.Regex == nil || r.SkipReport {
+			// Path-only rules never match content; skip-report rules
+			// exist only as parts of composite rules.
+			continue
+		}
+		kws := make([]string, 0, len(r.Keywords))
+		for _, k := range r.Keywords {
+			if k = strings.ToLower(k); k != "" {
+				kws = append(kws, k)
+			}
+		}
+		rs.rules = append(rs.rules, rule{
+			id:          r.RuleID,
+			re:          r.Regex,
+			secretGroup: r.SecretGroup,
+			entropy:     r.Entropy,
+			keywords:    kws,
+			allowlists:  r.Allowlists,
+			generic:     strings.Contains(strings.ToLower(r.RuleID), "generic"),
+		})
+	}
+	return rs, nil
+}
+
+// allowedBy reports whether a gitleaks allowlist drops a finding. target
+// selection follows gitleaks: the secret by default, the whole match or the
+// whole line when the allowlist says so. Commit and path conditions can never
+// hold for transcript text, so an AND allowlist that has them never allows.
+func allowedBy(lists []*config.Allowlist, secret, match, line string) bool {
+	for _, a := range lists {
+		target := secret
+		switch a.RegexTarget {
+		case "match":
+			target = match
+		case "line":
+			target = line
+		}
+		regexOK := len(a.Regexes) > 0 && a.RegexAllowed(target)
+		stopOK := false
+		if len(a.StopWords) > 0 {
+			stopOK, _ = a.ContainsStopWord(secret)
+		}
+		if a.MatchCondition == config.AllowlistMatchAnd {
+			if len(a.Commits) > 0 || len(a.Paths) > 0 {
+				continue
+			}
+			if len(a.Regexes) > 0 && !regexOK {
+				continue
+			}
+			if len(a.StopWords) > 0 && !stopOK {
+				continue
+			}
+			if len(a.Regexes) == 0 && len(a.StopWords) == 0 {
+				continue
+			}
+			return true
+		}
+		if regexOK || stopOK {
+			return true
+		}
+	}
+	return false
+}

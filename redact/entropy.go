@@ -41,13 +41,59 @@ func entropySpans(s string, dst [][2]int) [][2]int {
 			j++
 		}
 		if j-i >= entropyMinLen && j-i <= entropyMaxLen && !partOfBase64Data(s, i) {
-			if st, en, ok := entropyCandidate(s[i:j]); ok {
-				dst = append(dst, [2]int{i + st, i + en})
-			}
+			dst = entropyRun(s[i:j], i, dst)
 		}
 		i = j
 	}
 	return dst
+}
+
+// entropyRun checks one run found at offset at. A run that reads as a path
+// (one of its slash-separated segments is a plain lowercase word such as
+// "packages" or "src") is judged segment by segment, so hashes and names
+// inside URLs and paths are not mixed into one high-entropy token; any other
+// run, such as base64 text that happens to contain slashes, is judged whole.
+func entropyRun(run string, at int, dst [][2]int) [][2]int {
+	if strings.IndexByte(run, '/') >= 0 && hasWordSegment(run) {
+		segStart := 0
+		for k := 0; k <= len(run); k++ {
+			if k < len(run) && run[k] != '/' {
+				continue
+			}
+			if seg := run[segStart:k]; len(seg) >= entropyMinLen {
+				if st, en, ok := entropyCandidate(seg); ok {
+					dst = append(dst, [2]int{at + segStart + st, at + segStart + en})
+				}
+			}
+			segStart = k + 1
+		}
+		return dst
+	}
+	if st, en, ok := entropyCandidate(run); ok {
+		dst = append(dst, [2]int{at + st, at + en})
+	}
+	return dst
+}
+
+// hasWordSegment reports whether a slash-separated segment of run is a
+// lowercase word of at least three letters.
+func hasWordSegment(run string) bool {
+	n := 0
+	for k := 0; k <= len(run); k++ {
+		if k == len(run) || run[k] == '/' {
+			if n >= 3 {
+				return true
+			}
+			n = 0
+			continue
+		}
+		if c := run[k]; c >= 'a' && c <= 'z' && n >= 0 {
+			n++
+		} else {
+			n = -1 << 30
+		}
+	}
+	return false
 }
 
 // partOfBase64Data reports whether the run starting at i follows a data URI

@@ -107,3 +107,16 @@ func (k *keywordIndex) match(s string, hit []bool) {
 		}
 	}
 }
+
+// ends appends to dst the index just past every keyword occurrence in s.
+func (k *keywordIndex) ends(s string, dst []int) []int {
+	state := int32(0)
+	nc := int32(k.nclass)
+	for i := 0; i < len(s); i++ {
+		state = k.delta[state*nc+int32(k.class[s[i]])]
+		if k.outputs[state] != nil {
+			dst = append(dst, i+1)
+		}
+	}
+	return dst
+}

@@ -57,6 +57,8 @@ type Redactor struct {
 	kw     *keywordIndex
 	always []int32 // rules without keywords, in rule order
 	allow  []*regexp.Regexp
+	// wholeText disables keyword windows (tests compare both modes).
+	wholeText bool
 }
 
 // New compiles the gitleaks default rule set plus opts. It returns an error
@@ -150,7 +152,24 @@ func (r *Redactor) detect(s string) []Finding {
 
 // runRule appends the findings of one rule in s.
 func (r *Redactor) runRule(ru *rule, s string, fs []Finding) []Finding {
-	for _, m := range ru.re.FindAllStringSubmatchIndex(s, -1) {
+	if ru.window == nil || r.wholeText {
+		return r.runRuleIn(ru, s, 0, len(s), fs)
+	}
+	for _, w := range keywordWindows(s, ru.window.ends(s, nil), ru.spec) {
+		fs = r.runRuleIn(ru, s, w[0], w[1], fs)
+	}
+	return fs
+}
+
+// runRuleIn appends the findings of one rule in s[from:to]; spans and the
+// allowlist line refer to the whole s.
+func (r *Redactor) runRuleIn(ru *rule, s string, from, to int, fs []Finding) []Finding {
+	for _, m := range ru.re.FindAllStringSubmatchIndex(s[from:to], -1) {
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += from
+			}
+		}
 		ms, me := m[0], m[1]
 		// gitleaks trims newlines around the match before using it.
 		for ms < me && s[ms] == '\n' {

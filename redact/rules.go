@@ -25,6 +25,10 @@ type rule struct {
 	keywords    []string // lowercase; empty means "always run"
 	allowlists  []*config.Allowlist
 	generic     bool // rule ID contains "generic": yields to specific rules
+	// window, when set, finds the rule's keywords so its expression runs
+	// only on windows around them (see window.go).
+	window *keywordIndex
+	spec   windowSpec
 }
 
 // ruleSet is the immutable compiled form of a gitleaks configuration.
@@ -79,7 +83,14 @@ func compileGitleaksConfig(toml string) (*ruleSet, error) {
 				kws = append(kws, k)
 			}
 		}
+		var win *keywordIndex
+		spec, windowed := windowedRules[r.RuleID]
+		if windowed && len(kws) > 0 {
+			win = newKeywordIndex([][]string{kws})
+		}
 		rs.rules = append(rs.rules, rule{
+			window:      win,
+			spec:        spec,
 			id:          r.RuleID,
 			re:          r.Regex,
 			secretGroup: r.SecretGroup,

@@ -16,7 +16,8 @@ const maxJSONDepth = 1000
 type jsonString struct {
 	start, end int // raw content, between the quotes
 	hasEscape  bool
-	keyStart   int // opening quote of the member's key, or -1 outside objects
+	keyStart   int  // opening quote of the member's key, or -1 outside objects
+	idLike     bool // under a "signature"/"*id"/"*ids" key: no entropy check
 }
 
 // walker collects the redactable string values of a JSON text.
@@ -56,9 +57,10 @@ func (w *walker) ws(i int) int {
 	return i
 }
 
-// value parses the value at i and returns the index after it. skip drops the
-// strings inside; keyStart is the member key's quote for a direct member value.
-func (w *walker) value(i int, skip bool, keyStart, depth int) (int, error) {
+// value parses the value at i and returns the index after it. idLike marks
+// the strings inside as identifiers; keyStart is the member key's quote for a
+// direct member value.
+func (w *walker) value(i int, idLike bool, keyStart, depth int) (int, error) {
 	if i >= len(w.b) {
 		return 0, errNotJSON
 	}
@@ -71,19 +73,19 @@ func (w *walker) value(i int, skip bool, keyStart, depth int) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		if !skip && end-i > 2 {
-			w.strs = append(w.strs, jsonString{start: i + 1, end: end - 1, hasEscape: esc, keyStart: keyStart})
+		if end-i > 2 {
+			w.strs = append(w.strs, jsonString{start: i + 1, end: end - 1, hasEscape: esc, keyStart: keyStart, idLike: idLike})
 		}
 		return end, nil
 	case c == '{':
-		return w.object(i, skip, depth)
+		return w.object(i, idLike, depth)
 	case c == '[':
 		i = w.ws(i + 1)
 		if i < len(w.b) && w.b[i] == ']' {
 			return i + 1, nil
 		}
 		for {
-			end, err := w.value(i, skip, -1, depth+1)
+			end, err := w.value(i, idLike, -1, depth+1)
 			if err != nil {
 				return 0, err
 			}
@@ -143,7 +145,7 @@ func (w *walker) str(i int) (int, bool, error) {
 
 // object parses an object. Its strings are dropped afterwards when its
 // "type" marks it as an image or base64 payload.
-func (w *walker) object(i int, skip bool, depth int) (int, error) {
+func (w *walker) object(i int, idLike bool, depth int) (int, error) {
 	mark := len(w.strs)
 	dropObject := false
 	i = w.ws(i + 1)
@@ -166,7 +168,7 @@ func (w *walker) object(i int, skip bool, depth int) (int, error) {
 		}
 		i = w.ws(i + 1)
 		valStart := i
-		end, err := w.value(i, skip || skipKey(key), keyStart, depth+1)
+		end, err := w.value(i, idLike || skipKey(key), keyStart, depth+1)
 		if err != nil {
 			return 0, err
 		}
@@ -193,9 +195,10 @@ func (w *walker) object(i int, skip bool, depth int) (int, error) {
 	}
 }
 
-// skipKey reports whether the value of key holds identifiers or signatures
-// that redaction must not touch: "signature" and keys ending in "id" or
-// "ids", case-insensitively.
+// skipKey reports whether the value of key holds identifiers or signatures,
+// which the high-entropy check must not touch: "signature" and keys ending
+// in "id" or "ids", case-insensitively. Rule-based detectors still run on
+// them, so {"aws_access_key_id": "AKIA..."} is redacted.
 func skipKey(key []byte) bool {
 	n := len(key)
 	lower := func(c byte) byte {

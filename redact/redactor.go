@@ -100,7 +100,7 @@ func New(opts Options) (*Redactor, error) {
 // different rules may overlap. Every occurrence of a found secret is
 // reported, including those no rule matched on their own.
 func (r *Redactor) Scan(s string) []Finding {
-	fs := r.detect(s)
+	fs := r.detect(s, true)
 	fs = addOccurrences(s, fs, secretsOf(s, fs))
 	return sortFindings(fs)
 }
@@ -124,9 +124,10 @@ func (r *Redactor) Text(s string) string {
 	return b.String()
 }
 
-// detect runs every detector over s once and returns the findings that
-// survive the allowlists, without occurrence expansion.
-func (r *Redactor) detect(s string) []Finding {
+// detect runs every detector (the entropy check only when entropy is true)
+// over s once and returns the findings that survive the allowlists, without
+// occurrence expansion.
+func (r *Redactor) detect(s string, entropy bool) []Finding {
 	if s == "" {
 		return nil
 	}
@@ -140,7 +141,10 @@ func (r *Redactor) detect(s string) []Finding {
 		fs = r.runRule(&r.rules[i], s, fs)
 	}
 	var spans [][2]int
-	for _, sp := range entropySpans(s, spans) {
+	if entropy {
+		spans = entropySpans(s, spans)
+	}
+	for _, sp := range spans {
 		secret := s[sp[0]:sp[1]]
 		if r.allowed(secret) {
 			continue
@@ -275,7 +279,7 @@ func dropShadowedGeneric(fs []Finding) []Finding {
 			shadowed := false
 			for _, g := range fs {
 				if g.RuleID != f.RuleID && !strings.Contains(strings.ToLower(g.RuleID), "generic") &&
-					g.RuleID != entropyRuleID && g.Start <= f.Start && f.End <= g.End {
+					!isExtraRule(g.RuleID) && g.Start <= f.Start && f.End <= g.End {
 					shadowed = true
 					break
 				}
@@ -287,6 +291,13 @@ func dropShadowedGeneric(fs []Finding) []Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// isExtraRule reports rule IDs of the detectors this package adds to
+// gitleaks' rule set.
+func isExtraRule(id string) bool {
+	return id == entropyRuleID || id == uriCredentialsRuleID || id == passwordAssignmentRuleID ||
+		strings.HasPrefix(id, userPatternPrefix)
 }
 
 // secretsOf returns the distinct secret texts of fs long enough for

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
+	glregexp "github.com/zricethezav/gitleaks/v8/regexp"
 )
 
 // matcher is the part of a compiled regular expression the engine uses. Both
@@ -100,7 +101,56 @@ func compileGitleaksConfig(toml string) (*ruleSet, error) {
 			generic:     strings.Contains(strings.ToLower(r.RuleID), "generic"),
 		})
 	}
+	extra, err := extraRules()
+	if err != nil {
+		return nil, err
+	}
+	rs.rules = append(rs.rules, extra...)
 	return rs, nil
+}
+
+// uriCredentialsRuleID names the built-in rule for passwords in URLs, which
+// the gitleaks default set lacks (postgres://user:pass@host and the like).
+const uriCredentialsRuleID = "uri-credentials"
+
+// passwordAssignmentRuleID names the built-in rule for password and key
+// assignments whose value holds characters gitleaks' generic rule does not
+// accept (password=hunter2!#...). Values that read as code (identifiers,
+// member paths, ${VAR} references) are left alone.
+const passwordAssignmentRuleID = "password-assignment"
+
+// extraRules returns the built-in rules that complement gitleaks'.
+func extraRules() ([]rule, error) {
+	allow := &config.Allowlist{
+		Description: "placeholders",
+		Regexes: []*glregexp.Regexp{glregexp.MustCompile(
+			`(?i)^(?:\$\{?[\w.-]+\}?|\$\(.*\)|%[\w]+%|\*+|x+|\.+|pass(?:word)?|secret|changeme|redacted)$`)},
+	}
+	if err := allow.Validate(); err != nil {
+		return nil, fmt.Errorf("built-in allowlist: %w", err)
+	}
+	assign := &config.Allowlist{
+		Description: "code rather than values",
+		Regexes: []*glregexp.Regexp{glregexp.MustCompile(
+			`^(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*|\$\{?[\w.-]+\}?|\*+|x+|REDACTED)$`)},
+	}
+	if err := assign.Validate(); err != nil {
+		return nil, fmt.Errorf("built-in allowlist: %w", err)
+	}
+	return []rule{{
+		id: passwordAssignmentRuleID,
+		re: glregexp.MustCompile(
+			`(?i)(?:passw(?:or)?d|\bpwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|access[_-]?token)["']?[ \t]*(?:=|:=|:)[ \t]*["']?([^\s"'\x60;,()\[\]{}<>\\]{8,200})`),
+		entropy:    3.0,
+		keywords:   []string{"passwd", "password", "pwd", "secret", "api_key", "api-key", "apikey", "access_key", "access-key", "accesskey", "auth_token", "auth-token", "authtoken", "access_token", "access-token", "accesstoken"},
+		allowlists: []*config.Allowlist{assign},
+	}, {
+		id: uriCredentialsRuleID,
+		re: glregexp.MustCompile(
+			`(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s:/?#@'"\x60<>\\]{1,100}:([^\s/?#@'"\x60<>\\]{1,200})@`),
+		keywords:   []string{"://"},
+		allowlists: []*config.Allowlist{allow},
+	}}, nil
 }
 
 // allowedBy reports whether a gitleaks allowlist drops a finding. target

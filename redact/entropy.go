@@ -41,7 +41,20 @@ func entropySpans(s string, dst [][2]int) [][2]int {
 			j++
 		}
 		if j-i >= entropyMinLen && j-i <= entropyMaxLen && !partOfBase64Data(s, i) {
-			dst = entropyRun(s[i:j], i, dst)
+			// An '=' inside a run is an assignment (KEY=value), not base64
+			// padding: judge both sides on their own.
+			part := i
+			for k := i; k < j; k++ {
+				if s[k] == '=' && k+1 < j && s[k+1] != '=' {
+					if k+1-part >= entropyMinLen {
+						dst = entropyRun(s[part:k+1], part, dst)
+					}
+					part = k + 1
+				}
+			}
+			if j-part >= entropyMinLen {
+				dst = entropyRun(s[part:j], part, dst)
+			}
 		}
 		i = j
 	}

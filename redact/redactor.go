@@ -151,7 +151,22 @@ func (r *Redactor) detect(s string, entropy bool) []Finding {
 		}
 		fs = append(fs, Finding{RuleID: entropyRuleID, Start: sp[0], End: sp[1]})
 	}
-	return dropShadowedGeneric(fs)
+	return dropShadowedGeneric(dropCoveredEntropy(fs))
+}
+
+// dropCoveredEntropy removes high-entropy findings that lie inside a finding
+// of a rule, so each secret is reported under the most specific rule.
+func dropCoveredEntropy(fs []Finding) []Finding {
+	out := make([]Finding, 0, len(fs))
+	for _, f := range fs {
+		if f.RuleID == entropyRuleID && slices.ContainsFunc(fs, func(g Finding) bool {
+			return g.RuleID != entropyRuleID && g.Start <= f.Start && f.End <= g.End
+		}) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // runRule appends the findings of one rule in s.

@@ -96,6 +96,7 @@ func (r *Redactor) scanJSON(b []byte) ([]Finding, bool) {
 	}
 	var ds []decodedString
 	var all []secretRef
+	seen := map[string]bool{}
 	for _, js := range strs {
 		d := decodedString{js: js}
 		raw := b[js.start:js.end]
@@ -107,13 +108,15 @@ func (r *Redactor) scanJSON(b []byte) ([]Finding, bool) {
 		d.found = r.detectMember(b, js, d.text)
 		if len(d.found) > 0 {
 			for _, s := range secretsOf(d.text, d.found) {
-				if !slices.Contains(all, s) {
+				if !seen[s.text] {
+					seen[s.text] = true
 					all = append(all, s)
 				}
 			}
 		}
 		ds = append(ds, d)
 	}
+	sortSecrets(all)
 	var out []Finding
 	for i := range ds {
 		d := &ds[i]

@@ -319,19 +319,26 @@ func isExtraRule(id string) bool {
 // occurrence expansion, in a deterministic order.
 func secretsOf(s string, fs []Finding) []secretRef {
 	var out []secretRef
+	seen := map[string]bool{}
 	for _, f := range fs {
 		if f.End-f.Start < minOccurrenceLen {
 			continue
 		}
 		sec := s[f.Start:f.End]
-		if !slices.ContainsFunc(out, func(x secretRef) bool { return x.text == sec }) {
+		if !seen[sec] {
+			seen[sec] = true
 			out = append(out, secretRef{text: sec, rule: f.RuleID})
 		}
 	}
-	slices.SortFunc(out, func(a, b secretRef) int {
+	sortSecrets(out)
+	return out
+}
+
+// sortSecrets orders secrets by text, then rule.
+func sortSecrets(xs []secretRef) {
+	slices.SortFunc(xs, func(a, b secretRef) int {
 		return cmp.Or(strings.Compare(a.text, b.text), strings.Compare(a.rule, b.rule))
 	})
-	return out
 }
 
 // secretRef is a found secret text and the rule that found it.
@@ -341,8 +348,17 @@ type secretRef struct {
 }
 
 // addOccurrences appends a finding for every occurrence in s of a secret in
-// secrets that no finding covers yet.
+// secrets that the findings fs do not cover yet.
 func addOccurrences(s string, fs []Finding, secrets []secretRef) []Finding {
+	if len(secrets) == 0 {
+		return fs
+	}
+	spans := mergeSpans(sortFindings(slices.Clone(fs)))
+	covered := func(st, en int) bool {
+		// The last merged span starting at or before st must reach en.
+		k, _ := slices.BinarySearchFunc(spans, st, func(sp [2]int, x int) int { return cmp.Compare(sp[0], x+1) })
+		return k > 0 && spans[k-1][1] >= en
+	}
 	for _, sec := range secrets {
 		from := 0
 		for {
@@ -352,22 +368,13 @@ func addOccurrences(s string, fs []Finding, secrets []secretRef) []Finding {
 			}
 			st := from + k
 			en := st + len(sec.text)
-			if !covered(fs, st, en) {
+			if !covered(st, en) {
 				fs = append(fs, Finding{RuleID: sec.rule, Start: st, End: en})
 			}
 			from = en
 		}
 	}
 	return fs
-}
-
-func covered(fs []Finding, st, en int) bool {
-	for _, f := range fs {
-		if f.Start <= st && en <= f.End {
-			return true
-		}
-	}
-	return false
 }
 
 // sortFindings sorts by start, end and rule ID and drops exact duplicates.

@@ -58,11 +58,21 @@ func isJWTByte(c byte) bool {
 // keyword ends.
 func keywordWindows(s string, ends []int, w windowSpec) [][2]int {
 	var out [][2]int
+	// scanFrom..stop is the last extension scanned: every byte in it
+	// extends and s[stop] does not. Ends grow, so an extension that starts
+	// inside it stops at the same place; reusing it keeps this linear.
+	scanFrom, stop := -1, -1
 	for _, e := range ends {
 		st := max(e-w.before, 0)
 		en := min(e+w.after, len(s))
-		for en < len(s) && w.extends(s[en]) {
-			en++
+		if scanFrom >= 0 && en >= scanFrom && en <= stop {
+			en = stop
+		} else {
+			scanFrom = en
+			for en < len(s) && w.extends(s[en]) {
+				en++
+			}
+			stop = en
 		}
 		// Keep the stop byte and the one after it so a boundary such as
 		// `\n` (escaped newline) reads the same as in the whole text.

@@ -16,21 +16,11 @@ import (
 // test when the fixtures are absent.
 func fixtureDir(tb testing.TB) string {
 	tb.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		tb.Fatal(err)
+	dir := fixtureDirQuiet()
+	if dir == "" {
+		tb.Skip("fixtures directory shared/fixtures/transcripts not found")
 	}
-	for {
-		cand := filepath.Join(dir, "shared", "fixtures", "transcripts")
-		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return cand
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Skip("fixtures directory shared/fixtures/transcripts not found")
-		}
-		dir = parent
-	}
+	return dir
 }
 
 // fixtureTranscripts returns the transcript files of the fixture corpus

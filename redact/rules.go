@@ -105,6 +105,12 @@ func compileGitleaksConfig(toml string) (*ruleSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i := range extra {
+		if spec, ok := windowedRules[extra[i].id]; ok {
+			extra[i].spec = spec
+			extra[i].window = newKeywordIndex([][]string{extra[i].keywords})
+		}
+	}
 	rs.rules = append(rs.rules, extra...)
 	return rs, nil
 }
@@ -140,7 +146,7 @@ func extraRules() ([]rule, error) {
 	return []rule{{
 		id: passwordAssignmentRuleID,
 		re: glregexp.MustCompile(
-			`(?i)(?:passw(?:or)?d|\bpwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|access[_-]?token)["']?[ \t]*(?:=|:=|:)[ \t]*["']?([^\s"'\x60;,()\[\]{}<>\\]{8,200})`),
+			`(?i)(?:passw(?:or)?d|\bpwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|access[_-]?token)["']?[ \t]{0,5}(?:=|:=|:)[ \t]{0,5}["']?([^\s"'\x60;,()\[\]{}<>\\]{8,200})`),
 		entropy:    3.0,
 		keywords:   []string{"passwd", "password", "pwd", "secret", "api_key", "api-key", "apikey", "access_key", "access-key", "accesskey", "auth_token", "auth-token", "authtoken", "access_token", "access-token", "accesstoken"},
 		allowlists: []*config.Allowlist{assign},

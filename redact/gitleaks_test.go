@@ -1,0 +1,163 @@
+package redact
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/zricethezav/gitleaks/v8/detect"
+)
+
+// ruleSecret is a (rule ID, raw secret text) pair, comparable across engines.
+type ruleSecret struct{ rule, secret string }
+
+func gitleaksFindings(tb testing.TB, d *detect.Detector, data []byte) map[ruleSecret]bool {
+	tb.Helper()
+	out := map[ruleSecret]bool{}
+	for _, f := range d.DetectString(string(data)) {
+		out[ruleSecret{f.RuleID, f.Secret}] = true
+	}
+	return out
+}
+
+func ourFindings(r *Redactor, data []byte) map[ruleSecret]bool {
+	out := map[ruleSecret]bool{}
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		for _, f := range r.ScanJSON(line) {
+			if !isExtraRule(f.RuleID) {
+				out[ruleSecret{f.RuleID, string(line[f.Start:f.End])}] = true
+			}
+		}
+	}
+	return out
+}
+
+// sameSecret reports whether two findings of the same rule name the same
+// secret. gitleaks reads the raw JSON text, so a secret class that admits
+// backslashes (jwt) drags JSON escapes such as `\n` or `\"` into its secret;
+// we read decoded strings and stop at the real newline or quote. The secrets
+// are the same when one is the other plus such escape debris.
+func sameSecret(gl, ours ruleSecret) bool {
+	if gl.rule != ours.rule {
+		return false
+	}
+	if gl.secret == ours.secret {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(gl.secret, ours.secret); ok {
+		return strings.HasPrefix(rest, `\`)
+	}
+	return false
+}
+
+// compareFindings reports pairs found by only one engine. A pair only we
+// found is fine when it is another occurrence of a secret gitleaks found.
+func compareFindings(gl, ours map[ruleSecret]bool) (onlyGitleaks, onlyOurs []string) {
+	matched := func(k ruleSecret, set map[ruleSecret]bool, glSide bool) bool {
+		for o := range set {
+			if glSide && sameSecret(k, o) || !glSide && (sameSecret(o, k) || o.secret == k.secret) {
+				return true
+			}
+		}
+		return false
+	}
+	for k := range gl {
+		if !matched(k, ours, true) {
+			onlyGitleaks = append(onlyGitleaks, fmt.Sprintf("%s (%d bytes)", k.rule, len(k.secret)))
+		}
+	}
+	for k := range ours {
+		if !matched(k, gl, false) {
+			onlyOurs = append(onlyOurs, fmt.Sprintf("%s (%d bytes)", k.rule, len(k.secret)))
+		}
+	}
+	sort.Strings(onlyGitleaks)
+	sort.Strings(onlyOurs)
+	return onlyGitleaks, onlyOurs
+}
+
+func newGitleaks(tb testing.TB) *detect.Detector {
+	tb.Helper()
+	d, err := detect.NewDetectorDefaultConfig()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}
+
+func TestPlantedFindingsMatchGitleaks(t *testing.T) {
+	r := newTestRedactor(t, Options{})
+	d := newGitleaks(t)
+	var file []byte
+	kinds := plantedSecrets(3)
+	for n, p := range kinds {
+		lines := plantClaude(p, n)
+		for _, pos := range []string{"escaped-json", "nested-json", "tool-input", "tool-output", "user-prompt"} {
+			file = append(file, lines[pos]...)
+		}
+	}
+	gl := gitleaksFindings(t, d, file)
+	ours := ourFindings(r, file)
+	// The generator must produce what gitleaks calls each kind.
+	for _, p := range kinds {
+		if p.rule == "" {
+			continue
+		}
+		found := false
+		for k := range gl {
+			if k.rule == p.rule {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("gitleaks did not report %s for planted %s", p.rule, p.kind)
+		}
+	}
+	onlyGL, onlyOurs := compareFindings(gl, ours)
+	t.Logf("planted corpus: gitleaks %d findings, ours %d (gitleaks rules only)", len(gl), len(ours))
+	for _, s := range onlyGL {
+		t.Errorf("only gitleaks found %s", s)
+	}
+	for _, s := range onlyOurs {
+		t.Errorf("only we found %s", s)
+	}
+}
+
+func TestFixtureFindingsMatchGitleaks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs gitleaks over the whole fixture corpus")
+	}
+	r := newTestRedactor(t, Options{})
+	d := newGitleaks(t)
+	for _, f := range fixtureTranscripts(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gl := gitleaksFindings(t, d, data)
+		var ours map[ruleSecret]bool
+		if strings.HasSuffix(f, ".json") || !slices.Contains([]byte{'{'}, bytes.TrimSpace(data)[0]) || bytes.HasPrefix(data, []byte("{\n")) {
+			ours = map[ruleSecret]bool{}
+			for _, fd := range r.ScanJSON(data) {
+				if !isExtraRule(fd.RuleID) {
+					ours[ruleSecret{fd.RuleID, string(data[fd.Start:fd.End])}] = true
+				}
+			}
+		} else {
+			ours = ourFindings(r, data)
+		}
+		onlyGL, onlyOurs := compareFindings(gl, ours)
+		t.Logf("%s: gitleaks %d, ours %d", filepath.Base(f), len(gl), len(ours))
+		for _, s := range onlyGL {
+			t.Errorf("%s: only gitleaks found %s", filepath.Base(f), s)
+		}
+		for _, s := range onlyOurs {
+			t.Errorf("%s: only we found %s", filepath.Base(f), s)
+		}
+	}
+}

@@ -1,0 +1,40 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPathologicalInputsStayFast guards against quadratic behaviour on
+// adversarial text: long runs of keywords and many repeated secrets.
+func TestPathologicalInputsStayFast(t *testing.T) {
+	r := newTestRedactor(t, Options{})
+	ghp := "ghp_" + token(30, alnum, 36)
+	inputs := map[string]string{
+		"keyword run":      strings.Repeat("key", 100_000),
+		"keyword tokens":   strings.Repeat("apikey=", 40_000),
+		"vault keyword":    strings.Repeat("s.", 150_000),
+		"jwt keyword":      strings.Repeat("ey", 150_000),
+		"repeated secret":  strings.Repeat(ghp+" ", 5_000),
+		"distinct secrets": distinctSecrets(3_000),
+		"long token":       strings.Repeat(token(31, alnum, 1000), 300),
+	}
+	for name, s := range inputs {
+		start := time.Now()
+		r.Text(s)
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s (%d bytes) took %v", name, len(s), d)
+		} else {
+			t.Logf("%s (%d bytes): %v", name, len(s), d)
+		}
+	}
+}
+
+func distinctSecrets(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString("ghp_" + token(uint64(100+i), alnum, 36) + "\n")
+	}
+	return b.String()
+}

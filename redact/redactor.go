@@ -1,0 +1,401 @@
+package redact
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/zricethezav/gitleaks/v8/config"
+)
+
+// Replacement is the literal that replaces every redacted secret.
+const Replacement = "REDACTED"
+
+// userPatternPrefix starts the rule ID of user patterns: "user-pattern-1" is
+// Options.Patterns[0].
+const userPatternPrefix = "user-pattern-"
+
+// minOccurrenceLen is the shortest secret whose other occurrences in the same
+// text are redacted too; shorter ones would hit ordinary words.
+const minOccurrenceLen = 8
+
+// Options configures a Redactor. The zero value uses the default rules only.
+type Options struct {
+	// Patterns are extra regular expressions (RE2 syntax, as in Go's regexp
+	// package) that find secrets. If a pattern has capture groups, its first
+	// non-empty group is the secret; otherwise the whole match is. Findings
+	// carry the rule ID "user-pattern-N" (N counts from 1).
+	Patterns []string
+	// Allow are regular expressions matched (unanchored) against each found
+	// secret; a secret that matches any of them is left in place, whatever
+	// rule found it.
+	Allow []string
+}
+
+// Finding is one detected secret: the byte span [Start, End) of the scanned
+// text and the ID of the rule that found it (a gitleaks rule ID,
+// "high-entropy" or "user-pattern-N"). A Finding never holds the secret
+// itself, so it is safe to print or log.
+type Finding struct {
+	RuleID string
+	Start  int
+	End    int
+}
+
+// String describes the finding without revealing the secret.
+func (f Finding) String() string {
+	return fmt.Sprintf("%s at [%d,%d)", f.RuleID, f.Start, f.End)
+}
+
+// Redactor finds and replaces secrets. Build it with New; it is immutable and
+// safe for concurrent use.
+type Redactor struct {
+	rules  []rule
+	global []*config.Allowlist
+	kw     *keywordIndex
+	always []int32 // rules without keywords, in rule order
+	allow  []*regexp.Regexp
+	// wholeText disables keyword windows (tests compare both modes).
+	wholeText bool
+}
+
+// New compiles the gitleaks default rule set plus opts. It returns an error
+// when a user pattern or allow expression does not compile, or (never in
+// practice) when the embedded gitleaks configuration cannot be loaded.
+func New(opts Options) (*Redactor, error) {
+	def, err := loadDefaultRules()
+	if err != nil {
+		return nil, fmt.Errorf("redact: load default rules: %w", err)
+	}
+	r := &Redactor{global: def.global}
+	r.rules = append(r.rules, def.rules...)
+	for i, p := range opts.Patterns {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("redact: compile pattern %d %q: %w", i+1, p, err)
+		}
+		r.rules = append(r.rules, rule{id: fmt.Sprintf("%s%d", userPatternPrefix, i+1), re: re})
+	}
+	for i, a := range opts.Allow {
+		re, err := regexp.Compile(a)
+		if err != nil {
+			return nil, fmt.Errorf("redact: compile allow %d %q: %w", i+1, a, err)
+		}
+		r.allow = append(r.allow, re)
+	}
+	kws := make([][]string, len(r.rules))
+	for i, ru := range r.rules {
+		kws[i] = ru.keywords
+		if len(ru.keywords) == 0 {
+			r.always = append(r.always, int32(i))
+		}
+	}
+	r.kw = newKeywordIndex(kws)
+	return r, nil
+}
+
+// Scan returns the secrets in s, sorted by position (then rule ID). Spans of
+// different rules may overlap. Every occurrence of a found secret is
+// reported, including those no rule matched on their own.
+func (r *Redactor) Scan(s string) []Finding {
+	fs := r.detect(s, true)
+	fs = addOccurrences(s, fs, secretsOf(s, fs))
+	return sortFindings(fs)
+}
+
+// Text returns s with every finding replaced by Replacement. It returns s
+// itself when nothing was found.
+func (r *Redactor) Text(s string) string {
+	fs := r.Scan(s)
+	if len(fs) == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, sp := range mergeSpans(fs) {
+		b.WriteString(s[last:sp[0]])
+		b.WriteString(Replacement)
+		last = sp[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// detect runs every detector (the entropy check only when entropy is true)
+// over s once and returns the findings that survive the allowlists, without
+// occurrence expansion.
+func (r *Redactor) detect(s string, entropy bool) []Finding {
+	if s == "" {
+		return nil
+	}
+	hit := make([]bool, len(r.rules))
+	r.kw.match(s, hit)
+	var fs []Finding
+	for i := range r.rules {
+		if !hit[i] && len(r.rules[i].keywords) > 0 {
+			continue
+		}
+		fs = r.runRule(&r.rules[i], s, fs)
+	}
+	var spans [][2]int
+	if entropy {
+		spans = entropySpans(s, spans)
+	}
+	for _, sp := range spans {
+		secret := s[sp[0]:sp[1]]
+		if r.allowed(secret) {
+			continue
+		}
+		fs = append(fs, Finding{RuleID: entropyRuleID, Start: sp[0], End: sp[1]})
+	}
+	return dropShadowedGeneric(dropCoveredEntropy(fs))
+}
+
+// dropCoveredEntropy removes high-entropy findings that lie inside a finding
+// of a rule, so each secret is reported under the most specific rule.
+func dropCoveredEntropy(fs []Finding) []Finding {
+	out := make([]Finding, 0, len(fs))
+	for _, f := range fs {
+		if f.RuleID == entropyRuleID && slices.ContainsFunc(fs, func(g Finding) bool {
+			return g.RuleID != entropyRuleID && g.Start <= f.Start && f.End <= g.End
+		}) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// runRule appends the findings of one rule in s.
+func (r *Redactor) runRule(ru *rule, s string, fs []Finding) []Finding {
+	if ru.window == nil || r.wholeText {
+		return r.runRuleIn(ru, s, 0, len(s), fs)
+	}
+	for _, w := range keywordWindows(s, ru.window.ends(s, nil), ru.spec) {
+		fs = r.runRuleIn(ru, s, w[0], w[1], fs)
+	}
+	return fs
+}
+
+// runRuleIn appends the findings of one rule in s[from:to]; spans and the
+// allowlist line refer to the whole s.
+func (r *Redactor) runRuleIn(ru *rule, s string, from, to int, fs []Finding) []Finding {
+	for _, m := range ru.re.FindAllStringSubmatchIndex(s[from:to], -1) {
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += from
+			}
+		}
+		ms, me := m[0], m[1]
+		// gitleaks trims newlines around the match before using it.
+		for ms < me && s[ms] == '\n' {
+			ms++
+		}
+		for me > ms && s[me-1] == '\n' {
+			me--
+		}
+		ss, se := ms, me
+		if ngroups := len(m)/2 - 1; ngroups > 0 {
+			if ru.secretGroup > 0 {
+				if ru.secretGroup > ngroups || m[2*ru.secretGroup] < 0 {
+					continue
+				}
+				ss, se = m[2*ru.secretGroup], m[2*ru.secretGroup+1]
+			} else {
+				for g := 1; g <= ngroups; g++ {
+					if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
+						ss, se = m[2*g], m[2*g+1]
+						break
+					}
+				}
+			}
+		}
+		if ss < ms {
+			ss = ms
+		}
+		if se > me {
+			se = me
+		}
+		if se <= ss {
+			continue
+		}
+		secret := s[ss:se]
+		if ru.entropy > 0 && shannonEntropy(secret) <= ru.entropy {
+			continue
+		}
+		if r.allowed(secret) {
+			continue
+		}
+		if len(r.global) > 0 || len(ru.allowlists) > 0 {
+			match := s[ms:me]
+			line := lineAround(s, ms, me)
+			if allowedBy(r.global, secret, match, line) || allowedBy(ru.allowlists, secret, match, line) {
+				continue
+			}
+		}
+		fs = append(fs, Finding{RuleID: ru.id, Start: ss, End: se})
+	}
+	return fs
+}
+
+// allowed reports whether a secret is exempt by the user's allow list or
+// because it is (almost) only earlier redaction output.
+func (r *Redactor) allowed(secret string) bool {
+	if isRedactionMarker(secret) {
+		return true
+	}
+	for _, re := range r.allow {
+		if re.MatchString(secret) {
+			return true
+		}
+	}
+	return false
+}
+
+// isRedactionMarker reports whether secret is made of Replacement and at most
+// a few other alphanumeric bytes, so that redacting twice changes nothing.
+func isRedactionMarker(secret string) bool {
+	if !strings.Contains(secret, Replacement) {
+		return false
+	}
+	rest := strings.ReplaceAll(secret, Replacement, "")
+	n := 0
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			n++
+		}
+	}
+	return n < 4
+}
+
+// lineAround returns the line(s) of s that hold [start,end).
+func lineAround(s string, start, end int) string {
+	ls := strings.LastIndexByte(s[:start], '\n') + 1
+	le := strings.IndexByte(s[end:], '\n')
+	if le < 0 {
+		return s[ls:]
+	}
+	return s[ls : end+le]
+}
+
+// dropShadowedGeneric removes findings of generic rules whose span lies
+// inside a finding of a specific rule, as gitleaks does when it reports.
+func dropShadowedGeneric(fs []Finding) []Finding {
+	if len(fs) < 2 {
+		return fs
+	}
+	out := fs[:0:0]
+	for _, f := range fs {
+		if strings.Contains(strings.ToLower(f.RuleID), "generic") {
+			shadowed := false
+			for _, g := range fs {
+				if g.RuleID != f.RuleID && !strings.Contains(strings.ToLower(g.RuleID), "generic") &&
+					!isExtraRule(g.RuleID) && g.Start <= f.Start && f.End <= g.End {
+					shadowed = true
+					break
+				}
+			}
+			if shadowed {
+				continue
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// isExtraRule reports rule IDs of the detectors this package adds to
+// gitleaks' rule set.
+func isExtraRule(id string) bool {
+	return id == entropyRuleID || id == uriCredentialsRuleID || id == passwordAssignmentRuleID ||
+		strings.HasPrefix(id, userPatternPrefix)
+}
+
+// secretsOf returns the distinct secret texts of fs long enough for
+// occurrence expansion, in a deterministic order.
+func secretsOf(s string, fs []Finding) []secretRef {
+	var out []secretRef
+	seen := map[string]bool{}
+	for _, f := range fs {
+		if f.End-f.Start < minOccurrenceLen {
+			continue
+		}
+		sec := s[f.Start:f.End]
+		if !seen[sec] {
+			seen[sec] = true
+			out = append(out, secretRef{text: sec, rule: f.RuleID})
+		}
+	}
+	sortSecrets(out)
+	return out
+}
+
+// sortSecrets orders secrets by text, then rule.
+func sortSecrets(xs []secretRef) {
+	slices.SortFunc(xs, func(a, b secretRef) int {
+		return cmp.Or(strings.Compare(a.text, b.text), strings.Compare(a.rule, b.rule))
+	})
+}
+
+// secretRef is a found secret text and the rule that found it.
+type secretRef struct {
+	text string
+	rule string
+}
+
+// addOccurrences appends a finding for every occurrence in s of a secret in
+// secrets that the findings fs do not cover yet.
+func addOccurrences(s string, fs []Finding, secrets []secretRef) []Finding {
+	if len(secrets) == 0 {
+		return fs
+	}
+	spans := mergeSpans(sortFindings(slices.Clone(fs)))
+	covered := func(st, en int) bool {
+		// The last merged span starting at or before st must reach en.
+		k, _ := slices.BinarySearchFunc(spans, st, func(sp [2]int, x int) int { return cmp.Compare(sp[0], x+1) })
+		return k > 0 && spans[k-1][1] >= en
+	}
+	for _, sec := range secrets {
+		from := 0
+		for {
+			k := strings.Index(s[from:], sec.text)
+			if k < 0 {
+				break
+			}
+			st := from + k
+			en := st + len(sec.text)
+			if !covered(st, en) {
+				fs = append(fs, Finding{RuleID: sec.rule, Start: st, End: en})
+			}
+			from = en
+		}
+	}
+	return fs
+}
+
+// sortFindings sorts by start, end and rule ID and drops exact duplicates.
+func sortFindings(fs []Finding) []Finding {
+	slices.SortFunc(fs, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), strings.Compare(a.RuleID, b.RuleID))
+	})
+	return slices.Compact(fs)
+}
+
+// mergeSpans merges the spans of sorted findings that overlap or touch.
+func mergeSpans(fs []Finding) [][2]int {
+	var out [][2]int
+	for _, f := range fs {
+		if n := len(out); n > 0 && f.Start <= out[n-1][1] {
+			if f.End > out[n-1][1] {
+				out[n-1][1] = f.End
+			}
+			continue
+		}
+		out = append(out, [2]int{f.Start, f.End})
+	}
+	return out
+}

@@ -1,0 +1,200 @@
+package redact
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/spf13/viper"
+	"github.com/zricethezav/gitleaks/v8/config"
+	glregexp "github.com/zricethezav/gitleaks/v8/regexp"
+)
+
+// matcher is the part of a compiled regular expression the engine uses. Both
+// the standard library and the RE2 build of gitleaks' regexp package satisfy
+// it.
+type matcher interface {
+	FindAllStringSubmatchIndex(s string, n int) [][]int
+}
+
+// rule is one compiled detector of the keyword-prefiltered matcher.
+type rule struct {
+	id          string
+	re          matcher
+	secretGroup int
+	entropy     float64
+	keywords    []string // lowercase; empty means "always run"
+	allowlists  []*config.Allowlist
+	generic     bool // rule ID contains "generic": yields to specific rules
+	// window, when set, finds the rule's keywords so its expression runs
+	// only on windows around them (see window.go).
+	window *keywordIndex
+	spec   windowSpec
+}
+
+// ruleSet is the immutable compiled form of a gitleaks configuration.
+type ruleSet struct {
+	rules  []rule
+	global []*config.Allowlist
+}
+
+// The default rule set is compiled once per process and never changed after
+// that; it is a read-only table, not mutable state.
+var (
+	defaultOnce  sync.Once
+	defaultRules *ruleSet
+	defaultErr   error
+)
+
+// loadDefaultRules returns the compiled gitleaks default configuration.
+func loadDefaultRules() (*ruleSet, error) {
+	defaultOnce.Do(func() {
+		defaultRules, defaultErr = compileGitleaksConfig(config.DefaultConfig)
+	})
+	return defaultRules, defaultErr
+}
+
+// compileGitleaksConfig parses a gitleaks TOML configuration with a private
+// viper instance (the gitleaks helpers use viper's global one) and compiles
+// its rules in their file order.
+func compileGitleaksConfig(toml string) (*ruleSet, error) {
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(strings.NewReader(toml)); err != nil {
+		return nil, fmt.Errorf("read gitleaks config: %w", err)
+	}
+	var vc config.ViperConfig
+	if err := v.Unmarshal(&vc); err != nil {
+		return nil, fmt.Errorf("decode gitleaks config: %w", err)
+	}
+	cfg, err := vc.Translate()
+	if err != nil {
+		return nil, fmt.Errorf("translate gitleaks config: %w", err)
+	}
+	rs := &ruleSet{global: cfg.Allowlists}
+	for _, r := range cfg.GetOrderedRules() {
+		if r.Regex == nil || r.SkipReport {
+			// Path-only rules never match content; skip-report rules
+			// exist only as parts of composite rules.
+			continue
+		}
+		kws := make([]string, 0, len(r.Keywords))
+		for _, k := range r.Keywords {
+			if k = strings.ToLower(k); k != "" {
+				kws = append(kws, k)
+			}
+		}
+		var win *keywordIndex
+		spec, windowed := windowedRules[r.RuleID]
+		if windowed && len(kws) > 0 {
+			win = newKeywordIndex([][]string{kws})
+		}
+		rs.rules = append(rs.rules, rule{
+			window:      win,
+			spec:        spec,
+			id:          r.RuleID,
+			re:          r.Regex,
+			secretGroup: r.SecretGroup,
+			entropy:     r.Entropy,
+			keywords:    kws,
+			allowlists:  r.Allowlists,
+			generic:     strings.Contains(strings.ToLower(r.RuleID), "generic"),
+		})
+	}
+	extra, err := extraRules()
+	if err != nil {
+		return nil, err
+	}
+	for i := range extra {
+		if spec, ok := windowedRules[extra[i].id]; ok {
+			extra[i].spec = spec
+			extra[i].window = newKeywordIndex([][]string{extra[i].keywords})
+		}
+	}
+	rs.rules = append(rs.rules, extra...)
+	return rs, nil
+}
+
+// uriCredentialsRuleID names the built-in rule for passwords in URLs, which
+// the gitleaks default set lacks (postgres://user:pass@host and the like).
+const uriCredentialsRuleID = "uri-credentials"
+
+// passwordAssignmentRuleID names the built-in rule for password and key
+// assignments whose value holds characters gitleaks' generic rule does not
+// accept (password=hunter2!#...). Values that read as code (identifiers,
+// member paths, ${VAR} references) are left alone.
+const passwordAssignmentRuleID = "password-assignment"
+
+// extraRules returns the built-in rules that complement gitleaks'.
+func extraRules() ([]rule, error) {
+	allow := &config.Allowlist{
+		Description: "placeholders",
+		Regexes: []*glregexp.Regexp{glregexp.MustCompile(
+			`(?i)^(?:\$\{?[\w.-]+\}?|\$\(.*\)|%[\w]+%|\*+|x+|\.+|pass(?:word)?|secret|changeme|redacted)$`)},
+	}
+	if err := allow.Validate(); err != nil {
+		return nil, fmt.Errorf("built-in allowlist: %w", err)
+	}
+	assign := &config.Allowlist{
+		Description: "code rather than values",
+		Regexes: []*glregexp.Regexp{glregexp.MustCompile(
+			`^(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*|\$\{?[\w.-]+\}?|\*+|x+|REDACTED)$`)},
+	}
+	if err := assign.Validate(); err != nil {
+		return nil, fmt.Errorf("built-in allowlist: %w", err)
+	}
+	return []rule{{
+		id: passwordAssignmentRuleID,
+		re: glregexp.MustCompile(
+			`(?i)(?:passw(?:or)?d|\bpwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|access[_-]?token)["']?[ \t]{0,5}(?:=|:=|:)[ \t]{0,5}["']?([^\s"'\x60;,()\[\]{}<>\\]{8,200})`),
+		entropy:    3.0,
+		keywords:   []string{"passwd", "password", "pwd", "secret", "api_key", "api-key", "apikey", "access_key", "access-key", "accesskey", "auth_token", "auth-token", "authtoken", "access_token", "access-token", "accesstoken"},
+		allowlists: []*config.Allowlist{assign},
+	}, {
+		id: uriCredentialsRuleID,
+		re: glregexp.MustCompile(
+			`(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s:/?#@'"\x60<>\\]{1,100}:([^\s/?#@'"\x60<>\\]{1,200})@`),
+		keywords:   []string{"://"},
+		allowlists: []*config.Allowlist{allow},
+	}}, nil
+}
+
+// allowedBy reports whether a gitleaks allowlist drops a finding. target
+// selection follows gitleaks: the secret by default, the whole match or the
+// whole line when the allowlist says so. Commit and path conditions can never
+// hold for transcript text, so an AND allowlist that has them never allows.
+func allowedBy(lists []*config.Allowlist, secret, match, line string) bool {
+	for _, a := range lists {
+		target := secret
+		switch a.RegexTarget {
+		case "match":
+			target = match
+		case "line":
+			target = line
+		}
+		regexOK := len(a.Regexes) > 0 && a.RegexAllowed(target)
+		stopOK := false
+		if len(a.StopWords) > 0 {
+			stopOK, _ = a.ContainsStopWord(secret)
+		}
+		if a.MatchCondition == config.AllowlistMatchAnd {
+			if len(a.Commits) > 0 || len(a.Paths) > 0 {
+				continue
+			}
+			if len(a.Regexes) > 0 && !regexOK {
+				continue
+			}
+			if len(a.StopWords) > 0 && !stopOK {
+				continue
+			}
+			if len(a.Regexes) == 0 && len(a.StopWords) == 0 {
+				continue
+			}
+			return true
+		}
+		if regexOK || stopOK {
+			return true
+		}
+	}
+	return false
+}

@@ -111,9 +111,7 @@ type GitHooks interface {
 }
 
 // New returns the strategy configured in env's settings.
+// (auto-commit: see NewAutoCommit.)
 func New(env *Env) Strategy {
-	if env.Settings != nil && env.Settings.StrategyName() == checkpoint.StrategyAutoCommit {
-		return &AutoCommit{env: env}
-	}
 	return &ManualCommit{env: env}
 }

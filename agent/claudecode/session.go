@@ -168,3 +168,9 @@ func (a *Agent) SubagentTokenUsage(transcriptPath string, agentIDs []string) (*a
 	}
 	return &total, nil
 }
+
+// SubagentTranscriptPaths is the method form of the package function, so
+// that callers holding an agent.Agent can find subagent transcripts.
+func (a *Agent) SubagentTranscriptPaths(transcriptPath, agentID string) []string {
+	return SubagentTranscriptPaths(transcriptPath, agentID)
+}

@@ -69,6 +69,10 @@ func reportError(f *factory, cmd *cobra.Command, err error, interrupted bool) ex
 	case interrupted || errors.Is(err, context.Canceled):
 		fmt.Fprintln(f.IO.ErrOut, "Interrupted.")
 		return exitInterrupted
+	case errors.As(err, new(*exitStatus)):
+		var es *exitStatus
+		errors.As(err, &es)
+		return exitCode(es.code)
 	case errors.Is(err, errSilent):
 		return exitError
 	case isUsageError(err):
@@ -81,6 +85,21 @@ func reportError(f *factory, cmd *cobra.Command, err error, interrupted bool) ex
 		fmt.Fprintln(f.IO.ErrOut, strings.TrimSpace(err.Error()))
 		return exitError
 	}
+}
+
+// exitStatus carries an exit status decided by a command that speaks
+// another program's protocol (hook handlers).
+type exitStatus struct{ code int }
+
+func (e *exitStatus) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// exitWith returns nil for 0, else an error that makes run exit with code
+// without printing anything.
+func exitWith(code int) error {
+	if code == 0 {
+		return nil
+	}
+	return &exitStatus{code}
 }
 
 // usageError marks a wrong command line (bad flag combination, wrong number

@@ -36,6 +36,7 @@ func newRootCmd(f *factory) *cobra.Command {
 	})
 
 	root.AddCommand(newVersionCmd(f))
+	root.AddCommand(newHooksCmd(f))
 	root.AddCommand(newHideCmd(f, nil))
 	root.AddCommand(newNoteCmd(f, nil))
 	root.AddCommand(newMCPCmd(f, nil))

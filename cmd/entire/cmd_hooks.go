@@ -1,0 +1,57 @@
+package main
+
+import (
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/hooks"
+	"github.com/spf13/cobra"
+)
+
+// newHooksCmd builds the hidden `entire hooks` tree: one subcommand per
+// registered agent with its verbs, and `git` with the git hooks. The exit
+// status is the one each caller's protocol expects, so these commands exit
+// directly instead of returning errors.
+func newHooksCmd(f *factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:    "hooks",
+		Short:  "Handle agent and git hook calls",
+		Hidden: true,
+	}
+	env := func() hooks.Env {
+		return hooks.Env{Stdin: f.IO.In, Stdout: f.IO.Out, Stderr: f.IO.ErrOut, Getenv: f.Getenv, Now: f.Now, OpenRepo: f.OpenRepo, CLIVersion: version}
+	}
+	for _, name := range agent.List() {
+		a, err := agent.Get(name)
+		if err != nil {
+			continue
+		}
+		ac := &cobra.Command{Use: string(name), Short: "Handle " + string(a.Type()) + " hook calls", Hidden: true}
+		var verbs []string
+		if hh, ok := a.(agent.HookHandler); ok {
+			verbs = hh.GetHookNames()
+		}
+		for _, verb := range verbs {
+			ac.AddCommand(&cobra.Command{
+				Use:    verb,
+				Hidden: true,
+				Args:   cobra.ArbitraryArgs,
+				RunE: func(c *cobra.Command, _ []string) error {
+					return exitWith(hooks.RunAgentHook(c.Context(), env(), name, verb))
+				},
+			})
+		}
+		cmd.AddCommand(ac)
+	}
+	gitCmd := &cobra.Command{Use: "git", Short: "Handle git hook calls", Hidden: true}
+	for _, hook := range hooks.GitHookNames {
+		gitCmd.AddCommand(&cobra.Command{
+			Use:                hook,
+			Hidden:             true,
+			DisableFlagParsing: true,
+			RunE: func(c *cobra.Command, args []string) error {
+				return exitWith(hooks.RunGitHook(c.Context(), env(), hook, args))
+			},
+		})
+	}
+	cmd.AddCommand(gitCmd)
+	return cmd
+}

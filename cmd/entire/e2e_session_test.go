@@ -1,0 +1,172 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/hooks/githook"
+	"github.com/entirecli/entire/settings"
+)
+
+// sessionRepo is a repository set up as `entire enable` leaves it, with the
+// built binary first on PATH so that git hooks run it.
+type sessionRepo struct {
+	t          *testing.T
+	dir        string
+	transcript string
+	env        []string
+	sessionID  string
+	turn       int
+}
+
+func newSessionRepo(t *testing.T) *sessionRepo {
+	t.Helper()
+	dir := gittest.InitWithCommit(t)
+	if err := settings.Save(settings.ProjectPath(dir), settings.Defaults()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := settings.EnsureDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	binDir := filepath.Dir(entireBin)
+	env := []string{"PATH=" + binDir + string(os.PathListSeparator) + os.Getenv("PATH"), "ENTIRE_TEST_TTY=0"}
+	if _, err := githook.Install(githook.Options{RepoRoot: dir, Env: append(gittest.Env(t.TempDir()), env...)}); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Git(t, dir, "add", "-A")
+	gittest.Git(t, dir, "commit", "-q", "-m", "enable entire")
+	projects := t.TempDir()
+	env = append(env, "ENTIRE_TEST_CLAUDE_PROJECT_DIR="+projects)
+	return &sessionRepo{t: t, dir: dir, transcript: filepath.Join(projects, "sess-1.jsonl"), env: env, sessionID: "sess-1"}
+}
+
+func (r *sessionRepo) hook(verb string, payload map[string]any) (string, string) {
+	r.t.Helper()
+	payload["session_id"] = r.sessionID
+	payload["transcript_path"] = r.transcript
+	payload["cwd"] = r.dir
+	b, _ := json.Marshal(payload)
+	out, errOut, code := runEntire(r.t, r.dir, r.env, string(b), "hooks", "claude-code", verb)
+	if code != 0 {
+		r.t.Fatalf("hook %s exit %d: %s", verb, code, errOut)
+	}
+	return out, errOut
+}
+
+func (r *sessionRepo) appendTranscript(lines ...map[string]any) {
+	r.t.Helper()
+	f, err := os.OpenFile(r.transcript, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer f.Close()
+	for _, l := range lines {
+		l["timestamp"] = time.Now().UTC().Format(time.RFC3339Nano)
+		b, _ := json.Marshal(l)
+		f.Write(append(b, '\n'))
+	}
+}
+
+// agentTurn plays one Claude Code turn: prompt, file writes through the
+// Write tool, the Stop hook.
+func (r *sessionRepo) agentTurn(prompt string, files map[string]string) string {
+	r.t.Helper()
+	r.turn++
+	r.hook("user-prompt-submit", map[string]any{"prompt": prompt})
+	r.appendTranscript(map[string]any{"type": "user", "uuid": fmt.Sprintf("u%d", r.turn), "message": map[string]any{"role": "user", "content": prompt}})
+	for path, content := range files {
+		gittest.WriteFile(r.t, r.dir, path, content)
+		r.appendTranscript(map[string]any{"type": "assistant", "uuid": fmt.Sprintf("a%d-%s", r.turn, path), "message": map[string]any{
+			"id": fmt.Sprintf("msg_%d_%s", r.turn, path), "role": "assistant",
+			"content": []any{map[string]any{"type": "tool_use", "id": "toolu_" + path, "name": "Write", "input": map[string]any{"file_path": filepath.Join(r.dir, path), "content": content}}},
+			"usage":   map[string]any{"input_tokens": 10, "output_tokens": 5},
+		}})
+	}
+	r.appendTranscript(map[string]any{"type": "assistant", "uuid": fmt.Sprintf("done%d", r.turn), "message": map[string]any{"id": fmt.Sprintf("msg_done_%d", r.turn), "role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Done with " + prompt}}}},
+		map[string]any{"type": "progress", "uuid": fmt.Sprintf("p%d", r.turn), "data": map[string]any{"type": "hook_progress", "hookEvent": "Stop", "command": "entire hooks claude-code stop"}})
+	_, errOut := r.hook("stop", map[string]any{"hook_event_name": "Stop"})
+	return errOut
+}
+
+func TestManualCommitSessionEndToEnd(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	out, _ := r.hook("session-start", map[string]any{"source": "startup"})
+	if !strings.Contains(out, "Powered by Entire") {
+		t.Fatalf("session-start output %q", out)
+	}
+	r.agentTurn("Please add a greeting", map[string]string{"hello.txt": "hello\n"})
+	r.agentTurn("Add a farewell too", map[string]string{"bye.txt": "bye\n", "src/app.go": "package app\n"})
+
+	branches := gittest.Git(t, r.dir, "branch", "--list", "entire/*", "--format=%(refname:short)")
+	if !strings.Contains(branches, "-e3b0c4") || !strings.Contains(branches, "entire/checkpoints/v1") {
+		t.Fatalf("branches after two turns:\n%s", branches)
+	}
+	shadow := strings.Fields(strings.ReplaceAll(branches, "entire/checkpoints/v1", ""))[0]
+	if log := gittest.Git(t, r.dir, "log", "--format=%s", shadow); log != "Add a farewell too\nAdd a greeting" {
+		t.Errorf("shadow log:\n%s", log)
+	}
+	files := gittest.Git(t, r.dir, "ls-tree", "-r", "--name-only", shadow)
+	for _, want := range []string{"hello.txt", "bye.txt", "src/app.go", ".entire/metadata/sess-1/full.jsonl", ".entire/metadata/sess-1/prompt.txt"} {
+		if !strings.Contains(files, want) {
+			t.Errorf("shadow tree lacks %s", want)
+		}
+	}
+
+	// The user commits the agent's work with the installed hooks.
+	gittest.Git(t, r.dir, "add", "hello.txt", "bye.txt", "src/app.go")
+	cmd := gitCmd(t, r, "commit", "-q", "-m", "Add greeting and farewell")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v\n%s", err, out)
+	}
+	msg := gittest.Git(t, r.dir, "log", "-1", "--format=%B")
+	id := ""
+	for _, l := range strings.Split(msg, "\n") {
+		if v, ok := strings.CutPrefix(l, "Entire-Checkpoint: "); ok {
+			id = v
+		}
+	}
+	if len(id) != 12 {
+		t.Fatalf("commit not linked:\n%s", msg)
+	}
+	shard := id[:2] + "/" + id[2:]
+	meta := gittest.Git(t, r.dir, "show", "entire/checkpoints/v1:"+shard+"/0/metadata.json")
+	var m map[string]any
+	if err := json.Unmarshal([]byte(meta), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["session_id"] != "sess-1" || m["checkpoints_count"] != float64(2) || m["agent"] != "Claude Code" {
+		t.Errorf("session metadata %s", meta)
+	}
+	if prompts := gittest.Git(t, r.dir, "show", "entire/checkpoints/v1:"+shard+"/0/prompt.txt"); prompts != "Please add a greeting\n\n---\n\nAdd a farewell too" {
+		t.Errorf("prompt.txt %q", prompts)
+	}
+	transcript := gittest.Git(t, r.dir, "show", "entire/checkpoints/v1:"+shard+"/0/full.jsonl")
+	live, _ := os.ReadFile(r.transcript)
+	if transcript != strings.TrimSuffix(string(live), "\n") {
+		t.Errorf("stored transcript differs from the live one")
+	}
+	if subj := gittest.Git(t, r.dir, "log", "-1", "--format=%s", "entire/checkpoints/v1"); subj != "Checkpoint: "+id {
+		t.Errorf("metadata commit subject %q", subj)
+	}
+	if b := gittest.Git(t, r.dir, "branch", "--list", shadow); b != "" {
+		t.Errorf("shadow branch %s not cleaned up", shadow)
+	}
+	gittest.Fsck(t, r.dir)
+}
+
+// gitCmd is a git command run in the session repository with the test's
+// environment (the built binary on PATH).
+func gitCmd(t *testing.T, r *sessionRepo, args ...string) *exec.Cmd {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = r.dir
+	cmd.Env = append(gittest.Env(t.TempDir()), r.env...)
+	return cmd
+}

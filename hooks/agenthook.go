@@ -1,0 +1,232 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/agent/claudecode"
+	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/strategy"
+)
+
+// sessionStartMessage is what SessionStart shows the user (SPEC 2.6).
+const sessionStartMessage = "\n\nPowered by Entire:\n  This conversation will be linked to your next commit."
+
+// RunAgentHook handles `entire hooks <agent> <verb>` and returns the exit
+// status for the agent. Claude Code treats exit 1 as a non-blocking error
+// (shown to the user) and blocks only on 2; Gemini CLI blocks on most
+// non-zero codes, so a Gemini hook always exits 0 and reports problems in
+// its JSON answer. Outside a repository, or with entire disabled, a hook
+// does nothing and exits 0.
+func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb string) int {
+	start := env.Now()
+	ag, err := agent.Get(agentName)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "entire: %v\n", err)
+		return 0
+	}
+	gemini := agentName == agent.AgentNameGemini
+	fail := func(err error) int {
+		if gemini {
+			writeJSON(env.Stdout, map[string]any{"systemMessage": "Entire: " + err.Error()})
+			return 0
+		}
+		fmt.Fprintf(env.Stderr, "%v\n", err)
+		return 1
+	}
+	repo, err := env.OpenRepo()
+	if err != nil || !settings.Enabled(repo.Root) {
+		drain(env.Stdin)
+		if gemini {
+			writeJSON(env.Stdout, map[string]any{})
+		}
+		return 0
+	}
+	resolver, _ := ag.(agent.HookVerbResolver)
+	hookType, ok := agent.HookType(""), false
+	if resolver != nil {
+		hookType, ok = resolver.HookTypeForVerb(verb)
+	}
+	if !ok {
+		return fail(fmt.Errorf("entire: unknown hook %q for %s", verb, agentName))
+	}
+	in, err := ag.ParseHookInput(hookType, env.Stdin)
+	senv, log, oerr := open(env, repo, "hooks")
+	if oerr != nil {
+		return fail(oerr)
+	}
+	defer log.Close()
+	if err != nil {
+		log.Warn("bad hook input", "agent", string(agentName), "hook", verb, "error", err)
+		return fail(fmt.Errorf("entire hooks %s %s: %w", agentName, verb, err))
+	}
+	log.Debug("hook invoked", "agent", string(agentName), "hook", verb, "session_id", in.SessionID)
+	h := &agentHook{env: env, senv: senv, agent: ag, in: in, gemini: gemini}
+	out, err := h.dispatch(ctx, verb, hookType)
+	log.Info("hook completed", "agent", string(agentName), "hook", verb, "session_id", in.SessionID,
+		"duration_ms", since(env, start), "success", err == nil)
+	if err != nil {
+		log.Warn("hook failed", "agent", string(agentName), "hook", verb, "error", err)
+		if errors.Is(err, strategy.ErrNoCommits) {
+			// Nothing is broken: say so once, as the original did.
+			return fail(err)
+		}
+		return fail(fmt.Errorf("entire hooks %s %s: %w", agentName, verb, err))
+	}
+	if out != nil {
+		writeJSON(env.Stdout, out)
+	} else if gemini {
+		writeJSON(env.Stdout, map[string]any{})
+	}
+	return 0
+}
+
+// agentHook is one agent hook call.
+type agentHook struct {
+	env    Env
+	senv   *strategy.Env
+	agent  agent.Agent
+	in     *agent.HookInput
+	gemini bool
+}
+
+// dispatch runs the handler of a hook type and returns the JSON answer
+// for the agent (nil for none).
+func (h *agentHook) dispatch(ctx context.Context, verb string, t agent.HookType) (map[string]any, error) {
+	st := strategy.New(h.senv)
+	ti := strategy.TurnInput{Agent: h.agent, SessionID: h.in.SessionID, TranscriptPath: h.in.SessionRef, Prompt: h.in.UserPrompt, Cwd: h.in.Cwd}
+	if ti.SessionID == "" && t != agent.HookBeforeModel && t != agent.HookAfterModel && t != agent.HookBeforeToolSelection &&
+		t != agent.HookPreCompress && t != agent.HookNotification {
+		return nil, errors.New("no session_id in hook input")
+	}
+	switch t {
+	case agent.HookSessionStart:
+		others, err := st.SessionStart(ctx, ti)
+		if err != nil {
+			return nil, err
+		}
+		msg := sessionStartMessage
+		if others > 0 {
+			msg += fmt.Sprintf("\n  %d other active conversation(s) in this workspace will also be included.\n  Use 'entire status' for more information.", others)
+		}
+		return map[string]any{"systemMessage": msg}, nil
+	case agent.HookSessionEnd:
+		return nil, st.SessionEnd(ctx, ti)
+	case agent.HookUserPromptSubmit:
+		return nil, st.TurnStart(ctx, ti)
+	case agent.HookStop:
+		if !h.gemini {
+			waitForFlush(h.in.SessionRef, h.env.Now(), 3*time.Second)
+		}
+		return nil, st.TurnEnd(ctx, ti)
+	case agent.HookPreToolUse:
+		if h.gemini || verb != "pre-task" || !claudecode.IsTaskTool(h.in.ToolName) {
+			return nil, nil
+		}
+		return nil, st.TaskStart(ctx, h.taskInput(ti))
+	case agent.HookPostToolUse:
+		if h.gemini {
+			return nil, nil
+		}
+		switch {
+		case verb == "post-task" && claudecode.IsTaskTool(h.in.ToolName):
+			return nil, st.TaskEnd(ctx, h.taskInput(ti))
+		case verb == "post-todo" && claudecode.IsTodoTool(h.in.ToolName):
+			return nil, st.TaskProgress(ctx, h.taskInput(ti))
+		}
+	}
+	return nil, nil
+}
+
+// taskInput extracts the subagent details of a Task/Agent tool call.
+func (h *agentHook) taskInput(ti strategy.TurnInput) strategy.TaskInput {
+	in := strategy.TaskInput{TurnInput: ti, ToolUseID: h.in.ToolUseID, ToolName: h.in.ToolName, ToolInput: h.in.ToolInput, AgentID: h.in.AgentID}
+	if task, err := claudecode.ParseTaskInput(h.in.ToolInput); err == nil {
+		in.SubagentType, in.Description = task.SubagentType, task.Description
+	}
+	if resp, err := claudecode.ParseTaskResponse(h.in.ToolResponse); err == nil && resp.AgentID != "" {
+		in.AgentID = resp.AgentID
+	}
+	if todos, err := claudecode.ParseTodos(h.in.ToolInput); err == nil {
+		in.Todo = todoDescription(todos)
+	}
+	return in
+}
+
+// todoDescription describes an incremental checkpoint: the last completed
+// todo, else how many are planned.
+func todoDescription(todos []claudecode.Todo) string {
+	for i := len(todos) - 1; i >= 0; i-- {
+		if todos[i].Status == "completed" && todos[i].Content != "" {
+			return todos[i].Content
+		}
+	}
+	if len(todos) > 0 {
+		return fmt.Sprintf("Planning: %d todos", len(todos))
+	}
+	return ""
+}
+
+// waitForFlush waits (up to limit) until Claude Code has written the
+// hook_progress line it appends before running a Stop hook, so that the
+// transcript holds the whole turn. It reads only the file's last 4 KiB.
+func waitForFlush(path string, start time.Time, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for {
+		if flushed(path, start) || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func flushed(path string, start time.Time) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true // nothing to wait for
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return true
+	}
+	from := max(0, fi.Size()-4096)
+	buf := make([]byte, fi.Size()-from)
+	if _, err := f.ReadAt(buf, from); err != nil && !errors.Is(err, io.EOF) {
+		return true
+	}
+	for _, line := range bytes.Split(buf, []byte("\n")) {
+		if !bytes.Contains(line, []byte("hooks claude-code stop")) {
+			continue
+		}
+		var v struct {
+			Timestamp time.Time `json:"timestamp"`
+		}
+		if json.Unmarshal(line, &v) != nil {
+			continue
+		}
+		if d := v.Timestamp.Sub(start); d > -2*time.Second && d < 2*time.Second {
+			return true
+		}
+	}
+	return false
+}
+
+func writeJSON(w io.Writer, v any) {
+	b, _ := json.Marshal(v)
+	w.Write(append(b, '\n'))
+}
+
+// drain reads and discards stdin so the agent never blocks writing it.
+func drain(r io.Reader) {
+	if r != nil {
+		io.Copy(io.Discard, r)
+	}
+}

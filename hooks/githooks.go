@@ -1,0 +1,65 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/entirecli/entire/strategy"
+)
+
+// GitHookNames are the git hooks entire handles, with the arguments git
+// passes them.
+var GitHookNames = []string{"prepare-commit-msg", "commit-msg", "post-commit", "pre-push"}
+
+// RunGitHook handles `entire hooks git <hook> [args]` and returns the exit
+// status for git. Only a commit-msg decision may fail a commit; every
+// internal failure is logged and exits 0, so entire never blocks the
+// user's git. Git hooks run whether or not entire is enabled: they simply
+// find no sessions when it is unused.
+func RunGitHook(ctx context.Context, env Env, hook string, args []string) int {
+	start := env.Now()
+	repo, err := env.OpenRepo()
+	if err != nil {
+		return 0
+	}
+	senv, log, err := open(env, repo, "hooks")
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "[entire] %v\n", err)
+		return 0
+	}
+	defer log.Close()
+	arg := func(i int) string {
+		if i < len(args) {
+			return args[i]
+		}
+		return ""
+	}
+	st := strategy.New(senv)
+	gh, ok := st.(strategy.GitHooks)
+	switch {
+	case hook == "pre-push":
+		err = prePush(ctx, senv, arg(0))
+	case !ok:
+		// auto-commit links its own commits; nothing to do.
+	case hook == "prepare-commit-msg":
+		err = gh.PrepareCommitMsg(ctx, arg(0), arg(1))
+	case hook == "commit-msg":
+		err = gh.CommitMsg(ctx, arg(0))
+	case hook == "post-commit":
+		err = gh.PostCommit(ctx)
+	default:
+		err = fmt.Errorf("unknown git hook %q", hook)
+	}
+	log.Info("git hook completed", "hook", hook, "duration_ms", since(env, start), "success", err == nil)
+	if err != nil {
+		log.Warn("git hook failed", "hook", hook, "error", err)
+		fmt.Fprintf(env.Stderr, "[entire] %s: %v\n", hook, err)
+	}
+	return 0
+}
+
+// prePush pushes entire's branches along with the user's push; it is
+// filled in by the push wiring.
+func prePush(ctx context.Context, senv *strategy.Env, remote string) error {
+	return nil
+}

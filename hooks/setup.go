@@ -1,0 +1,57 @@
+package hooks
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/logging"
+	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/strategy"
+)
+
+// open prepares what every handler needs once it knows it has work: the
+// settings, the log and the strategy environment.
+func open(env Env, repo *gitrepo.Repo, component string) (*strategy.Env, *logging.Logger, error) {
+	s, err := settings.Load(repo.Root)
+	if err != nil {
+		s = settings.Defaults() // a settings error must not stop the hook (SPEC 3.2)
+	}
+	log := logging.Open(logging.Options{RepoRoot: repo.Root, Settings: s, Getenv: env.Getenv, Fallback: env.Stderr})
+	if err != nil {
+		log.Warn("read settings", "error", err)
+	}
+	red, rerr := newRedactor(s)
+	if red == nil {
+		log.Close()
+		return nil, nil, fmt.Errorf("load redaction rules: %w", rerr)
+	}
+	if rerr != nil {
+		log.Warn("redaction rules", "error", rerr)
+	}
+	senv := &strategy.Env{
+		Repo:       repo,
+		Sessions:   session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: env.Now}),
+		Settings:   s,
+		Redactor:   red,
+		Log:        log.ForComponent(component),
+		Stderr:     env.Stderr,
+		Now:        env.Now,
+		Getenv:     env.Getenv,
+		CLIVersion: env.CLIVersion,
+	}
+	return senv, log, nil
+}
+
+// getenvOr returns env's lookup, or the process environment's.
+func getenvOr(env Env) func(string) string {
+	if env.Getenv != nil {
+		return env.Getenv
+	}
+	return os.Getenv
+}
+
+// since is the duration of a hook in milliseconds, for the log.
+func since(env Env, start time.Time) int64 { return env.Now().Sub(start).Milliseconds() }

@@ -1,0 +1,214 @@
+package strategy
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/session"
+)
+
+// recentSessions returns the sessions of this worktree that may hold
+// uncondensed work: all but those that ended more than a week ago. It reads
+// the session index, not every state file.
+func (m *ManualCommit) recentSessions() []session.Summary {
+	sums, corrupt, err := m.env.Sessions.Find(session.Query{
+		WorktreePath: m.env.Repo.Root,
+		EndedSince:   m.env.Now().Add(-7 * 24 * time.Hour),
+	})
+	for _, c := range corrupt {
+		m.env.Log.Warn("corrupt session state", "error", c)
+	}
+	if err != nil {
+		m.env.Log.Warn("list sessions", "error", err)
+	}
+	return sums
+}
+
+// PrepareCommitMsg adds an Entire-Checkpoint trailer to a commit that
+// includes an agent session's work (SPEC 5.2.3). It never fails a commit:
+// problems are logged.
+func (m *ManualCommit) PrepareCommitMsg(ctx context.Context, msgFile, source string) error {
+	repo := m.env.Repo
+	if source == "merge" || source == "squash" || session.SequenceOperationInProgress(repo.GitDir) {
+		return nil
+	}
+	data, err := os.ReadFile(msgFile)
+	if err != nil {
+		return fmt.Errorf("read commit message: %w", err)
+	}
+	msg := string(data)
+	if _, ok := checkpoint.CheckpointOf(msg); ok {
+		return nil
+	}
+	sums := m.recentSessions()
+	if len(sums) == 0 {
+		return nil
+	}
+	head, _ := repo.Head()
+	if source == "commit" {
+		// Amend: give the commit back the link of the checkpoint it had.
+		for _, s := range sums {
+			if s.BaseCommit == head.String() && s.LastCheckpointID != "" {
+				if id, err := checkpoint.ParseID(s.LastCheckpointID); err == nil {
+					return os.WriteFile(msgFile, []byte(checkpoint.AppendCheckpointTrailer(msg, id)), 0o644)
+				}
+			}
+		}
+		return nil
+	}
+
+	tty := m.hasTTY()
+	var linked *session.State
+	for _, s := range sums {
+		if !tty && s.Phase == session.PhaseActive {
+			// An agent is committing: link without asking (agent fast path).
+			if linked, err = m.env.Sessions.Load(s.SessionID); err == nil {
+				break
+			}
+		}
+	}
+	if linked == nil {
+		linked = m.sessionWithStagedWork(ctx, sums)
+	}
+	if linked == nil {
+		return nil
+	}
+	id := checkpoint.NewID()
+	agentLabel := linked.AgentType
+	if agentLabel == "" {
+		agentLabel = "Agent"
+	}
+	prompt := m.lastPrompt(linked)
+	switch source {
+	case "message":
+		if tty && !m.confirmLink(agentLabel, prompt) {
+			return nil
+		}
+		msg = checkpoint.AppendCheckpointTrailer(msg, id)
+	case "", "template":
+		msg = checkpoint.InsertCheckpointTrailerForEditor(msg, id, agentLabel, prompt)
+	default:
+		msg = checkpoint.AppendCheckpointTrailer(msg, id)
+	}
+	return os.WriteFile(msgFile, []byte(msg), 0o644)
+}
+
+// sessionWithStagedWork returns the first session whose touched files (or,
+// for an active session that has not saved a step yet, whose transcript's
+// modified files) are staged for this commit.
+func (m *ManualCommit) sessionWithStagedWork(ctx context.Context, sums []session.Summary) *session.State {
+	staged, err := m.stagedFiles(ctx)
+	if err != nil {
+		m.env.Log.Warn("list staged files", "error", err)
+		return nil
+	}
+	if len(staged) == 0 {
+		return nil
+	}
+	for _, s := range sums {
+		if s.FilesTouched == 0 && s.Phase != session.PhaseActive {
+			continue
+		}
+		st, err := m.env.Sessions.Load(s.SessionID)
+		if err != nil {
+			continue
+		}
+		files := st.FilesTouched
+		if s.Phase == session.PhaseActive {
+			files = append(files, m.transcriptModified(st)...)
+		}
+		for _, f := range files {
+			if staged[f] {
+				return st
+			}
+		}
+	}
+	return nil
+}
+
+// transcriptModified returns the files the live transcript modified since
+// the session's last step.
+func (m *ManualCommit) transcriptModified(st *session.State) []string {
+	a := m.scan(m.turnInput(st), cursorOf(st))
+	return transcriptFiles(m.env.Repo, "", a.ModifiedFiles)
+}
+
+// stagedFiles lists the paths staged for the commit in progress (git
+// honours GIT_INDEX_FILE, which `git commit <paths>` points at a temporary
+// index).
+func (m *ManualCommit) stagedFiles(ctx context.Context) (map[string]bool, error) {
+	out, err := m.env.Repo.RunGit(ctx, "diff", "--cached", "--name-only", "-z", "--no-renames")
+	if err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			set[p] = true
+		}
+	}
+	return set, nil
+}
+
+// lastPrompt is the last prompt of a session's current scope, from its
+// shadow branch, else its first prompt.
+func (m *ManualCommit) lastPrompt(st *session.State) string {
+	if tip, err := m.env.Repo.ReadRef(checkpoint.ShadowRef(shadowBranch(st))); err == nil && !tip.IsZero() {
+		if p := readShadowPrompts(m.env.Repo, tip, st.SessionID); len(p) > 0 {
+			return p[len(p)-1]
+		}
+	}
+	return st.FirstPrompt
+}
+
+// hasTTY reports whether a person is at a terminal for this commit:
+// ENTIRE_TEST_TTY ("1" or "0") decides in tests, else whether /dev/tty can
+// be opened.
+func (m *ManualCommit) hasTTY() bool {
+	if v := m.env.Getenv("ENTIRE_TEST_TTY"); v != "" {
+		return v == "1"
+	}
+	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+}
+
+// confirmLink asks on the terminal whether to link a `git commit -m`
+// commit to the session; the default (and the answer when the terminal
+// cannot be used) is yes.
+func (m *ManualCommit) confirmLink(agentLabel, prompt string) bool {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return true
+	}
+	defer tty.Close()
+	fmt.Fprintf(tty, "You have an active %s session.\n", agentLabel)
+	if prompt != "" {
+		fmt.Fprintf(tty, "Last Prompt: %s\n", firstPrompt(prompt))
+	}
+	fmt.Fprintf(tty, "Link this commit to %s session context? [Y/n] ", agentLabel)
+	line, _ := bufio.NewReader(tty).ReadString('\n')
+	answer := strings.ToLower(strings.TrimSpace(line))
+	return answer == "" || answer == "y" || answer == "yes"
+}
+
+// CommitMsg removes a trailer that is the only content of a message, so
+// that git aborts the empty commit as the user meant (SPEC 3.9).
+func (m *ManualCommit) CommitMsg(ctx context.Context, msgFile string) error {
+	data, err := os.ReadFile(msgFile)
+	if err != nil {
+		return fmt.Errorf("read commit message: %w", err)
+	}
+	if out, changed := checkpoint.StripLoneCheckpointTrailer(string(data)); changed {
+		return os.WriteFile(msgFile, []byte(out), 0o644)
+	}
+	return nil
+}

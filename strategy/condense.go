@@ -1,0 +1,373 @@
+package strategy
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/session"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// turnInput rebuilds the agent input of a session from its state, for work
+// done outside its own hooks (a commit).
+func (m *ManualCommit) turnInput(st *session.State) TurnInput {
+	in := TurnInput{SessionID: st.SessionID, TranscriptPath: st.TranscriptPath}
+	if a, err := agent.GetByAgentType(agent.AgentType(st.AgentType)); err == nil {
+		in.Agent = a
+	} else {
+		in.Agent = agent.Default()
+	}
+	return in
+}
+
+// PostCommit condenses the sessions whose work the new commit includes onto
+// the metadata branch under the commit's Entire-Checkpoint ID (SPEC 5.2.4),
+// carries forward what the commit left out, and removes the shadow
+// branches that are done. Without a trailer it only moves the active
+// sessions onto the new HEAD.
+func (m *ManualCommit) PostCommit(ctx context.Context) error {
+	repo := m.env.Repo
+	head, err := repo.Head()
+	if err != nil || head.IsZero() {
+		return err
+	}
+	commit, err := repo.Git.CommitObject(head)
+	if err != nil {
+		return fmt.Errorf("read HEAD commit: %w", err)
+	}
+	id, linked := checkpoint.CheckpointOf(commit.Message)
+	sums := m.recentSessions()
+	if !linked {
+		for _, s := range sums {
+			if s.Phase != session.PhaseActive || s.BaseCommit == head.String() {
+				continue
+			}
+			err := m.env.Sessions.Update(s.SessionID, func(st *session.State, _ bool) error {
+				return m.migrate(ctx, st, head)
+			})
+			if err != nil {
+				m.env.Log.Warn("move session to new HEAD", "session_id", s.SessionID, "error", err)
+			}
+		}
+		return nil
+	}
+	seq := session.SequenceOperationInProgress(repo.GitDir)
+	var condensedBranches []string
+	for _, s := range sums {
+		if s.BaseCommit == head.String() {
+			continue // already on this commit (amend of a linked commit)
+		}
+		var branch string
+		err := m.env.Sessions.Update(s.SessionID, func(st *session.State, exists bool) error {
+			if !exists {
+				return errNoChange
+			}
+			b, err := m.commitEvent(ctx, st, id, commit, seq)
+			branch = b
+			return err
+		})
+		if err != nil && err != errNoChange {
+			m.env.Log.Warn("condense session", "session_id", s.SessionID, "error", err)
+			m.env.printf("[entire] could not condense session %s: %v\n", short8(s.SessionID), err)
+		}
+		if branch != "" {
+			condensedBranches = append(condensedBranches, branch)
+		}
+	}
+	for _, b := range unionSorted(condensedBranches) {
+		if m.branchInUse(b, "") {
+			continue
+		}
+		tip, _ := repo.ReadRef(checkpoint.ShadowRef(b))
+		if err := repo.DeleteRef(ctx, checkpoint.ShadowRef(b), tip); err != nil {
+			m.env.Log.Warn("delete shadow branch", "branch", b, "error", err)
+			continue
+		}
+		m.env.printf("[entire] Cleaned up shadow branch: %s\n", b)
+	}
+	return nil
+}
+
+// commitEvent applies the GitCommit event to one session and, when the
+// commit includes its work, condenses it. It returns the shadow branch it
+// condensed ("" when none).
+func (m *ManualCommit) commitEvent(ctx context.Context, st *session.State, id checkpoint.ID, commit *object.Commit, seq bool) (string, error) {
+	actions := m.transition(st, session.EventGitCommit, session.TransitionContext{
+		HasFilesTouched: len(st.FilesTouched) > 0, SequenceOperation: seq,
+	})
+	for _, a := range actions {
+		switch a {
+		case session.ActionCondense, session.ActionCondenseIfFilesTouched:
+			if !m.commitIncludesWork(st, commit) {
+				m.moveBase(st, commit.Hash)
+				return "", nil
+			}
+			branch := shadowBranch(st)
+			if err := m.condense(ctx, st, id, commit); err != nil {
+				return "", err
+			}
+			return branch, nil
+		case session.ActionDiscardIfNoFiles:
+			m.moveBase(st, commit.Hash)
+		}
+	}
+	return "", nil
+}
+
+// moveBase puts a session whose work the commit did not include on the new
+// HEAD.
+func (m *ManualCommit) moveBase(st *session.State, head plumbing.Hash) {
+	if err := m.migrate(context.Background(), st, head); err != nil {
+		m.env.Log.Warn("move session base", "session_id", st.SessionID, "error", err)
+	}
+}
+
+// commitIncludesWork reports whether the commit changed a file the session
+// touched (or, for a session that has not saved a step yet, a file its
+// transcript modified).
+func (m *ManualCommit) commitIncludesWork(st *session.State, commit *object.Commit) bool {
+	files := st.FilesTouched
+	if len(files) == 0 {
+		files = m.transcriptModified(st)
+	}
+	if len(files) == 0 {
+		return false
+	}
+	changed, err := changedPaths(m, commit, files)
+	if err != nil {
+		return true // when in doubt, keep the link
+	}
+	return len(changed) > 0
+}
+
+// changedPaths returns which of paths differ between commit and its first
+// parent, by looking the paths up in both trees (no tree walk).
+func changedPaths(m *ManualCommit, commit *object.Commit, paths []string) ([]string, error) {
+	tree, err := commit.Tree()
+	if err != nil {
+		return nil, err
+	}
+	var parent *object.Tree
+	if len(commit.ParentHashes) > 0 {
+		pc, err := m.env.Repo.Git.CommitObject(commit.ParentHashes[0])
+		if err != nil {
+			return nil, err
+		}
+		if parent, err = pc.Tree(); err != nil {
+			return nil, err
+		}
+	}
+	var out []string
+	for _, p := range paths {
+		if entryHash(tree, p) != entryHash(parent, p) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// entryHash is the blob hash at path in t (ZeroHash when absent).
+func entryHash(t *object.Tree, path string) plumbing.Hash {
+	if t == nil {
+		return plumbing.ZeroHash
+	}
+	e, err := t.FindEntry(path)
+	if err != nil || e.Mode == filemode.Dir {
+		return plumbing.ZeroHash
+	}
+	return e.Hash
+}
+
+// condense writes the session's checkpoint scope as session slot of
+// checkpoint id and resets the session onto the new commit, carrying
+// forward the touched files the commit left out (SPEC 5.2.5).
+func (m *ManualCommit) condense(ctx context.Context, st *session.State, id checkpoint.ID, commit *object.Commit) error {
+	repo := m.env.Repo
+	in := m.turnInput(st)
+	branch := shadowBranch(st)
+	tip, err := repo.ReadRef(checkpoint.ShadowRef(branch))
+	if err != nil {
+		return err
+	}
+	ts := st.ShadowTranscript
+	if st.TranscriptPath != "" {
+		if _, statErr := os.Stat(st.TranscriptPath); statErr == nil {
+			if ts, err = m.storeTranscript(st, in); err != nil {
+				return err
+			}
+		}
+	}
+	a := m.scan(in, cursorOf(st))
+	var prompts []string
+	if st.CheckpointCount > 0 && !tip.IsZero() {
+		prompts = readShadowPrompts(repo, tip, st.SessionID)
+	}
+	prompts = append(prompts, m.redactAll(a.Prompts)...)
+	files := unionSorted(st.FilesTouched, transcriptFiles(repo, "", a.ModifiedFiles))
+	usage := &agent.TokenUsage{}
+	usage.Add(st.TokenUsage)
+	usage.Add(&a.Tokens)
+	branchName, _ := repo.HeadBranch()
+	meta := checkpoint.SessionMetadata{
+		CLIVersion: m.env.CLIVersion, SessionID: st.SessionID, Strategy: checkpoint.StrategyManualCommit,
+		Branch: branchName, CheckpointsCount: st.CheckpointCount, FilesTouched: files,
+		Agent: agent.AgentType(st.AgentType), TurnID: st.TurnID,
+		TranscriptIdentifierAtStart: st.TranscriptIdentifierAtStart,
+		CheckpointTranscriptStart:   st.CheckpointTranscriptStart,
+		TranscriptLinesAtStart:      st.CheckpointTranscriptStart,
+		TranscriptPath:              homeRelative(st.TranscriptPath),
+	}
+	if !usage.IsZero() {
+		meta.TokenUsage = usage
+	}
+	if !tip.IsZero() {
+		meta.InitialAttribution = m.attribution(st, tip, commit, files)
+	}
+	slot, err := m.env.checkpoints().WriteSession(ctx, id, checkpoint.SessionWrite{
+		Metadata: meta, Transcript: ts, Prompts: joinPrompts(prompts), Context: condensedContext(prompts),
+	}, checkpoint.CommitInfo{EphemeralBranch: branch})
+	if err != nil {
+		return err
+	}
+	m.env.Log.Info("condensed session", "session_id", st.SessionID, "checkpoint_id", id.String(), "slot", slot)
+	m.env.printf("[entire] Condensed session %s: %s (%d checkpoints)\n", short8(st.SessionID), id, st.CheckpointCount)
+
+	remaining := m.remainingWork(st, tip, commit)
+	st.ShadowTranscript = ts
+	setCursor(st, a.To)
+	st.BaseCommit, st.AttributionBaseCommit = commit.Hash.String(), commit.Hash.String()
+	st.CheckpointCount = 0
+	if ts != nil {
+		st.CheckpointTranscriptStart = ts.Lines
+	}
+	st.FilesTouched = nil
+	st.TokenUsage = nil
+	st.PromptAttributions, st.PendingPromptAttribution = nil, nil
+	st.LastCheckpointID = id.String()
+	if st.Phase == session.PhaseActive {
+		st.TurnCheckpointIDs = append(st.TurnCheckpointIDs, id.String())
+	}
+	if len(remaining) > 0 {
+		m.carryForward(ctx, st, commit, remaining)
+	}
+	return nil
+}
+
+// remainingWork returns the touched files whose agent changes the commit
+// did not take whole: not in the commit, or committed with other content
+// than the shadow snapshot (a partial `git add -p`).
+func (m *ManualCommit) remainingWork(st *session.State, tip plumbing.Hash, commit *object.Commit) []string {
+	if tip.IsZero() || len(st.FilesTouched) == 0 {
+		return nil
+	}
+	shadow, err := m.env.Repo.Git.CommitObject(tip)
+	if err != nil {
+		return nil
+	}
+	shadowTree, err := shadow.Tree()
+	if err != nil {
+		return nil
+	}
+	headTree, err := commit.Tree()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, f := range st.FilesTouched {
+		s, h := entryHash(shadowTree, f), entryHash(headTree, f)
+		if s != h {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// carryForward records the remaining files on the new commit's shadow
+// branch, so that a later commit of them is linked too.
+func (m *ManualCommit) carryForward(ctx context.Context, st *session.State, commit *object.Commit, remaining []string) {
+	repo := m.env.Repo
+	changes, err := repo.WorktreeChanges(remaining)
+	if err == nil {
+		_, err = checkpoint.WriteStep(ctx, repo, checkpoint.Step{
+			Branch: shadowBranch(st), BaseTree: commit.TreeHash, Changes: changes, Snapshot: true,
+			Message: checkpoint.StepMessage("carry forward: uncommitted session files", "", st.SessionID, checkpoint.StrategyManualCommit),
+		}, m.env.Now())
+	}
+	if err != nil && err != checkpoint.ErrStepUnchanged {
+		m.env.Log.Warn("carry forward", "session_id", st.SessionID, "error", err)
+		return
+	}
+	st.FilesTouched = remaining
+	st.CheckpointCount = 1
+}
+
+// finalizeTurnCheckpoints replaces the transcript of the checkpoints
+// condensed during this turn (the agent committed before the turn ended)
+// with the transcript as it is at the end of the turn (SPEC 5.2.6).
+func (m *ManualCommit) finalizeTurnCheckpoints(ctx context.Context, st *session.State, in TurnInput) {
+	if len(st.TurnCheckpointIDs) == 0 {
+		return
+	}
+	ts := st.ShadowTranscript
+	if in.TranscriptPath != "" {
+		var err error
+		if ts, err = m.storeTranscript(st, in); err != nil {
+			m.env.Log.Warn("finalize transcript", "error", err)
+			return
+		}
+		st.ShadowTranscript = ts
+	}
+	store := m.env.checkpoints()
+	for _, raw := range st.TurnCheckpointIDs {
+		id, err := checkpoint.ParseID(raw)
+		if err != nil {
+			continue
+		}
+		cp, err := store.Read(id)
+		if err != nil {
+			m.env.Log.Warn("finalize transcript", "checkpoint_id", raw, "error", err)
+			continue
+		}
+		for _, sess := range cp.Sessions {
+			if sess.Metadata.SessionID != st.SessionID {
+				continue
+			}
+			prompt, _ := sess.File(checkpoint.PromptFile)
+			ctxFile, _ := sess.File(checkpoint.ContextFile)
+			_, err := store.WriteSession(ctx, id, checkpoint.SessionWrite{
+				Metadata: sess.Metadata, Transcript: ts, Prompts: string(prompt), Context: string(ctxFile),
+			}, checkpoint.CommitInfo{Message: "Finalize transcript for Checkpoint: " + raw})
+			if err != nil {
+				m.env.Log.Warn("finalize transcript", "checkpoint_id", raw, "error", err)
+			}
+		}
+	}
+	st.TurnCheckpointIDs = nil
+}
+
+// homeRelative returns path relative to $HOME (SPEC 3.7 transcript_path),
+// or path itself when it is not below it.
+func homeRelative(path string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || path == "" {
+		return path
+	}
+	if rel, err := filepath.Rel(home, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
+
+func short8(s string) string {
+	if len(s) > 8 {
+		return s[:8]
+	}
+	return s
+}

@@ -1,0 +1,290 @@
+package strategy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/session"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// ErrNoCommits is returned by a turn end in a repository without commits:
+// there is nothing to hang a checkpoint on yet.
+var ErrNoCommits = errors.New("Entire: skipping checkpoint. Will activate after first commit.")
+
+// TurnEnd saves the turn as a temporary checkpoint when it changed files,
+// then ends the turn. Its cost is that of the new transcript lines and of
+// the paths git status reports, whatever the size of the repository or of
+// the transcript.
+func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
+	repo := m.env.Repo
+	head, err := repo.Head()
+	if err != nil {
+		return err
+	}
+	if head.IsZero() {
+		return ErrNoCommits
+	}
+	if _, err := os.Stat(in.TranscriptPath); err != nil {
+		return fmt.Errorf("transcript %q: %w", in.TranscriptPath, err)
+	}
+	pre, _ := session.ReadPrePrompt(repo.Root, in.SessionID)
+	ws, err := readStatus(ctx, repo)
+	if err != nil {
+		return err
+	}
+	err = m.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {
+		if !exists || st.BaseCommit == "" {
+			m.initState(st, in, head, ws)
+		} else if st.BaseCommit != head.String() {
+			if err := m.migrate(ctx, st, head); err != nil {
+				return err
+			}
+		}
+		if in.TranscriptPath != "" {
+			st.TranscriptPath = in.TranscriptPath
+		}
+		a := m.scan(in, cursorOf(st))
+		untrackedBefore := st.UntrackedFilesAtStart
+		if pre != nil {
+			untrackedBefore = pre.UntrackedFiles
+		}
+		stepFiles := unionSorted(transcriptFiles(repo, in.Cwd, a.ModifiedFiles), ws.newFiles(untrackedBefore), ws.Deleted)
+		if len(stepFiles) == 0 {
+			m.env.printf("No files were modified during this session\nSkipping commit\n")
+		} else if err := m.saveStep(ctx, st, in, head, ws, a, stepFiles); err != nil {
+			return err
+		}
+		setCursor(st, a.To)
+		m.transition(st, session.EventTurnEnd, session.TransitionContext{})
+		m.finalizeTurnCheckpoints(ctx, st, in)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("end turn: %w", err)
+	}
+	if err := session.DeletePrePrompt(repo.Root, in.SessionID); err != nil {
+		m.env.Log.Warn("delete pre-prompt state", "error", err)
+	}
+	return nil
+}
+
+// initState fills a state for a session first seen at a turn end (its turn
+// start hook did not run).
+func (m *ManualCommit) initState(st *session.State, in TurnInput, head plumbing.Hash, ws *worktreeStatus) {
+	now := m.env.Now().UTC()
+	st.CLIVersion = m.env.CLIVersion
+	st.BaseCommit, st.AttributionBaseCommit = head.String(), head.String()
+	st.WorktreePath, st.WorktreeID = m.env.Repo.Root, m.env.Repo.WorktreeID
+	st.StartedAt = now
+	st.Phase = session.PhaseActive
+	st.TurnID = session.NewTurnID()
+	st.UntrackedFilesAtStart = ws.Untracked
+	if in.Agent != nil {
+		st.AgentType = string(in.Agent.Type())
+	}
+}
+
+// scan analyses the transcript from a cursor. A transcript that cannot be
+// analysed is logged and treated as empty: the files git reports are still
+// checkpointed.
+func (m *ManualCommit) scan(in TurnInput, from checkpointCursor) *agent.Analysis {
+	empty := &agent.Analysis{From: from, To: from}
+	sc, ok := scanner(in.Agent)
+	if !ok || in.TranscriptPath == "" {
+		return empty
+	}
+	a, err := sc.ScanTranscript(in.TranscriptPath, from)
+	if err != nil {
+		m.env.Log.Warn("scan transcript", "path", in.TranscriptPath, "error", err)
+		return empty
+	}
+	return a
+}
+
+// saveStep writes the temporary checkpoint of a turn and records it in the
+// session state.
+func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnInput, head plumbing.Hash, ws *worktreeStatus, a *agent.Analysis, stepFiles []string) error {
+	repo := m.env.Repo
+	branch := shadowBranch(st)
+	tip, err := repo.ReadRef(checkpoint.ShadowRef(branch))
+	if err != nil {
+		return err
+	}
+	ts, err := m.storeTranscript(st, in)
+	if err != nil {
+		return err
+	}
+	prompts := m.redactAll(a.Prompts)
+	if st.CheckpointCount > 0 && !tip.IsZero() {
+		prompts = append(readShadowPrompts(repo, tip, st.SessionID), prompts...)
+	}
+	subject := defaultSubject
+	if len(a.Prompts) > 0 {
+		subject = CommitSubject(a.Prompts[len(a.Prompts)-1])
+	}
+	summary := m.env.Redactor.Text(a.LastAssistant)
+	dir := metadataDir(st.SessionID)
+	files := map[string][]byte{
+		checkpoint.PromptFile:  []byte(joinPrompts(prompts)),
+		checkpoint.SummaryFile: []byte(summary),
+		checkpoint.ContextFile: []byte(stepContext(st.SessionID, subject, m.redactAll(a.Prompts), summary, a.ToolUses)),
+	}
+	changes, err := repo.WorktreeChanges(ws.Dirty)
+	if err != nil {
+		return err
+	}
+	hc, err := repo.Git.CommitObject(head)
+	if err != nil {
+		return fmt.Errorf("read HEAD commit: %w", err)
+	}
+	_, err = checkpoint.WriteStep(ctx, repo, checkpoint.Step{
+		Branch: branch, BaseTree: hc.TreeHash, Changes: changes, Snapshot: true,
+		MetadataDir: dir, MetadataFiles: files, Transcript: ts,
+		Message: checkpoint.StepMessage(subject, dir, st.SessionID, checkpoint.StrategyManualCommit),
+	}, m.env.Now())
+	st.ShadowTranscript = ts
+	if errors.Is(err, checkpoint.ErrStepUnchanged) {
+		m.env.printf("Skipped checkpoint (no changes since last checkpoint)\n")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if tip.IsZero() {
+		m.env.printf("Created shadow branch '%s' and committed changes\n", branch)
+	} else {
+		m.env.printf("Committed changes to shadow branch '%s'\n", branch)
+	}
+	if st.CheckpointCount == 0 {
+		st.TranscriptIdentifierAtStart = a.From.LastID
+	}
+	st.CheckpointCount++
+	st.FilesTouched = unionSorted(st.FilesTouched, stepFiles)
+	if st.TokenUsage == nil {
+		st.TokenUsage = &agent.TokenUsage{}
+	}
+	st.TokenUsage.Add(&a.Tokens)
+	return nil
+}
+
+// storeTranscript stores the transcript lines appended since the last
+// stored position, redacted, and returns the new transcript state. A
+// single-document transcript (Gemini JSON) is stored whole; its unchanged
+// chunks are not written again.
+func (m *ManualCommit) storeTranscript(st *session.State, in TurnInput) (*checkpoint.TranscriptState, error) {
+	repo := m.env.Repo
+	if isJSONDocument(in.TranscriptPath) {
+		content, err := os.ReadFile(in.TranscriptPath)
+		if err != nil {
+			return nil, fmt.Errorf("read transcript: %w", err)
+		}
+		return checkpoint.WriteWhole(repo, m.redactDocument(content), agent.AgentTypeGemini)
+	}
+	data, end, restart, err := checkpoint.ReadSource(in.TranscriptPath, st.ShadowTranscript)
+	if err != nil {
+		return nil, err
+	}
+	prev := st.ShadowTranscript
+	if restart {
+		prev = nil
+	}
+	ts, err := checkpoint.AppendJSONL(repo, prev, m.redactLines(data))
+	if err != nil {
+		return nil, err
+	}
+	if err := ts.SetSource(in.TranscriptPath, end); err != nil {
+		return nil, err
+	}
+	return ts, nil
+}
+
+// isJSONDocument reports whether a transcript file is one JSON document
+// (Gemini CLI's single-object format) rather than JSONL, from its first
+// bytes.
+func isJSONDocument(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	n, _ := f.Read(buf)
+	first := bytes.TrimSpace(buf[:n])
+	if len(first) == 0 || first[0] != '{' {
+		return false
+	}
+	line, _, _ := bytes.Cut(buf[:n], []byte("\n"))
+	return bytes.Equal(bytes.TrimSpace(line), []byte("{"))
+}
+
+// redactLines redacts complete JSONL lines one by one, so that a line
+// always gives the same bytes.
+func (m *ManualCommit) redactLines(data []byte) []byte {
+	if _, ok := m.env.Redactor.(NoRedaction); ok {
+		return data
+	}
+	out := make([]byte, 0, len(data))
+	for len(data) > 0 {
+		line := data
+		i := bytes.IndexByte(data, '\n')
+		if i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		out = append(out, m.env.Redactor.JSONLine(line)...)
+		out = append(out, '\n')
+	}
+	return out
+}
+
+// redactDocument redacts a whole JSON document.
+func (m *ManualCommit) redactDocument(b []byte) []byte {
+	if d, ok := m.env.Redactor.(interface{ JSONDoc([]byte) []byte }); ok {
+		return d.JSONDoc(b)
+	}
+	return []byte(m.env.Redactor.Text(string(b)))
+}
+
+func (m *ManualCommit) redactAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = m.env.Redactor.Text(s)
+	}
+	return out
+}
+
+// readShadowPrompts returns the prompts stored in a session's metadata dir
+// at a shadow commit.
+func readShadowPrompts(repo *gitrepo.Repo, commit plumbing.Hash, sessionID string) []string {
+	b, err := readShadowFile(repo, commit, metadataDir(sessionID)+"/"+checkpoint.PromptFile)
+	if err != nil {
+		return nil
+	}
+	return splitPrompts(string(b))
+}
+
+// readShadowFile reads a file of a shadow commit's tree.
+func readShadowFile(repo *gitrepo.Repo, commit plumbing.Hash, path string) ([]byte, error) {
+	c, err := repo.Git.CommitObject(commit)
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.Tree()
+	if err != nil {
+		return nil, err
+	}
+	f, err := t.File(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, object.ErrFileNotFound)
+	}
+	return repo.ReadBlob(f.Hash)
+}

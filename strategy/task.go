@@ -1,0 +1,337 @@
+package strategy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/session"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// SubagentTranscripts is implemented by agents whose subagents write their
+// own transcripts; it lists where a subagent's transcript may be.
+type SubagentTranscripts interface {
+	SubagentTranscriptPaths(transcriptPath, agentID string) []string
+}
+
+// TaskStart records the untracked files before a subagent runs.
+func (m *ManualCommit) TaskStart(ctx context.Context, in TaskInput) error {
+	if err := session.ValidateToolUseID(in.ToolUseID); err != nil {
+		return err
+	}
+	ws, err := readStatus(ctx, m.env.Repo)
+	if err != nil {
+		return err
+	}
+	return session.WritePreTask(m.env.Repo.Root, &session.PreTask{ToolUseID: in.ToolUseID, Timestamp: m.env.Now(), UntrackedFiles: ws.Untracked})
+}
+
+// TaskEnd saves a subagent's changes as a task checkpoint on the shadow
+// branch (SPEC 3.6, 5.2.9).
+func (m *ManualCommit) TaskEnd(ctx context.Context, in TaskInput) error {
+	repo := m.env.Repo
+	if err := session.ValidateToolUseID(in.ToolUseID); err != nil {
+		return err
+	}
+	head, err := repo.Head()
+	if err != nil || head.IsZero() {
+		return err
+	}
+	pre, _ := session.ReadPreTask(repo.Root, in.ToolUseID)
+	defer session.DeletePreTask(repo.Root, in.ToolUseID)
+	ws, err := readStatus(ctx, repo)
+	if err != nil {
+		return err
+	}
+	subPath := m.subagentTranscript(in)
+	return m.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {
+		if !exists || st.BaseCommit == "" {
+			m.initState(st, in.TurnInput, head, ws)
+		} else if st.BaseCommit != head.String() {
+			if err := m.migrate(ctx, st, head); err != nil {
+				return err
+			}
+		}
+		var modified []string
+		if subPath != "" {
+			if a, err := scanWhole(in.Agent, subPath); err == nil {
+				modified = a.ModifiedFiles
+			}
+		} else {
+			modified = m.scan(in.TurnInput, cursorOf(st)).ModifiedFiles
+		}
+		before := st.UntrackedFilesAtStart
+		if pre != nil {
+			before = pre.UntrackedFiles
+		}
+		files := unionSorted(transcriptFiles(repo, in.Cwd, modified), ws.newFiles(before), ws.Deleted)
+		if len(files) == 0 {
+			m.env.printf("[entire] No file changes detected, skipping task checkpoint\n")
+			return errNoChange
+		}
+		if err := m.saveTaskStep(ctx, st, in, head, ws, subPath); err != nil {
+			return err
+		}
+		st.FilesTouched = unionSorted(st.FilesTouched, files)
+		return nil
+	})
+}
+
+// saveTaskStep writes the task checkpoint commit.
+func (m *ManualCommit) saveTaskStep(ctx context.Context, st *session.State, in TaskInput, head plumbing.Hash, ws *worktreeStatus, subPath string) error {
+	repo := m.env.Repo
+	ts, err := m.storeTranscript(st, in.TurnInput)
+	if err != nil {
+		return err
+	}
+	st.ShadowTranscript = ts
+	taskDir := metadataDir(st.SessionID) + "/tasks/" + in.ToolUseID
+	cp, _ := json.MarshalIndent(map[string]string{
+		"session_id": st.SessionID, "tool_use_id": in.ToolUseID,
+		"checkpoint_uuid": findToolResultUUID(in.TranscriptPath, cursorOf(st).Offset, in.ToolUseID), "agent_id": in.AgentID,
+	}, "", "  ")
+	files := map[string][]byte{"checkpoint.json": append(cp, '\n')}
+	if subPath != "" {
+		if data, err := os.ReadFile(subPath); err == nil {
+			files["agent-"+in.AgentID+".jsonl"] = m.redactLines(data)
+		}
+	}
+	changes, err := repo.WorktreeChanges(ws.Dirty)
+	if err != nil {
+		return err
+	}
+	tc, err := ts.TreeChanges(repo, metadataDir(st.SessionID))
+	if err != nil {
+		return err
+	}
+	hc, err := repo.Git.CommitObject(head)
+	if err != nil {
+		return err
+	}
+	subject := taskSubject(in)
+	_, err = checkpoint.WriteStep(ctx, repo, checkpoint.Step{
+		Branch: shadowBranch(st), BaseTree: hc.TreeHash, Changes: append(changes, tc...), Snapshot: true,
+		MetadataDir: taskDir, MetadataFiles: files,
+		Message: checkpoint.TaskStepMessage(subject, taskDir, st.SessionID, checkpoint.StrategyManualCommit),
+	}, m.env.Now())
+	if errors.Is(err, checkpoint.ErrStepUnchanged) {
+		return nil
+	}
+	if err == nil {
+		m.env.printf("[entire] Created task checkpoint: %s\n", subject)
+	}
+	return err
+}
+
+// taskSubject is the subject of a final task checkpoint (SPEC 5.2.9).
+func taskSubject(in TaskInput) string {
+	id := in.ToolUseID
+	if len(id) > 12 {
+		id = id[:12]
+	}
+	desc := truncateBytes(in.Description, 60)
+	switch {
+	case in.SubagentType != "" && desc != "":
+		return fmt.Sprintf("Completed '%s' agent: %s (%s)", in.SubagentType, desc, id)
+	case in.SubagentType != "":
+		return fmt.Sprintf("Completed '%s' agent (%s)", in.SubagentType, id)
+	case desc != "":
+		return fmt.Sprintf("Completed agent: %s (%s)", desc, id)
+	}
+	return "Task: " + id
+}
+
+// truncateBytes cuts s to max bytes (on a rune boundary) plus "...".
+func truncateBytes(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + "..."
+}
+
+// subagentTranscript finds the subagent's own transcript file, "" if none.
+func (m *ManualCommit) subagentTranscript(in TaskInput) string {
+	if in.AgentID == "" {
+		return ""
+	}
+	if st, ok := in.Agent.(SubagentTranscripts); ok {
+		for _, p := range st.SubagentTranscriptPaths(in.TranscriptPath, in.AgentID) {
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// scanWhole analyses a whole transcript file.
+func scanWhole(a agent.Agent, path string) (*agent.Analysis, error) {
+	sc, ok := scanner(a)
+	if !ok {
+		return nil, errors.New("agent cannot analyse transcripts")
+	}
+	return sc.ScanTranscript(path, agent.Position{})
+}
+
+// findToolResultUUID returns the uuid of the transcript line (at or after
+// offset) that carries the tool result of toolUseID, "" when not found. It
+// reads only from offset on.
+func findToolResultUUID(path string, offset int64, toolUseID string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return ""
+	}
+	needle := []byte(`"tool_use_id":"` + toolUseID + `"`)
+	r := bufio.NewReaderSize(f, 1<<20)
+	found := ""
+	for {
+		line, err := r.ReadBytes('\n')
+		if bytes.Contains(line, needle) && bytes.Contains(line, []byte(`"tool_result"`)) {
+			var v struct {
+				UUID string `json:"uuid"`
+			}
+			if json.Unmarshal(line, &v) == nil && v.UUID != "" {
+				found = v.UUID
+			}
+		}
+		if err != nil {
+			return found
+		}
+	}
+}
+
+// TaskProgress saves an incremental checkpoint while a subagent works
+// (post-todo): only when a subagent is running and not on the default
+// branch.
+func (m *ManualCommit) TaskProgress(ctx context.Context, in TaskInput) error {
+	repo := m.env.Repo
+	toolUseID := latestPreTask(repo)
+	if toolUseID == "" {
+		return nil
+	}
+	if b, _ := repo.HeadBranch(); b == "main" || b == "master" {
+		m.env.printf("Entire: skipping incremental checkpoint on branch '%s'\n", b)
+		return nil
+	}
+	head, err := repo.Head()
+	if err != nil || head.IsZero() {
+		return err
+	}
+	ws, err := readStatus(ctx, repo)
+	if err != nil || len(ws.Dirty) == 0 {
+		return err
+	}
+	return m.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {
+		if !exists || st.BaseCommit == "" {
+			m.initState(st, in.TurnInput, head, ws)
+		}
+		taskDir := metadataDir(st.SessionID) + "/tasks/" + toolUseID
+		seq := countIncremental(repo, shadowBranch(st), taskDir) + 1
+		name := fmt.Sprintf("checkpoints/%03d-%s.json", seq, toolUseID)
+		var data any
+		_ = json.Unmarshal(in.ToolInput, &data)
+		rec, _ := json.MarshalIndent(map[string]any{"type": in.ToolName, "tool_use_id": toolUseID, "timestamp": m.env.Now().UTC(), "data": data}, "", "  ")
+		rec = []byte(m.env.Redactor.Text(string(rec)))
+		blob, err := repo.WriteBlob(append(rec, '\n'))
+		if err != nil {
+			return err
+		}
+		changes, err := repo.WorktreeChanges(ws.Dirty)
+		if err != nil {
+			return err
+		}
+		changes = append(changes, gitrepo.Change{Path: taskDir + "/" + name, Mode: 0o100644, Hash: blob})
+		hc, err := repo.Git.CommitObject(head)
+		if err != nil {
+			return err
+		}
+		subject := fmt.Sprintf("Checkpoint #%d: %s", seq, short12(toolUseID))
+		if in.Todo != "" {
+			subject = fmt.Sprintf("%s (%s)", truncateBytes(in.Todo, 60), short12(toolUseID))
+		}
+		_, err = checkpoint.WriteStep(ctx, repo, checkpoint.Step{
+			Branch: shadowBranch(st), BaseTree: hc.TreeHash, Changes: changes, Snapshot: true,
+			Message: checkpoint.TaskStepMessage(subject, taskDir+"/"+name, st.SessionID, checkpoint.StrategyManualCommit),
+		}, m.env.Now())
+		if errors.Is(err, checkpoint.ErrStepUnchanged) {
+			return errNoChange
+		}
+		if err != nil {
+			return err
+		}
+		st.FilesTouched = unionSorted(st.FilesTouched, ws.Dirty)
+		return nil
+	})
+}
+
+func short12(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// latestPreTask returns the tool use ID of the most recently started
+// subagent that has not finished, "" when none runs.
+func latestPreTask(repo *gitrepo.Repo) string {
+	matches, _ := filepath.Glob(filepath.Join(repo.Root, session.TmpDir, "pre-task-*.json"))
+	type cand struct {
+		id  string
+		mod int64
+	}
+	var cands []cand
+	for _, p := range matches {
+		if fi, err := os.Stat(p); err == nil {
+			id := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "pre-task-"), ".json")
+			cands = append(cands, cand{id, fi.ModTime().UnixNano()})
+		}
+	}
+	if len(cands) == 0 {
+		return ""
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].mod > cands[j].mod })
+	return cands[0].id
+}
+
+// countIncremental counts the incremental checkpoints already stored for a
+// task on the shadow branch (the original counted a local directory nothing
+// wrote, so its sequence was always 1).
+func countIncremental(repo *gitrepo.Repo, branch, taskDir string) int {
+	tip, err := repo.ReadRef(checkpoint.ShadowRef(branch))
+	if err != nil || tip.IsZero() {
+		return 0
+	}
+	c, err := repo.Git.CommitObject(tip)
+	if err != nil {
+		return 0
+	}
+	t, err := c.Tree()
+	if err != nil {
+		return 0
+	}
+	sub, err := t.Tree(taskDir + "/checkpoints")
+	if err != nil {
+		return 0
+	}
+	return len(sub.Entries)
+}

@@ -36,5 +36,8 @@ func newRootCmd(f *factory) *cobra.Command {
 	})
 
 	root.AddCommand(newVersionCmd(f))
+	root.AddCommand(newEnableCmd(f, nil))
+	root.AddCommand(newDisableCmd(f, nil))
+	root.AddCommand(newStatusCmd(f, nil))
 	return root
 }

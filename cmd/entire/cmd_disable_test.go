@@ -172,3 +172,34 @@ func TestUninstallRestoresRepo(t *testing.T) {
 		t.Errorf("status after uninstall: %q", out)
 	}
 }
+
+func TestUninstallConfirmation(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		answer    string
+		wantOut   string
+		installed bool
+	}{
+		{"n\n", "Uninstall cancelled.\n", true},
+		{"y\n", "Entire CLI uninstalled successfully.\n", false},
+	} {
+		t.Run(strings.TrimSpace(tt.answer), func(t *testing.T) {
+			t.Parallel()
+			dir := gittest.InitWithCommit(t)
+			if _, errOut, code := runEntire(t, dir, nil, "", "enable"); code != 0 {
+				t.Fatalf("enable: %d %s", code, errOut)
+			}
+			f, out, errOut := testFactory(dir, map[string]string{"ACCESSIBLE": "1"})
+			f.IO.In = strings.NewReader(tt.answer)
+			f.IO.SetStdinTTY(true)
+			f.IO.SetStderrTTY(true)
+			if code := run([]string{"disable", "--uninstall"}, f); code != exitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if out.String() != tt.wantOut || !strings.Contains(errOut.String(), "Are you sure you want to uninstall Entire?") {
+				t.Errorf("stdout %q stderr %q", out, errOut)
+			}
+			assertGitHooks(t, dir, tt.installed)
+		})
+	}
+}

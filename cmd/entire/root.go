@@ -36,6 +36,9 @@ func newRootCmd(f *factory) *cobra.Command {
 	})
 
 	root.AddCommand(newVersionCmd(f))
+	root.AddCommand(newEnableCmd(f, nil))
+	root.AddCommand(newDisableCmd(f, nil))
+	root.AddCommand(newStatusCmd(f, nil))
 	root.AddCommand(newHooksCmd(f))
 	root.AddCommand(newHideCmd(f, nil))
 	root.AddCommand(newNoteCmd(f, nil))

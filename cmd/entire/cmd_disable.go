@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/hooks/githook"
+	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/settings"
+)
+
+// disableOptions holds the dependencies and flag values of `entire disable`.
+type disableOptions struct {
+	f *factory
+
+	Project   bool // --project: write enabled:false to the project file
+	Uninstall bool // --uninstall: remove everything Entire installed
+	Force     bool // --force: uninstall without asking
+}
+
+func newDisableCmd(f *factory, runF func(context.Context, *disableOptions) error) *cobra.Command {
+	opts := &disableOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "disable",
+		Short: "Disable Entire in this repository",
+		Long: `Turn Entire off in this repository. The hooks stay installed but do nothing
+until 'entire enable' is run again. The setting is written to
+.entire/settings.local.json (or .entire/settings.json with --project).
+
+With --uninstall, remove everything Entire installed: the agent hooks of
+Claude Code and Gemini CLI, the git hooks (restoring the hooks they chained
+to), the session state, the .entire/ directory and the shadow branches. The
+entire/checkpoints/v1 branch, which holds your committed checkpoints, is
+kept. --uninstall asks for confirmation unless --force is given.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.Force && !opts.Uninstall {
+				return usageErrorf("--force is only used with --uninstall")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runDisable(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.Project, "project", false, "write the setting to .entire/settings.json")
+	fl.BoolVar(&opts.Uninstall, "uninstall", false, "remove Entire's hooks, settings, session state and shadow branches")
+	fl.BoolVarP(&opts.Force, "force", "f", false, "uninstall without asking for confirmation")
+	return cmd
+}
+
+// runDisable disables Entire, or uninstalls it with --uninstall.
+func runDisable(ctx context.Context, opts *disableOptions) error {
+	f := opts.f
+	repo, err := openRepoFor(f, "entire disable")
+	if err != nil {
+		return err
+	}
+	if opts.Uninstall {
+		return runUninstall(ctx, opts, repo)
+	}
+	if !settings.Exists(repo.Root) {
+		fmt.Fprintln(f.IO.Out, "Entire is not set up in this repository; nothing to disable.")
+		return nil
+	}
+	var target string
+	var s *settings.Settings
+	if opts.Project {
+		// The project file keeps its own content: merging the local
+		// overrides into it would publish personal settings.
+		target = settings.ProjectPath(repo.Root)
+		s, err = settings.LoadFile(target)
+		if errors.Is(err, os.ErrNotExist) {
+			s, err = settings.Defaults(), nil
+		}
+	} else {
+		target = settings.LocalPath(repo.Root)
+		s, err = settings.Load(repo.Root)
+	}
+	if err != nil {
+		return fmt.Errorf("%w (fix or remove the file, then run 'entire disable' again)", err)
+	}
+	s.Enabled = false
+	if _, err := settings.EnsureDir(repo.Root); err != nil {
+		return err
+	}
+	if err := settings.Save(target, s); err != nil {
+		return err
+	}
+	fmt.Fprintln(f.IO.Out, "Entire is now disabled.")
+	if opts.Project {
+		if merged, err := settings.Load(repo.Root); err == nil && merged.Enabled {
+			fmt.Fprintf(f.IO.ErrOut, "Warning: %s/%s sets \"enabled\": true, so Entire stays enabled for you; run 'entire disable' without --project too.\n",
+				settings.Dir, settings.LocalFile)
+		}
+	}
+	return nil
+}
+
+// uninstallPlan is what --uninstall will remove.
+type uninstallPlan struct {
+	setupState
+	SessionDir   string
+	SessionFiles int
+	Shadow       []string // shadow branch names
+}
+
+func (p uninstallPlan) empty() bool {
+	return !p.EntireDir && p.GitHooks == 0 && p.SessionFiles == 0 && len(p.Shadow) == 0 && len(p.Agents) == 0
+}
+
+// planUninstall collects what is installed.
+func planUninstall(f *factory, repo *gitrepo.Repo) (uninstallPlan, error) {
+	p := uninstallPlan{setupState: inspectSetup(repo)}
+	store := session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: f.Now})
+	p.SessionDir = store.Dir()
+	states, corrupt, err := store.List()
+	if err != nil {
+		return p, err
+	}
+	p.SessionFiles = len(states) + len(corrupt)
+	refs, err := repo.ListRefs("refs/heads/entire/")
+	if err != nil {
+		return p, err
+	}
+	for ref := range refs {
+		if _, _, ok := checkpoint.ParseShadowBranch(string(ref)); ok {
+			p.Shadow = append(p.Shadow, strings.TrimPrefix(string(ref), "refs/heads/"))
+		}
+	}
+	sort.Strings(p.Shadow)
+	return p, nil
+}
+
+// describe prints the list of what will be removed.
+func (p uninstallPlan) describe(f *factory) {
+	w := f.IO.ErrOut
+	fmt.Fprintln(w, "This will remove:")
+	if p.EntireDir {
+		fmt.Fprintf(w, "  - the %s/ directory (settings, logs, scratch files)\n", settings.Dir)
+	}
+	if p.GitHooks > 0 {
+		fmt.Fprintf(w, "  - %s (hooks they chained to are restored)\n", plural(p.GitHooks, "git hook", "git hooks"))
+	}
+	if p.SessionFiles > 0 {
+		fmt.Fprintf(w, "  - %s\n", plural(p.SessionFiles, "session state file", "session state files"))
+	}
+	if len(p.Shadow) > 0 {
+		fmt.Fprintf(w, "  - %s (temporary checkpoints not yet committed)\n", plural(len(p.Shadow), "shadow branch", "shadow branches"))
+	}
+	if len(p.Agents) > 0 {
+		fmt.Fprintf(w, "  - agent hooks (%s)\n", strings.Join(p.agentTypes(), ", "))
+	}
+	fmt.Fprintf(w, "The %s branch (committed checkpoints) is kept.\n", checkpoint.MetadataBranch)
+}
+
+// runUninstall removes everything Entire installed, best-effort: a failing
+// step is reported and the others still run; the command then exits 1.
+func runUninstall(ctx context.Context, opts *disableOptions, repo *gitrepo.Repo) error {
+	f := opts.f
+	out, errOut := f.IO.Out, f.IO.ErrOut
+	plan, err := planUninstall(f, repo)
+	if err != nil {
+		return err
+	}
+	if plan.empty() {
+		fmt.Fprintln(out, "Entire is not installed in this repository.")
+		return nil
+	}
+	if !opts.Force {
+		plan.describe(f)
+		ok, err := confirm(f, "Are you sure you want to uninstall Entire?", "Yes, uninstall", "Cancel", false)
+		if errors.Is(err, errCannotPrompt) {
+			fmt.Fprintln(errOut, "Cannot ask for confirmation (not a terminal). Run 'entire disable --uninstall --force' to uninstall.")
+			return silentError(err)
+		}
+		if err != nil {
+			return err
+		}
+		if !ok {
+			fmt.Fprintln(out, "Uninstall cancelled.")
+			return nil
+		}
+	}
+
+	failed := false
+	warn := func(format string, a ...any) {
+		failed = true
+		fmt.Fprintf(errOut, "Warning: "+format+"\n", a...)
+	}
+	for _, name := range agent.List() {
+		a, err := agent.Get(name)
+		if err != nil {
+			continue
+		}
+		if inst, ok := a.(agent.HookInstaller); ok {
+			if err := inst.UninstallHooksIn(repo.Root); err != nil {
+				warn("remove %s hooks: %v", a.Type(), err)
+			}
+		}
+	}
+	if _, err := githook.Uninstall(githook.Options{RepoRoot: repo.Root, Warn: errOut}); err != nil {
+		warn("remove git hooks: %v", err)
+	}
+	if err := os.RemoveAll(plan.SessionDir); err != nil {
+		warn("remove session state: %v", err)
+	}
+	if err := os.RemoveAll(filepath.Join(repo.Root, settings.Dir)); err != nil {
+		warn("remove %s: %v", settings.Dir, err)
+	}
+	if len(plan.Shadow) > 0 {
+		// git branch -D refuses to delete a branch checked out in any
+		// worktree, which update-ref would not.
+		args := append([]string{"branch", "-D", "--"}, plan.Shadow...)
+		if _, err := repo.RunGit(ctx, args...); err != nil {
+			warn("delete shadow branches: %v", err)
+		}
+	}
+	if failed {
+		fmt.Fprintln(errOut, "Entire CLI uninstalled, with the warnings above.")
+		return silentError(nil)
+	}
+	fmt.Fprintln(out, "Entire CLI uninstalled successfully.")
+	return nil
+}
+
+// plural is "<n> <one>" or "<n> <many>".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

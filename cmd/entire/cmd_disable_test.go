@@ -1,0 +1,205 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/session"
+)
+
+func TestDisableSoftThenStatus(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		args      []string
+		file      string // settings file written
+		wantFile  string
+		wantState string // status --detailed after disable
+	}{
+		{
+			name: "local", args: []string{"disable"}, file: "settings.local.json",
+			wantFile: "{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": false\n}\n",
+			wantState: "Disabled (manual-commit)\nProject, enabled (manual-commit)\nLocal, disabled (manual-commit)\n" +
+				"Checkpoints: kept local (remote 'origin' does not exist)\n",
+		},
+		{
+			name: "project", args: []string{"disable", "--project"}, file: "settings.json",
+			wantFile: "{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": false\n}\n",
+			wantState: "Disabled (manual-commit)\nProject, disabled (manual-commit)\n" +
+				"Checkpoints: kept local (remote 'origin' does not exist)\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := gittest.InitWithCommit(t)
+			if _, errOut, code := runEntire(t, dir, nil, "", "enable"); code != 0 {
+				t.Fatalf("enable: %d %s", code, errOut)
+			}
+			out, errOut, code := runEntire(t, dir, nil, "", tt.args...)
+			if code != 0 || out != "Entire is now disabled.\n" || errOut != "" {
+				t.Fatalf("disable: exit %d stdout %q stderr %q", code, out, errOut)
+			}
+			if got, _ := os.ReadFile(filepath.Join(dir, ".entire", tt.file)); string(got) != tt.wantFile {
+				t.Errorf("%s = %q, want %q", tt.file, got, tt.wantFile)
+			}
+			out, _, code = runEntire(t, dir, nil, "", "status", "--detailed")
+			if code != 0 || out != tt.wantState {
+				t.Errorf("status: exit %d\n%q\nwant\n%q", code, out, tt.wantState)
+			}
+			assertGitHooks(t, dir, true) // a soft disable keeps the hooks
+
+			// The disabled guard of rewind, resume and explain.
+			f, fout, _ := testFactory(dir, nil)
+			if ok, err := checkEnabled(f); ok || err != nil || fout.String() != disabledMessage+"\n" {
+				t.Errorf("checkEnabled = %v %v, printed %q", ok, err, fout)
+			}
+
+			// Enabling again turns the override back on.
+			if _, errOut, code := runEntire(t, dir, nil, "", "enable"); code != 0 {
+				t.Fatalf("enable: %d %s", code, errOut)
+			}
+			out, _, _ = runEntire(t, dir, nil, "", "status")
+			if !strings.HasPrefix(out, "Enabled (manual-commit)\n") {
+				t.Errorf("status after enable: %q", out)
+			}
+			f, fout, _ = testFactory(dir, nil)
+			if ok, err := checkEnabled(f); !ok || err != nil || fout.Len() != 0 {
+				t.Errorf("checkEnabled after enable = %v %v, printed %q", ok, err, fout)
+			}
+		})
+	}
+}
+
+func TestDisableNotSetUp(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	out, _, code := runEntire(t, dir, nil, "", "disable")
+	if code != 0 || out != "Entire is not set up in this repository; nothing to disable.\n" {
+		t.Errorf("exit %d stdout %q", code, out)
+	}
+	out, _, code = runEntire(t, dir, nil, "", "disable", "--uninstall")
+	if code != 0 || out != "Entire is not installed in this repository.\n" {
+		t.Errorf("uninstall: exit %d stdout %q", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".entire")); err == nil {
+		t.Error("disable created .entire")
+	}
+	_, errOut, code := runEntire(t, dir, nil, "", "disable", "--force")
+	if code != 1 || !strings.Contains(errOut, "--force is only used with --uninstall") {
+		t.Errorf("--force alone: %d %q", code, errOut)
+	}
+}
+
+func TestUninstallRestoresRepo(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	claude := "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"matcher\": \"\",\n" +
+		"        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"echo mine\"\n" +
+		"          }\n        ]\n      }\n    ]\n  }\n}\n"
+	gittest.WriteFile(t, dir, ".claude/settings.json", claude)
+	foreign := "#!/bin/sh\n# not ours\nexit 0\n"
+	hook := filepath.Join(dir, ".git", "hooks", "pre-push")
+	if err := os.WriteFile(hook, []byte(foreign), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"enable"}, {"enable", "--agent", "gemini"}} {
+		if _, errOut, code := runEntire(t, dir, nil, "", args...); code != 0 {
+			t.Fatalf("%v: %d %s", args, code, errOut)
+		}
+	}
+	store := session.NewStore(session.Options{GitCommonDir: filepath.Join(dir, ".git")})
+	if err := store.Save(&session.State{SessionID: "s1", WorktreePath: dir, StartedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Git(t, dir, "branch", "entire/abcdef1-123456")
+	gittest.Git(t, dir, "branch", "feature")
+
+	// Without a terminal and without --force nothing happens.
+	before := repoSnapshot(t, dir)
+	out, errOut, code := runEntire(t, dir, nil, "", "disable", "--uninstall")
+	wantErr := "This will remove:\n" +
+		"  - the .entire/ directory (settings, logs, scratch files)\n" +
+		"  - 4 git hooks (hooks they chained to are restored)\n" +
+		"  - 1 session state file\n" +
+		"  - 1 shadow branch (temporary checkpoints not yet committed)\n" +
+		"  - agent hooks (Claude Code, Gemini CLI)\n" +
+		"The entire/checkpoints/v1 branch (committed checkpoints) is kept.\n" +
+		"Cannot ask for confirmation (not a terminal). Run 'entire disable --uninstall --force' to uninstall.\n"
+	if code != 1 || out != "" || errOut != wantErr {
+		t.Fatalf("exit %d stdout %q\nstderr %q\nwant   %q", code, out, errOut, wantErr)
+	}
+	diffSnapshots(t, before, repoSnapshot(t, dir))
+
+	out, errOut, code = runEntire(t, dir, nil, "", "disable", "--uninstall", "--force")
+	if code != 0 || out != "Entire CLI uninstalled successfully.\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "[entire] Restored pre-push from pre-push.pre-entire") {
+		t.Errorf("stderr %q", errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, ".claude", "settings.json")); string(got) != claude {
+		t.Errorf(".claude/settings.json not restored:\n%s", got)
+	}
+	got, err := os.ReadFile(hook)
+	info, _ := os.Stat(hook)
+	if err != nil || string(got) != foreign || info.Mode().Perm() != 0o750 {
+		t.Errorf("foreign hook not restored: %v %q %v", err, got, info.Mode())
+	}
+	for _, gone := range []string{".entire", ".gemini", ".git/entire-sessions", ".git/hooks/pre-push.pre-entire",
+		".git/hooks/commit-msg", ".git/hooks/post-commit", ".git/hooks/prepare-commit-msg"} {
+		if _, err := os.Lstat(filepath.Join(dir, gone)); err == nil {
+			t.Errorf("%s still exists", gone)
+		}
+	}
+	branches := gittest.Git(t, dir, "branch", "--format=%(refname:short)")
+	if branches != checkpoint.MetadataBranch+"\nfeature\nmain" {
+		t.Errorf("branches after uninstall:\n%s", branches)
+	}
+	gittest.Fsck(t, dir)
+
+	out, _, code = runEntire(t, dir, nil, "", "disable", "--uninstall", "--force")
+	if code != 0 || out != "Entire is not installed in this repository.\n" {
+		t.Errorf("second uninstall: exit %d stdout %q", code, out)
+	}
+	out, _, _ = runEntire(t, dir, nil, "", "status")
+	if out != "○ not set up (run `entire enable` to get started)\n" {
+		t.Errorf("status after uninstall: %q", out)
+	}
+}
+
+func TestUninstallConfirmation(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		answer    string
+		wantOut   string
+		installed bool
+	}{
+		{"n\n", "Uninstall cancelled.\n", true},
+		{"y\n", "Entire CLI uninstalled successfully.\n", false},
+	} {
+		t.Run(strings.TrimSpace(tt.answer), func(t *testing.T) {
+			t.Parallel()
+			dir := gittest.InitWithCommit(t)
+			if _, errOut, code := runEntire(t, dir, nil, "", "enable"); code != 0 {
+				t.Fatalf("enable: %d %s", code, errOut)
+			}
+			f, out, errOut := testFactory(dir, map[string]string{"ACCESSIBLE": "1"})
+			f.IO.In = strings.NewReader(tt.answer)
+			f.IO.SetStdinTTY(true)
+			f.IO.SetStderrTTY(true)
+			if code := run([]string{"disable", "--uninstall"}, f); code != exitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if out.String() != tt.wantOut || !strings.Contains(errOut.String(), "Are you sure you want to uninstall Entire?") {
+				t.Errorf("stdout %q stderr %q", out, errOut)
+			}
+			assertGitHooks(t, dir, tt.installed)
+		})
+	}
+}

@@ -1,0 +1,320 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/hooks/githook"
+	"github.com/entirecli/entire/settings"
+)
+
+// enableOptions holds the dependencies and flag values of `entire enable`.
+type enableOptions struct {
+	f *factory
+
+	Agent    string // --agent
+	AgentSet bool   // --agent was given (even empty)
+	Strategy string // --strategy
+	Force    bool   // --force
+	Local    bool   // --local
+	Project  bool   // --project
+	// SkipPushSessions writes strategy_options.push_sessions=false.
+	SkipPushSessions bool
+	// Telemetry false (--telemetry=false) writes telemetry=false. Nothing
+	// is ever sent: this tool has no telemetry.
+	Telemetry bool
+	LocalDev  bool // --local-dev (hidden)
+	// ConfigFlags is true when a flag that changes the configuration was
+	// given; the interactive mode then never stops at "Already enabled".
+	ConfigFlags bool
+}
+
+// enableMode is one of the three flows of SPEC 1.3.
+type enableMode int
+
+const (
+	modeAgent       enableMode = iota // --agent <name>
+	modeStrategy                      // --strategy without --agent
+	modeInteractive                   // neither
+)
+
+func newEnableCmd(f *factory, runF func(context.Context, *enableOptions) error) *cobra.Command {
+	opts := &enableOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "enable",
+		Short: "Enable Entire in this repository",
+		Long: `Install the agent hooks and git hooks that let Entire record agent sessions
+in this repository, and write .entire/settings.json.
+
+Without flags, Entire is set up for Claude Code with the manual-commit strategy.
+Use --agent to choose the agent, --strategy to choose the strategy.
+
+Checkpoint metadata (the entire/checkpoints/v1 branch) is pushed with your
+branches to the checkpoint remote (strategy_options.checkpoint_remote, default
+origin) unless strategy_options.push_sessions is false (--skip-push-sessions).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fl := cmd.Flags()
+			opts.AgentSet = fl.Changed("agent")
+			for _, name := range []string{"force", "local", "project", "skip-push-sessions", "telemetry", "local-dev"} {
+				opts.ConfigFlags = opts.ConfigFlags || fl.Changed(name)
+			}
+			if opts.Local && opts.Project {
+				return usageErrorf("cannot specify both --project and --local")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runEnable(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Agent, "agent", "", "agent to set up: claude-code or gemini (non-interactive)")
+	fl.StringVar(&opts.Strategy, "strategy", "", "strategy: manual-commit or auto-commit")
+	fl.BoolVarP(&opts.Force, "force", "f", false, "re-install the hooks even if they are present")
+	fl.BoolVar(&opts.Local, "local", false, "write settings to .entire/settings.local.json")
+	fl.BoolVar(&opts.Project, "project", false, "write settings to .entire/settings.json")
+	fl.BoolVar(&opts.SkipPushSessions, "skip-push-sessions", false, "keep checkpoint metadata local (strategy_options.push_sessions=false)")
+	fl.BoolVar(&opts.Telemetry, "telemetry", true, "set to false to record a telemetry opt-out (nothing is ever sent)")
+	fl.BoolVar(&opts.LocalDev, "local-dev", false, "hooks run the development build with go run")
+	fl.Bool("ignore-untracked", false, "accepted for compatibility; has no effect")
+	_ = fl.MarkHidden("local-dev")
+	_ = fl.MarkHidden("ignore-untracked")
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if strings.Contains(err.Error(), "flag needs an argument") && strings.Contains(err.Error(), "--agent") {
+			printAgentList(f.IO.ErrOut, "")
+			return silentError(err)
+		}
+		return &usageError{err}
+	})
+	cmd.AddCommand(newEnableGitHookCmd(f))
+	return cmd
+}
+
+// runEnable sets Entire up in the repository of the working directory.
+func runEnable(ctx context.Context, opts *enableOptions) error {
+	f := opts.f
+	out, errOut := f.IO.Out, f.IO.ErrOut
+	repo, err := openRepoFor(f, "entire enable")
+	if err != nil {
+		return err
+	}
+	switch opts.Strategy {
+	case "", settings.StrategyManualCommit, settings.StrategyAutoCommit:
+	default:
+		return fmt.Errorf("unknown strategy: %s (use %s or %s)", opts.Strategy,
+			settings.StrategyManualCommit, settings.StrategyAutoCommit)
+	}
+	mode := modeInteractive
+	ag := agent.Default()
+	switch {
+	case opts.AgentSet:
+		mode = modeAgent
+		name := strings.TrimSpace(opts.Agent)
+		if name == "" {
+			printAgentList(errOut, "")
+			return silentError(nil)
+		}
+		if ag, err = agent.Get(agent.AgentName(name)); err != nil {
+			printAgentList(errOut, fmt.Sprintf("Unknown agent %q.", name))
+			return silentError(err)
+		}
+	case opts.Strategy != "":
+		mode = modeStrategy
+	}
+	if ag == nil {
+		return fmt.Errorf("enable: agent %s is not available in this build", agent.DefaultAgentName)
+	}
+	installer, ok := ag.(agent.HookInstaller)
+	if !ok {
+		return fmt.Errorf("enable: agent %s does not support hooks", ag.Name())
+	}
+	current, err := settings.Load(repo.Root)
+	if err != nil {
+		return fmt.Errorf("%w (fix or remove the file, then run 'entire enable' again)", err)
+	}
+	if !hasCommits(repo) {
+		fmt.Fprintln(errOut, noCommitsNote)
+	}
+	if mode == modeInteractive && !opts.ConfigFlags {
+		if st := inspectSetup(repo); st.complete(current) {
+			fmt.Fprintln(out, "Already enabled. Everything looks good.")
+			fmt.Fprintf(out, "Agent: %s\n", strings.Join(st.agentTypes(), ", "))
+			fmt.Fprintf(out, "Config: %s\n", strings.Join(st.configFiles(), ", "))
+			fmt.Fprintln(out, resolvePushTarget(ctx, repo, current).enableLine())
+			return nil
+		}
+	}
+
+	switch mode {
+	case modeAgent:
+		fmt.Fprintf(out, "Agent: %s\n", ag.Type())
+	case modeInteractive:
+		fmt.Fprintf(out, "Agent: %s (use --agent to change)\n", ag.Type())
+	}
+	localDev := opts.LocalDev || current.LocalDev
+	added, err := installer.InstallHooksIn(repo.Root, agent.HookInstallOptions{LocalDev: localDev, Force: opts.Force})
+	if err != nil {
+		return fmt.Errorf("install %s hooks: %w", ag.Type(), err)
+	}
+	if _, err := settings.EnsureDir(repo.Root); err != nil {
+		return err
+	}
+	target, err := writeEnableSettings(repo.Root, opts, mode, out)
+	if err != nil {
+		return err
+	}
+	merged, err := settings.Load(repo.Root)
+	if err != nil {
+		return err
+	}
+	if _, err := githook.Install(githook.Options{RepoRoot: repo.Root, LocalDev: merged.LocalDev, Warn: errOut}); err != nil {
+		return err
+	}
+	if mode == modeAgent {
+		desc := ag.Description()
+		if ag.Name() == agent.AgentNameGemini {
+			desc += " (Preview)"
+		}
+		if added > 0 {
+			fmt.Fprintf(out, "Installed %d hooks for %s\n", added, desc)
+		} else {
+			fmt.Fprintf(out, "Hooks for %s already installed\n", desc)
+		}
+	} else {
+		fmt.Fprintln(out, "✓ Hooks installed")
+	}
+	fmt.Fprintf(out, "✓ Project configured (%s)\n", filepath.ToSlash(filepath.Join(settings.Dir, filepath.Base(target))))
+	created, err := checkpoint.NewStore(repo, f.Now).EnsureBranch(ctx)
+	if err != nil {
+		return err
+	}
+	if created {
+		fmt.Fprintf(errOut, "✓ Created orphan branch '%s' for session metadata\n", checkpoint.MetadataBranch)
+	}
+	fmt.Fprintln(out, resolvePushTarget(ctx, repo, merged).enableLine())
+	fmt.Fprintln(out, "\nReady.")
+	return nil
+}
+
+// writeEnableSettings writes what enable sets into the settings file chosen
+// by the settings-target rule (SPEC 1.3) and returns its path. The --agent
+// mode writes the project file unless --local is given. When the project
+// file is written, keys the local file also sets are updated there too, so
+// that an override (typically "enabled": false from `entire disable`) does
+// not undo the enable.
+func writeEnableSettings(root string, opts *enableOptions, mode enableMode, info io.Writer) (string, error) {
+	project, local := settings.ProjectPath(root), settings.LocalPath(root)
+	_, statErr := os.Stat(project)
+	projectExists := statErr == nil
+	yes, no := true, false
+	edit := settingsEdit{Enabled: &yes}
+	switch {
+	case opts.Strategy != "":
+		edit.Strategy = &opts.Strategy
+	case !projectExists && !opts.Local:
+		def := settings.DefaultStrategy
+		edit.Strategy = &def
+	}
+	if opts.LocalDev {
+		edit.LocalDev = &yes
+	}
+	if !opts.Telemetry || opts.f.Getenv(settings.EnvTelemetryOptOut) != "" {
+		edit.Telemetry = &no
+	}
+	if opts.SkipPushSessions {
+		edit.Options = map[string]any{settings.OptPushSessions: false}
+	}
+	target := project
+	switch {
+	case opts.Local:
+		target = local
+	case opts.Project || mode == modeAgent || !projectExists:
+	default:
+		// The project file is shared: leave it alone, unless it already
+		// says everything this run would write.
+		changes, err := edit.apply(project, false, true)
+		if err != nil {
+			return "", err
+		}
+		if changes {
+			target = local
+			fmt.Fprintln(info, "Info: Project settings exist. Saving to settings.local.json instead.")
+			fmt.Fprintln(info, "  Use --project to update the project settings file.")
+		}
+	}
+	if _, err := edit.apply(target, false, false); err != nil {
+		return "", err
+	}
+	if target == project {
+		if _, err := edit.apply(local, true, false); err != nil {
+			return "", err
+		}
+	}
+	return target, nil
+}
+
+// printAgentList prints the registered agents and how to pick one, after
+// an optional first line.
+func printAgentList(w io.Writer, first string) {
+	if first != "" {
+		fmt.Fprintf(w, "%s\n\n", first)
+	}
+	fmt.Fprintln(w, "Available agents:")
+	for _, name := range agent.List() {
+		if name == agent.DefaultAgentName {
+			fmt.Fprintf(w, "  %-15s(default)\n", name)
+		} else {
+			fmt.Fprintf(w, "  %s\n", name)
+		}
+	}
+	fmt.Fprintln(w, "\nUsage: entire enable --agent <agent-name>")
+}
+
+// newEnableGitHookCmd is the hidden `entire enable git-hook`: git hooks only.
+func newEnableGitHookCmd(f *factory) *cobra.Command {
+	return &cobra.Command{
+		Use:    "git-hook",
+		Short:  "Install the git hooks only",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			repo, err := openRepoFor(f, "entire enable git-hook")
+			if err != nil {
+				return err
+			}
+			localDev := false
+			if s, err := settings.Load(repo.Root); err == nil {
+				localDev = s.LocalDev
+			}
+			res, err := githook.Install(githook.Options{RepoRoot: repo.Root, LocalDev: localDev, Warn: f.IO.ErrOut})
+			if err != nil {
+				return err
+			}
+			printGitHookSummary(f.IO.Out, repo, res)
+			return nil
+		},
+	}
+}
+
+// printGitHookSummary prints what githook.Install did.
+func printGitHookSummary(w io.Writer, repo *gitrepo.Repo, res githook.Result) {
+	dir := res.Dir
+	if rel, err := filepath.Rel(repo.Root, dir); err == nil && !strings.HasPrefix(rel, "..") {
+		dir = filepath.ToSlash(rel)
+	}
+	if res.Changed > 0 {
+		fmt.Fprintf(w, "✓ Installed %d git hooks in %s\n", res.Changed, dir)
+	} else {
+		fmt.Fprintf(w, "✓ Git hooks already installed in %s\n", dir)
+	}
+}

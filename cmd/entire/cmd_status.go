@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/settings"
+)
+
+// statusOptions holds the dependencies and flag values of `entire status`.
+type statusOptions struct {
+	f *factory
+
+	Detailed bool // --detailed: one line per settings file
+}
+
+func newStatusCmd(f *factory, runF func(context.Context, *statusOptions) error) *cobra.Command {
+	opts := &statusOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show whether Entire is enabled and the active sessions",
+		Long: `Show whether Entire is enabled in this repository and with which strategy,
+where checkpoints are pushed, and the agent sessions that have not ended,
+grouped by worktree.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runStatus(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Detailed, "detailed", false, "show the settings of each settings file")
+	return cmd
+}
+
+// runStatus prints the status of the repository of the working directory.
+func runStatus(ctx context.Context, opts *statusOptions) error {
+	f := opts.f
+	out := f.IO.Out
+	repo, err := f.OpenRepo()
+	if errors.Is(err, errNotRepository) {
+		fmt.Fprintln(out, "✕ not a git repository")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !settings.Exists(repo.Root) {
+		fmt.Fprintln(out, "○ not set up (run `entire enable` to get started)")
+		return nil
+	}
+	s, err := settings.Load(repo.Root)
+	if err != nil {
+		return fmt.Errorf("%w (fix or remove the file)", err)
+	}
+	fmt.Fprintln(out, enabledLabel(s))
+	if opts.Detailed {
+		for _, file := range []struct{ label, path string }{
+			{"Project", settings.ProjectPath(repo.Root)},
+			{"Local", settings.LocalPath(repo.Root)},
+		} {
+			fs, err := settings.LoadFile(file.path)
+			if err != nil {
+				continue // missing (the merged load above already validated both)
+			}
+			fmt.Fprintf(out, "%s, %s (%s)\n", file.label, enabledWord(fs.Enabled), fs.StrategyName())
+		}
+	}
+	fmt.Fprintln(out, resolvePushTarget(ctx, repo, s).statusLine())
+	if !s.Enabled {
+		return nil
+	}
+	store := session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: f.Now})
+	sums, corrupt, err := store.Find(session.Query{ExcludeEnded: true})
+	if err != nil {
+		return err
+	}
+	if len(corrupt) > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "Warning: skipped %d unreadable session state files\n", len(corrupt))
+	}
+	printActiveSessions(ctx, out, sums, f.Now())
+	return nil
+}
+
+// enabledLabel is "Enabled (<strategy>)" or "Disabled (<strategy>)".
+func enabledLabel(s *settings.Settings) string {
+	w := enabledWord(s.Enabled)
+	return fmt.Sprintf("%s%s (%s)", strings.ToUpper(w[:1]), w[1:], s.StrategyName())
+}
+
+func enabledWord(enabled bool) string {
+	if enabled {
+		return "enabled"
+	}
+	return "disabled"
+}
+
+// unknownWorktree is the group header of sessions without worktree_path.
+const unknownWorktree = "(unknown)"
+
+// printActiveSessions prints the sessions grouped by worktree, sorted by
+// path, each group headed by the path and its current branch. Nothing is
+// printed when sums is empty.
+func printActiveSessions(ctx context.Context, w io.Writer, sums []session.Summary, now time.Time) {
+	if len(sums) == 0 {
+		return
+	}
+	groups := map[string][]session.Summary{}
+	for _, s := range sums {
+		key := s.WorktreePath
+		if key == "" {
+			key = unknownWorktree
+		}
+		groups[key] = append(groups[key], s)
+	}
+	paths := make([]string, 0, len(groups))
+	for p := range groups {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	fmt.Fprintln(w, "\nActive Sessions:")
+	for _, p := range paths {
+		header := p
+		if p != unknownWorktree {
+			if b := worktreeBranch(ctx, p); b != "" {
+				header = fmt.Sprintf("%s (%s)", p, b)
+			}
+		}
+		fmt.Fprintf(w, "  %s\n", header)
+		for _, s := range groups[p] {
+			fmt.Fprintf(w, "    %s\n", sessionLine(s, now))
+			if prompt := promptPreview(s.FirstPrompt, 60); prompt != "" {
+				fmt.Fprintf(w, "      %q\n", prompt)
+			}
+		}
+	}
+}
+
+// sessionLine is "[<agent>] <id7> started <ago>[, active <ago>]".
+func sessionLine(s session.Summary, now time.Time) string {
+	agentType := s.AgentType
+	if agentType == "" {
+		agentType = "Agent"
+	}
+	id := s.SessionID
+	if r := []rune(id); len(r) > 7 {
+		id = string(r[:7])
+	}
+	line := fmt.Sprintf("[%s] %s started %s", agentType, id, relativeTime(now, s.StartedAt))
+	if s.LastInteractionTime != nil && s.LastInteractionTime.Sub(s.StartedAt) > time.Minute {
+		line += ", active " + relativeTime(now, *s.LastInteractionTime)
+	}
+	return line
+}
+
+// relativeTime is "just now", "Nm ago", "Nh ago" or "Nd ago".
+func relativeTime(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d/time.Minute))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d/time.Hour))
+	default:
+		return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
+	}
+}
+
+// promptPreview returns prompt on one line, cut to max runes with "..."
+// appended when cut.
+func promptPreview(prompt string, max int) string {
+	prompt = strings.Join(strings.Fields(prompt), " ")
+	r := []rune(prompt)
+	if len(r) <= max {
+		return prompt
+	}
+	return strings.TrimSpace(string(r[:max])) + "..."
+}
+
+// worktreeBranch returns the branch checked out in the worktree at path
+// ("HEAD" when detached), or "" when git cannot tell (the worktree is gone).
+func worktreeBranch(ctx context.Context, path string) string {
+	if !filepath.IsAbs(path) {
+		return ""
+	}
+	cmd := exec.CommandContext(ctx, "git", "-C", path, "rev-parse", "--abbrev-ref", "HEAD")
+	outB, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(outB))
+}

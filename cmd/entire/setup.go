@@ -60,6 +60,9 @@ const noCommitsNote = "Note: this repository has no commits yet. Checkpoints sta
 type pushTarget struct {
 	// Local is true when nothing is pushed.
 	Local bool
+	// NoRemote is true when checkpoints stay local only because the
+	// checkpoint remote does not exist (yet).
+	NoRemote bool
 	// Reason says why checkpoints stay local ("" when they are pushed).
 	Reason string
 	// Remote is the checkpoint remote name (strategy_options.checkpoint_remote).
@@ -80,7 +83,7 @@ func resolvePushTarget(ctx context.Context, repo *gitrepo.Repo, s *settings.Sett
 	}
 	out, err := repo.RunGit(ctx, "remote", "get-url", "--", t.Remote)
 	if err != nil {
-		t.Local, t.Reason = true, fmt.Sprintf("remote '%s' does not exist", t.Remote)
+		t.Local, t.NoRemote, t.Reason = true, true, fmt.Sprintf("remote '%s' does not exist", t.Remote)
 		return t
 	}
 	t.URL = strings.TrimSpace(string(out))
@@ -93,7 +96,7 @@ func (t pushTarget) enableLine() string {
 	case !t.Local:
 		return fmt.Sprintf("Checkpoints will be pushed to '%s' with your branches "+
 			"(set strategy_options.checkpoint_remote to change, or push_sessions: false to keep them local).", t.Remote)
-	case t.URL == "" && t.Reason != "strategy_options.push_sessions is false":
+	case t.NoRemote:
 		return fmt.Sprintf("Checkpoints stay local for now: remote '%s' does not exist yet "+
 			"(once it does they are pushed to it with your branches; set strategy_options.push_sessions: false to keep them local).", t.Remote)
 	default:

@@ -1,24 +1,50 @@
 package hooks
 
 import (
+	"sync"
+
 	"github.com/entirecli/entire/redact"
 	"github.com/entirecli/entire/settings"
 	"github.com/entirecli/entire/strategy"
 )
 
-// newRedactor builds the redaction step every stored transcript, prompt and
-// context goes through: gitleaks' rules, the entropy check, and the user's
-// strategy_options.redaction patterns and allowlist. When the user's
-// patterns do not compile, the default rules are used and the error is
-// returned for the log.
-func newRedactor(s *settings.Settings) (strategy.Redactor, error) {
-	r, err := redact.New(redact.Options{Patterns: s.RedactionPatterns(), Allow: s.RedactionAllow()})
-	if err == nil {
-		return r, nil
-	}
-	def, derr := redact.New(redact.Options{})
-	if derr != nil {
-		return nil, derr
-	}
-	return def, err
+// lazyRedactor builds the redaction rules on first use: compiling
+// gitleaks' rule set costs tens of milliseconds, which hooks that store
+// nothing (a prompt submit, commit-msg) must not pay.
+type lazyRedactor struct {
+	once     sync.Once
+	settings *settings.Settings
+	r        *redact.Redactor
+	warn     func(error)
 }
+
+// newRedactor returns the redaction step every stored transcript, prompt
+// and context goes through: gitleaks' rules, the entropy check, and the
+// user's strategy_options.redaction patterns and allowlist. warn receives
+// a problem with the user's patterns (the default rules are then used).
+func newRedactor(s *settings.Settings, warn func(error)) strategy.Redactor {
+	return &lazyRedactor{settings: s, warn: warn}
+}
+
+func (l *lazyRedactor) get() *redact.Redactor {
+	l.once.Do(func() {
+		r, err := redact.New(redact.Options{Patterns: l.settings.RedactionPatterns(), Allow: l.settings.RedactionAllow()})
+		if err != nil {
+			l.warn(err)
+			// The built-in rules are part of the binary and always compile
+			// (a test makes sure of it).
+			r, _ = redact.New(redact.Options{})
+		}
+		l.r = r
+	})
+	return l.r
+}
+
+// JSONLine redacts one JSONL line.
+func (l *lazyRedactor) JSONLine(line []byte) []byte { return l.get().JSONLine(line) }
+
+// JSONDoc redacts a whole JSON document.
+func (l *lazyRedactor) JSONDoc(doc []byte) []byte { return l.get().JSONDoc(doc) }
+
+// Text redacts plain text.
+func (l *lazyRedactor) Text(s string) string { return l.get().Text(s) }

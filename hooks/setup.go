@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"fmt"
 	"os"
 	"time"
 
@@ -23,14 +22,7 @@ func open(env Env, repo *gitrepo.Repo, component string) (*strategy.Env, *loggin
 	if err != nil {
 		log.Warn("read settings", "error", err)
 	}
-	red, rerr := newRedactor(s)
-	if red == nil {
-		log.Close()
-		return nil, nil, fmt.Errorf("load redaction rules: %w", rerr)
-	}
-	if rerr != nil {
-		log.Warn("redaction rules", "error", rerr)
-	}
+	red := newRedactor(s, func(err error) { log.Warn("redaction patterns from settings", "error", err) })
 	senv := &strategy.Env{
 		Repo:       repo,
 		Sessions:   session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: env.Now}),

@@ -60,8 +60,8 @@ func BenchmarkGitleaksDetector(b *testing.B) {
 
 // syntheticTranscript builds a Claude Code JSONL transcript of about size
 // bytes: fixture Claude lines in turn (or generated filler when the fixtures
-// are absent) with a planted secret line after every 50 lines.
-func syntheticTranscript(tb testing.TB, size int) []byte {
+// are absent) with a planted secret line after every every lines.
+func syntheticTranscript(tb testing.TB, size, every int) []byte {
 	tb.Helper()
 	var filler [][]byte
 	if dir := fixtureDirQuiet(); dir != "" {
@@ -93,8 +93,8 @@ func syntheticTranscript(tb testing.TB, size int) []byte {
 	var out []byte
 	for i := 0; len(out) < size; i++ {
 		out = append(out, filler[i%len(filler)]...)
-		if i%50 == 49 {
-			p := kinds[(i/50)%len(kinds)]
+		if i%every == every-1 {
+			p := kinds[(i/every)%len(kinds)]
 			out = append(out, plantClaude(p, i)["tool-output"]...)
 		}
 	}
@@ -123,7 +123,7 @@ func fixtureDirQuiet() string {
 // BenchmarkRedactSyntheticTranscript redacts a 20 MB Claude transcript with
 // planted secrets, line by line.
 func BenchmarkRedactSyntheticTranscript(b *testing.B) {
-	data := syntheticTranscript(b, 20<<20)
+	data := syntheticTranscript(b, 20<<20, 50)
 	r := newTestRedactor(b, Options{})
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
@@ -135,7 +135,7 @@ func BenchmarkRedactSyntheticTranscript(b *testing.B) {
 // BenchmarkGitleaksSyntheticTranscript runs gitleaks' detector on the same
 // 20 MB transcript as one file.
 func BenchmarkGitleaksSyntheticTranscript(b *testing.B) {
-	data := syntheticTranscript(b, 20<<20)
+	data := syntheticTranscript(b, 20<<20, 50)
 	d, err := detect.NewDetectorDefaultConfig()
 	if err != nil {
 		b.Fatal(err)
@@ -144,5 +144,46 @@ func BenchmarkGitleaksSyntheticTranscript(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		_ = d.DetectString(string(data))
+	}
+}
+
+// BenchmarkGitleaksPerString runs gitleaks' detector on each string the
+// engine scans (without the entropy check or splicing): it separates the gain
+// of scanning decoded strings from the gain of the compiled matcher.
+func BenchmarkGitleaksPerString(b *testing.B) {
+	files, total := loadFixtures(b)
+	r := newTestRedactor(b, Options{})
+	var texts []string
+	for _, data := range files {
+		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+			texts = append(texts, scannedTexts(r, line)...)
+		}
+	}
+	d := newGitleaks(b)
+	b.SetBytes(total)
+	b.ResetTimer()
+	for b.Loop() {
+		for _, s := range texts {
+			_ = d.DetectString(s)
+		}
+	}
+}
+
+// BenchmarkMatcherPerString runs our matcher on the same strings.
+func BenchmarkMatcherPerString(b *testing.B) {
+	files, total := loadFixtures(b)
+	r := newTestRedactor(b, Options{})
+	var texts []string
+	for _, data := range files {
+		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+			texts = append(texts, scannedTexts(r, line)...)
+		}
+	}
+	b.SetBytes(total)
+	b.ResetTimer()
+	for b.Loop() {
+		for _, s := range texts {
+			_ = r.detect(s, false)
+		}
 	}
 }

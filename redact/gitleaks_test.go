@@ -161,3 +161,101 @@ func TestFixtureFindingsMatchGitleaks(t *testing.T) {
 		}
 	}
 }
+
+// TestSyntheticFindingsMatchGitleaks compares both engines on real fixture
+// lines with planted secret lines mixed in (1 MB; gitleaks needs seconds).
+// Everything gitleaks finds in the raw file we find too. We find more:
+// gitleaks reads raw JSON, where a secret followed by an escaped quote (\")
+// fails the rules' closing boundary; TestMatcherEqualsGitleaksOnDecodedText
+// shows those extra findings are exactly what gitleaks reports on the
+// decoded strings.
+func TestSyntheticFindingsMatchGitleaks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs gitleaks over a 1 MB transcript")
+	}
+	data := syntheticTranscript(t, 1<<20, 3)
+	gl := gitleaksFindings(t, newGitleaks(t), data)
+	ours := ourFindings(newTestRedactor(t, Options{}), data)
+	onlyGL, onlyOurs := compareFindings(gl, ours)
+	t.Logf("synthetic %d bytes: gitleaks %d findings, ours %d (gitleaks rules only)", len(data), len(gl), len(ours))
+	for _, s := range onlyGL {
+		t.Errorf("only gitleaks found %s", s)
+	}
+	for _, s := range onlyOurs {
+		t.Logf("only we found %s (escaped-quote boundary in the raw file)", s)
+	}
+}
+
+// scannedTexts returns the texts the engine scans for one JSON line: each
+// string value decoded, with its raw key in front when the key holds a rule
+// keyword (see detectMember).
+func scannedTexts(r *Redactor, line []byte) []string {
+	strs, err := walkJSON(line)
+	if err != nil {
+		return []string{string(line)}
+	}
+	var out []string
+	for _, js := range strs {
+		text := decodeJSONString(line[js.start:js.end])
+		if js.keyStart >= 0 && r.keyTriggers(line[js.keyStart:js.start]) {
+			text = string(line[js.keyStart:js.start]) + text + `"`
+		}
+		out = append(out, text)
+	}
+	return out
+}
+
+// TestMatcherEqualsGitleaksOnDecodedText runs gitleaks' detector and our
+// compiled matcher on the very texts the engine scans (planted corpus and
+// a synthetic transcript) and requires the same (rule, secret) findings.
+func TestMatcherEqualsGitleaksOnDecodedText(t *testing.T) {
+	r := newTestRedactor(t, Options{})
+	d := newGitleaks(t)
+	var corpus []byte
+	for n, p := range plantedSecrets(6) {
+		for _, pos := range []string{"escaped-json", "nested-json", "tool-input", "tool-output", "user-prompt"} {
+			corpus = append(corpus, plantClaude(p, n)[pos]...)
+		}
+		corpus = append(corpus, p.text+"\n"...)
+	}
+	size := 1 << 20
+	if testing.Short() {
+		size = 64 << 10
+	}
+	corpus = append(corpus, syntheticTranscript(t, size, 3)...)
+	if !testing.Short() && fixtureDirQuiet() != "" {
+		files, _ := loadFixtures(t)
+		for _, f := range files {
+			corpus = append(corpus, f...)
+			corpus = append(corpus, '\n')
+		}
+	}
+	texts, found := 0, 0
+	for _, line := range bytes.SplitAfter(corpus, []byte("\n")) {
+		for _, text := range scannedTexts(r, line) {
+			texts++
+			want := map[ruleSecret]bool{}
+			for _, f := range d.DetectString(text) {
+				want[ruleSecret{f.RuleID, f.Secret}] = true
+			}
+			got := map[ruleSecret]bool{}
+			for _, f := range r.detect(text, false) {
+				if !isExtraRule(f.RuleID) {
+					got[ruleSecret{f.RuleID, text[f.Start:f.End]}] = true
+				}
+			}
+			found += len(got)
+			for k := range want {
+				if !got[k] {
+					t.Errorf("text %d: gitleaks found %s (%d bytes), we did not", texts, k.rule, len(k.secret))
+				}
+			}
+			for k := range got {
+				if !want[k] {
+					t.Errorf("text %d: we found %s (%d bytes), gitleaks did not", texts, k.rule, len(k.secret))
+				}
+			}
+		}
+	}
+	t.Logf("%d texts, %d findings, identical to gitleaks", texts, found)
+}

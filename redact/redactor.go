@@ -55,7 +55,6 @@ type Redactor struct {
 	rules  []rule
 	global []*config.Allowlist
 	kw     *keywordIndex
-	always []int32 // rules without keywords, in rule order
 	allow  []*regexp.Regexp
 	// wholeText disables keyword windows (tests compare both modes).
 	wholeText bool
@@ -88,9 +87,6 @@ func New(opts Options) (*Redactor, error) {
 	kws := make([][]string, len(r.rules))
 	for i, ru := range r.rules {
 		kws[i] = ru.keywords
-		if len(ru.keywords) == 0 {
-			r.always = append(r.always, int32(i))
-		}
 	}
 	r.kw = newKeywordIndex(kws)
 	return r, nil

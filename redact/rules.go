@@ -49,10 +49,13 @@ var (
 // loadDefaultRules returns the compiled gitleaks default configuration.
 func loadDefaultRules() (*ruleSet, error) {
 	defaultOnce.Do(func() {
-		defaultRules, defaultErr = compileGitleaksConfig(config.DefaultConfig)
+		defaultRules, defaultErr = compileGitleaksConfig(defaultConfigTOML())
 	})
 	return defaultRules, defaultErr
 }
+
+// defaultConfigTOML returns gitleaks' embedded default configuration.
+func defaultConfigTOML() string { return config.DefaultConfig }
 
 // compileGitleaksConfig parses a gitleaks TOML configuration with a private
 // viper instance (the gitleaks helpers use viper's global one) and compiles

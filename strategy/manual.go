@@ -94,9 +94,14 @@ func (m *ManualCommit) SessionEnd(ctx context.Context, in TurnInput) error {
 // transition applies a state-machine event and its bookkeeping actions
 // (the condensation actions are the caller's).
 func (m *ManualCommit) transition(st *session.State, ev session.Event, tc session.TransitionContext) []session.Action {
+	return m.env.transition(st, ev, tc)
+}
+
+// transition is shared by the strategies; see ManualCommit.transition.
+func (e *Env) transition(st *session.State, ev session.Event, tc session.TransitionContext) []session.Action {
 	phase, actions := session.Transition(st.Phase, ev, tc)
 	st.Phase = phase
-	now := m.env.Now().UTC()
+	now := e.Now().UTC()
 	for _, a := range actions {
 		switch a {
 		case session.ActionClearEndedAt:
@@ -104,7 +109,7 @@ func (m *ManualCommit) transition(st *session.State, ev session.Event, tc sessio
 		case session.ActionUpdateLastInteraction:
 			st.LastInteractionTime = &now
 		case session.ActionWarnStaleSession:
-			m.env.Log.Warn("session start for a session that is still active", "session_id", st.SessionID)
+			e.Log.Warn("session start for a session that is still active", "session_id", st.SessionID)
 		}
 	}
 	return actions

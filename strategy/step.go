@@ -96,6 +96,11 @@ func (m *ManualCommit) initState(st *session.State, in TurnInput, head plumbing.
 // analysed is logged and treated as empty: the files git reports are still
 // checkpointed.
 func (m *ManualCommit) scan(in TurnInput, from checkpointCursor) *agent.Analysis {
+	return m.env.scan(in, from)
+}
+
+// scan is shared by the strategies; see ManualCommit.scan.
+func (e *Env) scan(in TurnInput, from checkpointCursor) *agent.Analysis {
 	empty := &agent.Analysis{From: from, To: from}
 	sc, ok := scanner(in.Agent)
 	if !ok || in.TranscriptPath == "" {
@@ -103,7 +108,7 @@ func (m *ManualCommit) scan(in TurnInput, from checkpointCursor) *agent.Analysis
 	}
 	a, err := sc.ScanTranscript(in.TranscriptPath, from)
 	if err != nil {
-		m.env.Log.Warn("scan transcript", "path", in.TranscriptPath, "error", err)
+		e.Log.Warn("scan transcript", "path", in.TranscriptPath, "error", err)
 		return empty
 	}
 	return a
@@ -180,13 +185,18 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 // single-document transcript (Gemini JSON) is stored whole; its unchanged
 // chunks are not written again.
 func (m *ManualCommit) storeTranscript(st *session.State, in TurnInput) (*checkpoint.TranscriptState, error) {
-	repo := m.env.Repo
+	return m.env.storeTranscript(st, in)
+}
+
+// storeTranscript is shared by the strategies; see ManualCommit.storeTranscript.
+func (e *Env) storeTranscript(st *session.State, in TurnInput) (*checkpoint.TranscriptState, error) {
+	repo := e.Repo
 	if isJSONDocument(in.TranscriptPath) {
 		content, err := os.ReadFile(in.TranscriptPath)
 		if err != nil {
 			return nil, fmt.Errorf("read transcript: %w", err)
 		}
-		return checkpoint.WriteWhole(repo, m.redactDocument(content), agent.AgentTypeGemini)
+		return checkpoint.WriteWhole(repo, e.redactDocument(content), agent.AgentTypeGemini)
 	}
 	data, end, restart, err := checkpoint.ReadSource(in.TranscriptPath, st.ShadowTranscript)
 	if err != nil {
@@ -196,7 +206,7 @@ func (m *ManualCommit) storeTranscript(st *session.State, in TurnInput) (*checkp
 	if restart {
 		prev = nil
 	}
-	ts, err := checkpoint.AppendJSONL(repo, prev, m.redactLines(data))
+	ts, err := checkpoint.AppendJSONL(repo, prev, e.redactLines(data))
 	if err != nil {
 		return nil, err
 	}
@@ -227,8 +237,11 @@ func isJSONDocument(path string) bool {
 
 // redactLines redacts complete JSONL lines one by one, so that a line
 // always gives the same bytes.
-func (m *ManualCommit) redactLines(data []byte) []byte {
-	if _, ok := m.env.Redactor.(NoRedaction); ok {
+func (m *ManualCommit) redactLines(data []byte) []byte { return m.env.redactLines(data) }
+
+// redactLines is shared by the strategies; see ManualCommit.redactLines.
+func (e *Env) redactLines(data []byte) []byte {
+	if _, ok := e.Redactor.(NoRedaction); ok {
 		return data
 	}
 	out := make([]byte, 0, len(data))
@@ -240,24 +253,27 @@ func (m *ManualCommit) redactLines(data []byte) []byte {
 		} else {
 			data = nil
 		}
-		out = append(out, m.env.Redactor.JSONLine(line)...)
+		out = append(out, e.Redactor.JSONLine(line)...)
 		out = append(out, '\n')
 	}
 	return out
 }
 
 // redactDocument redacts a whole JSON document.
-func (m *ManualCommit) redactDocument(b []byte) []byte {
-	if d, ok := m.env.Redactor.(interface{ JSONDoc([]byte) []byte }); ok {
+func (e *Env) redactDocument(b []byte) []byte {
+	if d, ok := e.Redactor.(interface{ JSONDoc([]byte) []byte }); ok {
 		return d.JSONDoc(b)
 	}
-	return []byte(m.env.Redactor.Text(string(b)))
+	return []byte(e.Redactor.Text(string(b)))
 }
 
-func (m *ManualCommit) redactAll(ss []string) []string {
+func (m *ManualCommit) redactAll(ss []string) []string { return m.env.redactAll(ss) }
+
+// redactAll redacts each string as plain text.
+func (e *Env) redactAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = m.env.Redactor.Text(s)
+		out[i] = e.Redactor.Text(s)
 	}
 	return out
 }

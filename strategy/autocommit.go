@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
@@ -83,6 +84,12 @@ func (a *AutoCommit) TurnStart(ctx context.Context, in TurnInput) error {
 	if err != nil {
 		return err
 	}
+	untracked := ws.Untracked
+	if left, err := session.ReadPrePrompt(repo.Root, in.SessionID); err == nil && left != nil {
+		// A turn whose files were not committed (deferred, or its turn end
+		// never ran): its new files still count as new.
+		untracked = left.UntrackedFiles
+	}
 	var cursor checkpointCursor
 	err = a.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {
 		if !exists || st.BaseCommit == "" {
@@ -107,7 +114,7 @@ func (a *AutoCommit) TurnStart(ctx context.Context, in TurnInput) error {
 		return fmt.Errorf("start turn: %w", err)
 	}
 	return session.WritePrePrompt(repo.Root, &session.PrePrompt{
-		SessionID: in.SessionID, Timestamp: a.env.Now(), UntrackedFiles: ws.Untracked,
+		SessionID: in.SessionID, Timestamp: a.env.Now(), UntrackedFiles: untracked,
 		StepTranscriptStart: cursor.Entries, LastTranscriptIdentifier: cursor.LastID,
 	})
 }
@@ -151,7 +158,9 @@ func (a *AutoCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 	if err != nil {
 		return err
 	}
+	deferred := false
 	err = a.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {
+		deferred = false
 		if !exists || st.BaseCommit == "" {
 			a.initState(st, in, head, ws)
 			st.Phase = session.PhaseActive
@@ -170,6 +179,13 @@ func (a *AutoCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 		if len(an.Prompts) > 0 {
 			subject = CommitSubject(an.Prompts[len(an.Prompts)-1])
 		}
+		if reason := a.commitBlocked(); reason != "" && len(files) > 0 {
+			// Keep the cursor: the next turn end picks these files up again.
+			a.env.printf("Skipped checkpoint: %s\n", reason)
+			a.env.transition(st, session.EventTurnEnd, session.TransitionContext{})
+			deferred = true
+			return nil
+		}
 		if err := a.saveStep(ctx, st, in, head, an, files, subject); err != nil {
 			return err
 		}
@@ -180,6 +196,9 @@ func (a *AutoCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 	})
 	if err != nil {
 		return fmt.Errorf("end turn: %w", err)
+	}
+	if deferred {
+		return nil // keep the untracked files of the turn start
 	}
 	if err := session.DeletePrePrompt(repo.Root, in.SessionID); err != nil {
 		a.env.Log.Warn("delete pre-prompt state", "error", err)
@@ -253,6 +272,20 @@ func (a *AutoCommit) recordCheckpoint(st *session.State, id checkpoint.ID, commi
 	if st.ShadowTranscript != nil {
 		st.CheckpointTranscriptStart = st.ShadowTranscript.Lines
 	}
+}
+
+// commitBlocked returns why no commit may be made on the current branch
+// now ("" when one may): git is in the middle of a merge, rebase,
+// cherry-pick or revert, whose own commit would then be wrong.
+func (a *AutoCommit) commitBlocked() string {
+	gitDir := a.env.Repo.GitDir
+	if session.SequenceOperationInProgress(gitDir) {
+		return "a rebase, cherry-pick or revert is in progress"
+	}
+	if _, err := os.Lstat(filepath.Join(gitDir, "MERGE_HEAD")); err == nil {
+		return "a merge is in progress"
+	}
+	return ""
 }
 
 // changedOnly keeps the paths that git status reports as differing from

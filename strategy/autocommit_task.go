@@ -62,6 +62,10 @@ func (a *AutoCommit) TaskEnd(ctx context.Context, in TaskInput) error {
 			a.env.printf("[entire] No file changes detected, skipping task checkpoint\n")
 			return errNoChange
 		}
+		if reason := a.commitBlocked(); reason != "" {
+			a.env.printf("[entire] Skipped task checkpoint: %s\n", reason)
+			return errNoChange
+		}
 		return a.saveTask(ctx, st, in, head, files, subPath)
 	})
 	if err == errNoChange {
@@ -141,7 +145,7 @@ func (a *AutoCommit) TaskProgress(ctx context.Context, in TaskInput) error {
 		before, since = pre.UntrackedFiles, pre.Timestamp
 	}
 	files := excludeAll(ws.Dirty, before)
-	if len(files) == 0 {
+	if len(files) == 0 || a.commitBlocked() != "" {
 		return nil
 	}
 	err = a.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {

@@ -189,3 +189,52 @@ func TestAutoCommitTaskCheckpoint(t *testing.T) {
 	}
 	gittest.Fsck(t, r.dir)
 }
+
+func TestAutoCommitIncrementalTaskCheckpoints(t *testing.T) {
+	t.Parallel()
+	r := newAutoCommitRepo(t)
+	r.hook("user-prompt-submit", map[string]any{"prompt": "Build it with a subagent"})
+	task := map[string]any{"tool_name": "Task", "tool_use_id": "toolu_task2", "tool_input": map[string]any{"description": "build", "subagent_type": "general", "prompt": "go"}}
+	todo := func(done ...string) map[string]any {
+		var todos []any
+		for _, d := range done {
+			todos = append(todos, map[string]any{"content": d, "activeForm": d, "status": "completed"})
+		}
+		return map[string]any{"tool_name": "TodoWrite", "tool_use_id": "toolu_todo", "tool_input": map[string]any{"todos": todos}}
+	}
+
+	// On the default branch incremental checkpoints are skipped.
+	r.hook("pre-task", task)
+	gittest.WriteFile(t, r.dir, "x.go", "package x\n")
+	head := gittest.Git(t, r.dir, "rev-parse", "HEAD")
+	if _, errOut := r.hook("post-todo", todo("step one")); !strings.Contains(errOut, "skipping incremental checkpoint on branch") {
+		t.Errorf("post-todo on the default branch: %q", errOut)
+	}
+	if h := gittest.Git(t, r.dir, "rev-parse", "HEAD"); h != head {
+		t.Error("incremental checkpoint committed on the default branch")
+	}
+
+	gittest.Git(t, r.dir, "checkout", "-q", "-b", "feature")
+	r.hook("post-todo", todo("step one"))
+	gittest.WriteFile(t, r.dir, "y.go", "package x\n")
+	r.hook("post-todo", todo("step one", "step two"))
+	log := gittest.Git(t, r.dir, "log", "--format=%s", head+"..HEAD")
+	if log != "step two (toolu_task2)\nstep one (toolu_task2)" {
+		t.Fatalf("incremental commits:\n%s", log)
+	}
+	id := checkpointOf(t, gittest.Git(t, r.dir, "log", "-1", "--format=%B"))
+	rec := gittest.Git(t, r.dir, "show", "entire/checkpoints/v1:"+id[:2]+"/"+id[2:]+"/tasks/toolu_task2/checkpoints/002-toolu_task2.json")
+	if !strings.Contains(rec, `"type": "TodoWrite"`) || !strings.Contains(rec, "step two") {
+		t.Errorf("incremental record:\n%s", rec)
+	}
+	if m := sessionMeta(t, r.dir, id); m["is_task"] != true || m["tool_use_id"] != "toolu_task2" || m["branch"] != "feature" {
+		t.Errorf("incremental metadata %v", m)
+	}
+	if files := gittest.Git(t, r.dir, "show", "--format=", "--name-only", "HEAD"); files != "y.go" {
+		t.Errorf("second incremental commit has %q", files)
+	}
+	if st := gittest.Git(t, r.dir, "status", "--porcelain"); st != "" {
+		t.Errorf("git status:\n%s", st)
+	}
+	gittest.Fsck(t, r.dir)
+}

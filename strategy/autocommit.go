@@ -208,6 +208,16 @@ func (a *AutoCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 
 // saveStep makes the code commit of a step and its committed checkpoint.
 func (a *AutoCommit) saveStep(ctx context.Context, st *session.State, in TurnInput, head plumbing.Hash, an *agent.Analysis, files []string, subject string) error {
+	if len(files) == 0 {
+		a.env.printf("Skipped checkpoint (no changes since last commit)\n")
+		return nil
+	}
+	// The transcript is stored first: once the commit is made, only the
+	// metadata commit is left to fail.
+	ts, err := a.env.storeTranscript(st, in)
+	if err != nil {
+		return err
+	}
 	id := checkpoint.NewID()
 	commit, err := a.commitCode(ctx, head, files, subject, id)
 	if err != nil {
@@ -218,10 +228,6 @@ func (a *AutoCommit) saveStep(ctx context.Context, st *session.State, in TurnInp
 		return nil
 	}
 	a.env.printf("Committed code changes to active branch (%s)\n", commit.String()[:7])
-	ts, err := a.env.storeTranscript(st, in)
-	if err != nil {
-		return err
-	}
 	st.ShadowTranscript = ts
 	prompts := a.env.redactAll(an.Prompts)
 	summary := a.env.Redactor.Text(an.LastAssistant)

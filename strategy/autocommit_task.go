@@ -77,6 +77,10 @@ func (a *AutoCommit) TaskEnd(ctx context.Context, in TaskInput) error {
 // saveTask makes the code commit and the task checkpoint of a finished
 // subagent.
 func (a *AutoCommit) saveTask(ctx context.Context, st *session.State, in TaskInput, head plumbing.Hash, files []string, subPath string) error {
+	ts, err := a.env.storeTranscript(st, in.TurnInput)
+	if err != nil {
+		return err
+	}
 	id := checkpoint.NewID()
 	subject := taskSubject(in)
 	commit, err := a.commitCode(ctx, head, files, subject, id)
@@ -87,10 +91,6 @@ func (a *AutoCommit) saveTask(ctx context.Context, st *session.State, in TaskInp
 		return err
 	}
 	a.env.printf("Committed task changes to active branch (%s)\n", commit.String()[:7])
-	ts, err := a.env.storeTranscript(st, in.TurnInput)
-	if err != nil {
-		return err
-	}
 	st.ShadowTranscript = ts
 	taskDir := "tasks/" + in.ToolUseID + "/"
 	cp, _ := json.MarshalIndent(map[string]string{

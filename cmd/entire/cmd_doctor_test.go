@@ -88,3 +88,69 @@ func TestDoctorDiscardsStaleActiveSession(t *testing.T) {
 		t.Errorf("doctor outside a repository: %d %q", code, stderr)
 	}
 }
+
+// promptFactory is a test factory that can prompt, in accessible
+// (plain-text) mode, reading answer.
+func promptFactory(dir, answer string) (*factory, func() string) {
+	f, out, errOut := testFactory(dir, map[string]string{"ACCESSIBLE": "1"})
+	f.IO.In = strings.NewReader(answer)
+	f.IO.SetStdinTTY(true)
+	f.IO.SetStderrTTY(true)
+	return f, func() string { return out.String() + "\n--- stderr ---\n" + errOut.String() }
+}
+
+func TestDoctorAsks(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		answer, want string
+		stateKept    bool
+	}{
+		{"3\n", "Skipped session sess-1", true},
+		{"2\n", "Discarded session sess-1", false},
+		{"1\n", "Condensed session sess-1 into checkpoint", true},
+	} {
+		t.Run(strings.TrimSpace(tt.answer), func(t *testing.T) {
+			t.Parallel()
+			r := newSessionRepo(t)
+			r.agentTurn("Add a greeting", map[string]string{"hello.txt": "hello\n"})
+			r.hook("session-end", map[string]any{"reason": "exit"})
+			f, output := promptFactory(r.dir, tt.answer)
+			if code := run([]string{"doctor"}, f); code != exitOK {
+				t.Fatalf("doctor exit %d:\n%s", code, output())
+			}
+			if !strings.Contains(output(), tt.want) || !strings.Contains(output(), "Condense (save its checkpoints") {
+				t.Errorf("doctor with answer %q:\n%s", tt.answer, output())
+			}
+			if kept := r.state("sess-1") != nil; kept != tt.stateKept {
+				t.Errorf("state kept = %v", kept)
+			}
+		})
+	}
+}
+
+func TestResetAsks(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		answer    string
+		stateKept bool
+	}{
+		{"n\n", true},
+		{"y\n", false},
+	} {
+		t.Run(strings.TrimSpace(tt.answer), func(t *testing.T) {
+			t.Parallel()
+			r := newSessionRepo(t)
+			r.agentTurn("Add a greeting", map[string]string{"hello.txt": "hello\n"})
+			f, output := promptFactory(r.dir, tt.answer)
+			if code := run([]string{"reset", "--session", "sess-1"}, f); code != exitOK {
+				t.Fatalf("reset exit %d:\n%s", code, output())
+			}
+			if !strings.Contains(output(), "Reset session sess-1?") || !strings.Contains(output(), "Phase: idle, Checkpoints: 1") {
+				t.Errorf("reset question:\n%s", output())
+			}
+			if kept := r.state("sess-1") != nil; kept != tt.stateKept {
+				t.Errorf("state kept = %v:\n%s", kept, output())
+			}
+		})
+	}
+}

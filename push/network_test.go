@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -209,5 +211,60 @@ func TestUnresponsiveRemoteDoesNotHang(t *testing.T) {
 	err = FetchBranch(cctx, repo, "origin", checkpoint.MetadataBranch, time.Minute)
 	if elapsed := time.Since(start); elapsed >= 2*time.Second || err == nil {
 		t.Fatalf("FetchBranch with a cancelled context: %s, %v", elapsed, err)
+	}
+}
+
+// processAlive reports whether pid runs (a zombie counts as dead).
+func processAlive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true // no /proc: trust kill
+	}
+	// The state follows the parenthesised command name.
+	if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && i+2 < len(stat) {
+		return stat[i+2] != 'Z'
+	}
+	return true
+}
+
+func TestStuckTransportChildIsKilled(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	script := filepath.Join(dir, "fake-ssh")
+	body := "#!/bin/sh\necho $$ > '" + pidFile + "'\nexec sleep 60\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	work := gittest.InitWithCommit(t)
+	gittest.Git(t, work, "remote", "add", "origin", "ssh://git@example.invalid/x.git")
+	repo := openRepo(t, work)
+	writeCheckpoint(t, repo, "a3b2c4d5e6f7", "s1")
+
+	var log syncBuffer
+	start := time.Now()
+	env := append(testEnv(t), "GIT_SSH="+script, "GIT_SSH_VARIANT=simple")
+	if err := PrePush(context.Background(), repo, Options{Remote: "origin", PushSessions: true, Log: &log, Timeout: time.Second, Env: env}); err != nil {
+		t.Fatal(err)
+	}
+	if elapsed := time.Since(start); elapsed >= 4*time.Second {
+		t.Fatalf("PrePush took %s with a 1s bound", elapsed)
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("fake ssh never ran: %v (log %q)", err, log.String())
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(2 * time.Second); processAlive(pid); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("transport child %d survived the timeout", pid)
+		}
 	}
 }

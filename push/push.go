@@ -94,7 +94,7 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 			return nil
 		}
 	}
-	var pending []string
+	var pending []target
 	for _, b := range branches {
 		local, err := repo.ReadRef(headRef(b))
 		if err != nil {
@@ -109,7 +109,7 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 		if local.IsZero() || local == tracking {
 			continue
 		}
-		pending = append(pending, b)
+		pending = append(pending, target{branch: b, tip: local, tracking: tracking})
 	}
 	if len(pending) == 0 {
 		return nil
@@ -133,7 +133,7 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 	if now == nil {
 		now = time.Now
 	}
-	var again []string
+	var again []target
 	for _, b := range rejected {
 		remoteTip, err := repo.ReadRef(trackingRef(cpRemote, b))
 		if err != nil || remoteTip.IsZero() {
@@ -151,7 +151,7 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 			continue
 		}
 		if merged != remoteTip {
-			again = append(again, b)
+			again = append(again, target{branch: b, tip: merged, tracking: remoteTip})
 		}
 	}
 	if len(again) == 0 {
@@ -179,29 +179,40 @@ func FetchBranch(ctx context.Context, repo *gitrepo.Repo, remote, branch string,
 	return r.fetch(ctx, remote, []string{branch})
 }
 
-// push pushes branches to remote in one call and returns those the remote
-// rejected as non-fast-forward (the ones worth a merge). err reports every
-// other failure: the call itself, or branches rejected for other reasons.
-func (r *runner) push(ctx context.Context, remote string, branches []string) (nonFF []string, err error) {
+// target is a branch to push: the commit to push and the remote-tracking
+// ref's value before the push.
+type target struct {
+	branch   string
+	tip      plumbing.Hash
+	tracking plumbing.Hash
+}
+
+// push pushes the targets' commits to remote in one call and returns the
+// branches the remote rejected as non-fast-forward (the ones worth a merge).
+// err reports every other failure: the call itself, or branches rejected
+// for other reasons. The remote-tracking ref of a pushed branch is set to
+// what was pushed, also when the remote's fetch refspec does not cover it
+// (a single-branch clone), so that the next push can skip it.
+func (r *runner) push(ctx context.Context, remote string, targets []target) (nonFF []string, err error) {
 	args := []string{"push", "--porcelain", "--no-verify", remote}
-	for _, b := range branches {
-		args = append(args, string(headRef(b))+":"+string(headRef(b)))
+	for _, t := range targets {
+		args = append(args, t.tip.String()+":"+string(headRef(t.branch)))
 	}
 	out, runErr := r.run(ctx, args...)
 	results := parsePorcelain(out)
 	var errs []error
 	missing := false
-	for _, b := range branches {
-		res, ok := results[string(headRef(b))]
+	for _, t := range targets {
+		res, ok := results[string(headRef(t.branch))]
 		switch {
 		case !ok:
 			missing = true // no status line: the call failed as a whole
 		case res.flag != '!':
-			// Pushed, or already up to date.
+			r.setTracking(remote, t)
 		case strings.Contains(res.summary, "non-fast-forward") || strings.Contains(res.summary, "fetch first"):
-			nonFF = append(nonFF, b)
+			nonFF = append(nonFF, t.branch)
 		default:
-			errs = append(errs, fmt.Errorf("%s rejected: %s", b, res.summary))
+			errs = append(errs, fmt.Errorf("%s rejected: %s", t.branch, res.summary))
 		}
 	}
 	// A failed exit is explained by the rejections when every branch has
@@ -210,6 +221,17 @@ func (r *runner) push(ctx context.Context, remote string, branches []string) (no
 		errs = append([]error{runErr}, errs...)
 	}
 	return nonFF, errors.Join(errs...)
+}
+
+// setTracking moves refs/remotes/<remote>/<branch> to the pushed commit
+// unless git already did. Losing a race to a concurrent fetch is fine: the
+// ref then holds the newer value.
+func (r *runner) setTracking(remote string, t target) {
+	name := trackingRef(remote, t.branch)
+	if cur, err := r.repo.ReadRef(name); err != nil || cur == t.tip || cur != t.tracking {
+		return
+	}
+	_ = r.repo.UpdateRef(name, t.tip, t.tracking)
 }
 
 // fetch fetches branches from remote into their remote-tracking refs, in

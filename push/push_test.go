@@ -202,3 +202,28 @@ func TestParsePorcelain(t *testing.T) {
 		}
 	}
 }
+
+func TestPrePushSetsTrackingRefOfSingleBranchClone(t *testing.T) {
+	t.Parallel()
+	_, bare := newClone(t)
+	work := cloneOf(t, bare)
+	gittest.Git(t, work, "config", "remote.origin.fetch", "+refs/heads/main:refs/remotes/origin/main")
+	repo := openRepo(t, work)
+	writeCheckpoint(t, repo, "a3b2c4d5e6f7", "s1")
+	opts := Options{Remote: "origin", PushSessions: true, Env: testEnv(t)}
+	if err := PrePush(context.Background(), repo, opts); err != nil {
+		t.Fatal(err)
+	}
+	want := localRef(t, repo, metaRef)
+	if got := localRef(t, repo, "refs/remotes/origin/"+checkpoint.MetadataBranch); got != want {
+		t.Fatalf("tracking ref %q, want %q", got, want)
+	}
+	var log syncBuffer
+	opts.Log = &log
+	if err := PrePush(context.Background(), repo, opts); err != nil {
+		t.Fatal(err)
+	}
+	if log.String() != "" {
+		t.Fatalf("second push not skipped: %q", log.String())
+	}
+}

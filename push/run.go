@@ -53,17 +53,32 @@ func (r *runner) run(ctx context.Context, args ...string) ([]byte, error) {
 	if err == nil || (errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() && ctx.Err() == nil) {
 		return stdout.Bytes(), nil
 	}
+	verb := gitVerb(args)
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) && time.Since(start) >= r.timeout {
-			return stdout.Bytes(), fmt.Errorf("git %s: %w after %s", strings.Join(args, " "), ErrTimeout, r.timeout)
+			return stdout.Bytes(), fmt.Errorf("%w: git %s got no answer within %s", ErrTimeout, verb, r.timeout)
 		}
-		return stdout.Bytes(), fmt.Errorf("git %s: %w", strings.Join(args, " "), ctx.Err())
+		return stdout.Bytes(), fmt.Errorf("git %s: %w", verb, ctx.Err())
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		return stdout.Bytes(), &gitrepo.GitError{Args: args, ExitCode: ee.ExitCode(), Stderr: stderr.String()}
+		// Args is the verb alone: warnings name the command, not every ref.
+		return stdout.Bytes(), &gitrepo.GitError{Args: []string{verb}, ExitCode: ee.ExitCode(), Stderr: stderr.String()}
 	}
-	return stdout.Bytes(), fmt.Errorf("run git %s: %w", strings.Join(args, " "), err)
+	return stdout.Bytes(), fmt.Errorf("run git %s: %w", verb, err)
+}
+
+// gitVerb returns the git command of args, past the "-c key=value"
+// options.
+func gitVerb(args []string) string {
+	for i := 0; i < len(args); i++ {
+		if args[i] == "-c" {
+			i++
+			continue
+		}
+		return args[i]
+	}
+	return ""
 }
 
 // environ is the process environment pointed at r.repo explicitly (a hook's

@@ -3,6 +3,8 @@ package push
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -225,5 +227,48 @@ func TestPrePushSetsTrackingRefOfSingleBranchClone(t *testing.T) {
 	}
 	if log.String() != "" {
 		t.Fatalf("second push not skipped: %q", log.String())
+	}
+}
+
+func TestPrePushFailuresAreWarnings(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, work, bare string)
+		want  string
+	}{
+		{
+			name: "missing remote repository",
+			setup: func(t *testing.T, work, bare string) {
+				gittest.Git(t, work, "remote", "set-url", "origin", bare+"-gone")
+			},
+			want: "git push: fatal: ",
+		},
+		{
+			name: "remote hook declines",
+			setup: func(t *testing.T, work, bare string) {
+				gittest.WriteFile(t, bare, "hooks/pre-receive", "#!/bin/sh\nexit 1\n")
+				if err := os.Chmod(filepath.Join(bare, "hooks", "pre-receive"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: "entire/checkpoints/v1 rejected: [remote rejected] (pre-receive hook declined)",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			work, bare := newClone(t)
+			repo := openRepo(t, work)
+			writeCheckpoint(t, repo, "a3b2c4d5e6f7", "s1")
+			tt.setup(t, work, bare)
+			var log syncBuffer
+			if err := PrePush(context.Background(), repo, Options{Remote: "origin", PushSessions: true, Log: &log, Env: testEnv(t)}); err != nil {
+				t.Fatalf("PrePush returned %v; failures must be warnings", err)
+			}
+			if want := "[entire] could not push session logs to origin: " + tt.want; !strings.Contains(log.String(), want) {
+				t.Fatalf("log %q\nwant it to contain %q", log.String(), want)
+			}
+		})
 	}
 }

@@ -15,5 +15,5 @@
 // two-parent commit "Merge remote session logs": the union of both trees,
 // the remote entry winning on identical paths, except that on
 // entire/checkpoints/v1 a checkpoint written on both sides by different
-// sessions keeps every session (see MergeCommits).
+// sessions keeps every session (see MergeTrees).
 package push

@@ -31,7 +31,8 @@ var branchPattern = regexp.MustCompile(`^entire/[a-z0-9][a-z0-9._-]*/v1$`)
 // Options configures PrePush.
 type Options struct {
 	// Remote is the remote being pushed, as git passes it to the pre-push
-	// hook in $1: a remote name, or a URL when pushing to a URL.
+	// hook in $1: a remote name, or a URL when pushing to a URL. "" matches
+	// no remote.
 	Remote string
 	// CheckpointRemote is the remote the entire branches go to (settings
 	// strategy_options.checkpoint_remote); "" means "origin".
@@ -136,8 +137,12 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 	var again []target
 	for _, b := range rejected {
 		remoteTip, err := repo.ReadRef(trackingRef(cpRemote, b))
-		if err != nil || remoteTip.IsZero() {
-			warn(fmt.Errorf("fetch %s: remote branch missing after fetch (%v)", b, err))
+		if err != nil {
+			warn(err)
+			continue
+		}
+		if remoteTip.IsZero() {
+			warn(fmt.Errorf("fetch %s: no remote-tracking ref after the fetch", b))
 			continue
 		}
 		merged, err := repo.UpdateRefFunc(ctx, headRef(b), func(cur plumbing.Hash) (plumbing.Hash, error) {

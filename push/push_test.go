@@ -272,3 +272,34 @@ func TestPrePushFailuresAreWarnings(t *testing.T) {
 		})
 	}
 }
+
+func TestIsCheckpointRemote(t *testing.T) {
+	t.Parallel()
+	dir := gittest.Init(t)
+	gittest.Git(t, dir, "remote", "add", "origin", "https://example.com/org/repo.git")
+	gittest.Git(t, dir, "config", "remote.origin.pushurl", "git@example.com:org/repo.git")
+	gittest.Git(t, dir, "remote", "add", "fork", "https://example.com/me/repo.git")
+	repo := openRepo(t, dir)
+	tests := []struct {
+		pushed, cp string
+		want       bool
+	}{
+		{"origin", "origin", true},
+		{"https://example.com/org/repo.git", "origin", true},
+		{"https://example.com/org/repo", "origin", true},
+		{"https://example.com/org/repo/", "origin", true},
+		{"git@example.com:org/repo.git", "origin", true},
+		{"fork", "origin", false},
+		{"https://example.com/me/repo.git", "origin", false},
+		{"https://example.com/org/other.git", "origin", false},
+		{"", "origin", false},
+		{"origin", "fork", false},
+		{"https://example.com/me/repo.git", "fork", true},
+		{"nowhere", "nowhere", true},
+	}
+	for _, tt := range tests {
+		if got := isCheckpointRemote(repo, tt.pushed, tt.cp); got != tt.want {
+			t.Errorf("isCheckpointRemote(%q, %q) = %v, want %v", tt.pushed, tt.cp, got, tt.want)
+		}
+	}
+}

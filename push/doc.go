@@ -16,4 +16,8 @@
 // the remote entry winning on identical paths, except that on
 // entire/checkpoints/v1 a checkpoint written on both sides by different
 // sessions keeps every session (see MergeTrees).
+//
+// All functions are safe for concurrent use: the local ref moves by
+// compare-and-swap, so a checkpoint written during a push is merged, not
+// lost.
 package push

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/entirecli/entire/push"
 	"github.com/entirecli/entire/strategy"
 )
 
@@ -58,8 +59,19 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) int {
 	return 0
 }
 
-// prePush pushes entire's branches along with the user's push; it is
-// filled in by the push wiring.
+// prePush pushes entire's branches (entire/checkpoints/v1 and the other
+// entire/*/v1 branches) along with the user's push, only to the checkpoint
+// remote and only when push_sessions allows, each network call bounded.
+// Failures are warnings: the user's push goes on. It never reads stdin (a
+// chained pre-existing hook gets git's ref list).
 func prePush(ctx context.Context, senv *strategy.Env, remote string) error {
-	return nil
+	s := senv.Settings
+	return push.PrePush(ctx, senv.Repo, push.Options{
+		Remote:           remote,
+		CheckpointRemote: s.CheckpointRemote(),
+		PushSessions:     s.PushSessions(),
+		Timeout:          s.PushTimeout(),
+		Log:              senv.Stderr,
+		Now:              senv.Now,
+	})
 }

@@ -20,12 +20,15 @@ import (
 // the user's own commits: it does not implement GitHooks.
 type AutoCommit struct {
 	env *Env
+	// mc lends its transcript storage, scanning and redaction, which
+	// work the same for both strategies (it holds the same env).
+	mc *ManualCommit
 }
 
 var _ Strategy = (*AutoCommit)(nil)
 
 // NewAutoCommit returns the auto-commit strategy over env.
-func NewAutoCommit(env *Env) *AutoCommit { return &AutoCommit{env: env} }
+func NewAutoCommit(env *Env) *AutoCommit { return &AutoCommit{env: env, mc: NewManualCommit(env)} }
 
 // Name returns "auto-commit".
 func (a *AutoCommit) Name() string { return checkpoint.StrategyAutoCommit }
@@ -169,7 +172,7 @@ func (a *AutoCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 		if in.TranscriptPath != "" {
 			st.TranscriptPath = in.TranscriptPath
 		}
-		an := a.env.scan(in, cursorOf(st))
+		an := a.mc.scan(in, cursorOf(st))
 		untrackedBefore := st.UntrackedFilesAtStart
 		if pre != nil {
 			untrackedBefore = pre.UntrackedFiles
@@ -214,7 +217,7 @@ func (a *AutoCommit) saveStep(ctx context.Context, st *session.State, in TurnInp
 	}
 	// The transcript is stored first: once the commit is made, only the
 	// metadata commit is left to fail.
-	ts, err := a.env.storeTranscript(st, in)
+	ts, err := a.mc.storeTranscript(st, in)
 	if err != nil {
 		return err
 	}
@@ -229,7 +232,7 @@ func (a *AutoCommit) saveStep(ctx context.Context, st *session.State, in TurnInp
 	}
 	a.env.printf("Committed code changes to active branch (%s)\n", commit.String()[:7])
 	st.ShadowTranscript = ts
-	prompts := a.env.redactAll(an.Prompts)
+	prompts := a.mc.redactAll(an.Prompts)
 	summary := a.env.Redactor.Text(an.LastAssistant)
 	meta := a.metadata(st, an, files)
 	w := checkpoint.SessionWrite{

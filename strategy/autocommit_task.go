@@ -51,7 +51,7 @@ func (a *AutoCommit) TaskEnd(ctx context.Context, in TaskInput) error {
 				modified = an.ModifiedFiles
 			}
 		} else {
-			modified = a.env.scan(in.TurnInput, cursorOf(st)).ModifiedFiles
+			modified = a.mc.scan(in.TurnInput, cursorOf(st)).ModifiedFiles
 		}
 		before := st.UntrackedFilesAtStart
 		if pre != nil {
@@ -77,7 +77,7 @@ func (a *AutoCommit) TaskEnd(ctx context.Context, in TaskInput) error {
 // saveTask makes the code commit and the task checkpoint of a finished
 // subagent.
 func (a *AutoCommit) saveTask(ctx context.Context, st *session.State, in TaskInput, head plumbing.Hash, files []string, subPath string) error {
-	ts, err := a.env.storeTranscript(st, in.TurnInput)
+	ts, err := a.mc.storeTranscript(st, in.TurnInput)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func (a *AutoCommit) saveTask(ctx context.Context, st *session.State, in TaskInp
 	taskFiles := map[string][]byte{taskDir + "checkpoint.json": append(cp, '\n')}
 	if subPath != "" {
 		if data, err := os.ReadFile(subPath); err == nil {
-			taskFiles[taskDir+"agent-"+in.AgentID+".jsonl"] = a.env.redactLines(data)
+			taskFiles[taskDir+"agent-"+in.AgentID+".jsonl"] = a.mc.redactLines(data)
 		}
 	}
 	meta := a.metadata(st, &agent.Analysis{From: cursorOf(st)}, files)

@@ -1,0 +1,246 @@
+package push
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// checkpointID returns the checkpoint whose directory is at path
+// ("a3/b2c4d5e6f7" for a3b2c4d5e6f7).
+func checkpointID(path string) (checkpoint.ID, bool) {
+	shard, rest, ok := strings.Cut(path, "/")
+	if !ok || len(shard) != 2 || strings.Contains(rest, "/") {
+		return "", false
+	}
+	id := checkpoint.ID(shard + rest)
+	return id, id.Valid()
+}
+
+// slot is one session slot of a checkpoint directory.
+type slot struct {
+	entry object.TreeEntry
+	tree  *object.Tree
+	meta  checkpoint.SessionMetadata
+}
+
+// mergeCheckpoint merges the two versions of checkpoint id's directory by
+// session (see MergeTrees). It falls back to the plain union when either
+// side's metadata cannot be read.
+func (m *treeMerger) mergeCheckpoint(local, remote plumbing.Hash, id checkpoint.ID) (plumbing.Hash, error) {
+	dir := id.Shard()
+	lt, err := m.tree(local)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	rt, err := m.tree(remote)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	lslots, lerr := m.slots(lt)
+	rslots, rerr := m.slots(rt)
+	var rootMeta checkpoint.RootMetadata
+	rootErr := m.readJSON(rt, checkpoint.MetadataFile, &rootMeta)
+	if lerr != nil || rerr != nil || rootErr != nil {
+		return m.merge(local, remote, dir)
+	}
+
+	// Everything but the slots and the root metadata: plain union.
+	entries := map[string]object.TreeEntry{}
+	other := func(t *object.Tree) map[string]object.TreeEntry {
+		out := map[string]object.TreeEntry{}
+		for _, e := range t.Entries {
+			if _, isSlot := slotIndex(e); !isSlot && e.Name != checkpoint.MetadataFile {
+				out[e.Name] = e
+			}
+		}
+		return out
+	}
+	lo, ro := other(lt), other(rt)
+	for name, e := range lo {
+		entries[name] = e
+	}
+	for name, re := range ro {
+		le, ok := lo[name]
+		if !ok || le == re || le.Mode != filemode.Dir || re.Mode != filemode.Dir {
+			entries[name] = re
+			continue
+		}
+		h, err := m.merge(le.Hash, re.Hash, dir+"/"+name)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		entries[name] = object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h}
+	}
+
+	// Slots: the remote's as they are, then local sessions the remote
+	// lacks, each at the next free index.
+	final := map[int]slot{}
+	next := 0
+	known := map[string]bool{}
+	for idx, s := range rslots {
+		final[idx] = s
+		known[s.meta.SessionID] = true
+		next = max(next, idx+1)
+	}
+	moved := false
+	for _, idx := range sortedIndexes(lslots) {
+		s := lslots[idx]
+		if known[s.meta.SessionID] {
+			continue
+		}
+		known[s.meta.SessionID] = true
+		final[next] = s
+		next++
+		moved = true
+	}
+	for idx, s := range final {
+		name := strconv.Itoa(idx)
+		entries[name] = object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: s.entry.Hash}
+	}
+
+	if root, err := rt.FindEntry(checkpoint.MetadataFile); err == nil && !moved {
+		entries[checkpoint.MetadataFile] = *root
+	} else {
+		h, err := m.writeRoot(id, rootMeta, final)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		entries[checkpoint.MetadataFile] = object.TreeEntry{Name: checkpoint.MetadataFile, Mode: filemode.Regular, Hash: h}
+	}
+	return m.write(entries)
+}
+
+// slots reads the session slots of a checkpoint directory with their
+// metadata.
+func (m *treeMerger) slots(t *object.Tree) (map[int]slot, error) {
+	out := map[int]slot{}
+	for _, e := range t.Entries {
+		idx, ok := slotIndex(e)
+		if !ok {
+			continue
+		}
+		sub, err := m.tree(e.Hash)
+		if err != nil {
+			return nil, err
+		}
+		s := slot{entry: e, tree: sub}
+		if err := m.readJSON(sub, checkpoint.MetadataFile, &s.meta); err != nil {
+			return nil, err
+		}
+		if s.meta.SessionID == "" {
+			return nil, fmt.Errorf("session slot %d has no session_id", idx)
+		}
+		out[idx] = s
+	}
+	return out, nil
+}
+
+// writeRoot stores the root metadata.json of a checkpoint with the slots
+// final, computed as the checkpoint store computes it; version, strategy
+// and branch come from base.
+func (m *treeMerger) writeRoot(id checkpoint.ID, base checkpoint.RootMetadata, final map[int]slot) (plumbing.Hash, error) {
+	root := checkpoint.RootMetadata{
+		CLIVersion: base.CLIVersion, CheckpointID: id, Strategy: base.Strategy, Branch: base.Branch,
+		FilesTouched: []string{},
+	}
+	files := map[string]bool{}
+	var usage agent.TokenUsage
+	hasUsage := false
+	idxs := sortedIndexes(final)
+	root.Sessions = make([]checkpoint.SessionPaths, 0, len(idxs))
+	for _, idx := range idxs {
+		for len(root.Sessions) < idx {
+			root.Sessions = append(root.Sessions, checkpoint.SessionPaths{})
+		}
+		s := final[idx]
+		prefix := "/" + id.Shard() + "/" + strconv.Itoa(idx) + "/"
+		has := func(name string) string {
+			if _, err := s.tree.FindEntry(name); err == nil {
+				return prefix + name
+			}
+			return ""
+		}
+		p := checkpoint.SessionPaths{Metadata: prefix + checkpoint.MetadataFile, Transcript: has(checkpoint.TranscriptFile),
+			Context: has(checkpoint.ContextFile), ContentHash: has(checkpoint.ContentHashFile), Prompt: has(checkpoint.PromptFile)}
+		if p.Transcript == "" {
+			p.Transcript = has(checkpoint.LegacyLogFile)
+		}
+		root.Sessions = append(root.Sessions, p)
+		root.CheckpointsCount += s.meta.CheckpointsCount
+		for _, f := range s.meta.FilesTouched {
+			files[f] = true
+		}
+		if u := s.meta.TokenUsage; u != nil {
+			hasUsage = true
+			usage.InputTokens += u.InputTokens
+			usage.CacheCreationTokens += u.CacheCreationTokens
+			usage.CacheReadTokens += u.CacheReadTokens
+			usage.OutputTokens += u.OutputTokens
+			usage.APICallCount += u.APICallCount
+		}
+	}
+	for f := range files {
+		root.FilesTouched = append(root.FilesTouched, f)
+	}
+	sort.Strings(root.FilesTouched)
+	if hasUsage {
+		root.TokenUsage = &usage
+	}
+	data, err := json.MarshalIndent(root, "", "  ")
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode checkpoint %s metadata: %w", id, err)
+	}
+	return m.repo.WriteBlob(append(data, '\n'))
+}
+
+// readJSON decodes the blob name of tree t into v.
+func (m *treeMerger) readJSON(t *object.Tree, name string, v any) error {
+	f, err := t.File(name)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
+	}
+	rd, err := f.Reader()
+	if err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
+	}
+	defer rd.Close()
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("parse %s: %w", name, err)
+	}
+	return nil
+}
+
+// slotIndex returns the index of a session slot directory entry.
+func slotIndex(e object.TreeEntry) (int, bool) {
+	if e.Mode != filemode.Dir {
+		return 0, false
+	}
+	n, err := strconv.Atoi(e.Name)
+	if err != nil || n < 0 || strconv.Itoa(n) != e.Name {
+		return 0, false
+	}
+	return n, true
+}
+
+func sortedIndexes(m map[int]slot) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}

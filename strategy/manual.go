@@ -122,6 +122,11 @@ func (m *ManualCommit) TurnStart(ctx context.Context, in TurnInput) error {
 	if head.IsZero() {
 		return nil // no commit yet: nothing to hang checkpoints on
 	}
+	// Re-install missing git hooks before taking the untracked-file list:
+	// with core.hooksPath inside the work tree (husky's .husky/, a team's
+	// .githooks/) the files it writes would otherwise count as new files
+	// of the agent's turn.
+	m.ensureSetup(ctx)
 	ws, err := readStatus(ctx, repo)
 	if err != nil {
 		return err
@@ -169,7 +174,6 @@ func (m *ManualCommit) TurnStart(ctx context.Context, in TurnInput) error {
 		return err
 	}
 	m.env.printf("Captured state before prompt: %d untracked files, transcript at entry %d\n", len(ws.Untracked), cursor.Entries)
-	m.ensureSetup(ctx)
 	return nil
 }
 

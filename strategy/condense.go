@@ -230,6 +230,10 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	if !tip.IsZero() {
 		meta.InitialAttribution = m.attribution(st, tip, commit, files)
 	}
+	// A commit that keeps an earlier commit's trailer (`git commit --amend`
+	// after more agent work) is condensed into the same checkpoint: merge
+	// with the slot it already has rather than replace it.
+	prompts = m.mergePreviousSlot(id, &meta, prompts)
 	slot, err := m.env.checkpoints().WriteSession(ctx, id, checkpoint.SessionWrite{
 		Metadata: meta, Transcript: ts, Prompts: joinPrompts(prompts), Context: condensedContext(prompts),
 	}, checkpoint.CommitInfo{EphemeralBranch: branch})

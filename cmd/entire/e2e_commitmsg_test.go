@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,6 +135,45 @@ func TestE2EAmendKeepsTrailer(t *testing.T) {
 	}
 	if n := gittest.Git(t, r.dir, "rev-list", "--count", "entire/checkpoints/v1"); n != cps {
 		t.Errorf("amends wrote to the metadata branch (%s -> %s commits)", cps, n)
+	}
+	assertStoreClean(t, r.dir, id)
+}
+
+// Amending more agent work into a linked commit keeps its checkpoint ID,
+// and the checkpoint then covers the whole amended commit: the earlier
+// prompts, files and steps are merged with the new ones, not replaced.
+func TestE2EAmendWithNewAgentWork(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.playTurn("Write a", map[string]string{"a.txt": "a\n"})
+	r.mustGit("add", "a.txt")
+	r.mustGit("commit", "-q", "-m", "A")
+	id := checkpointAt(t, r.dir, "HEAD")
+	if id == "" {
+		t.Fatal("commit not linked")
+	}
+	r.playTurn("Write b", map[string]string{"b.txt": "b\n"})
+	r.mustGit("add", "b.txt")
+	r.mustGit("commit", "-q", "--amend", "--no-edit")
+	if got := checkpointAt(t, r.dir, "HEAD"); got != id {
+		t.Fatalf("amended commit trailer %q, want %s", got, id)
+	}
+	m := showJSON(t, r.dir, cpPath(id, "0/metadata.json"))
+	if ft := anyStrings(m["files_touched"]); !slices.Equal(ft, []string{"a.txt", "b.txt"}) || m["checkpoints_count"] != float64(2) {
+		t.Errorf("checkpoint after amend: files %v count %v", ft, m["checkpoints_count"])
+	}
+	if tu, _ := m["token_usage"].(map[string]any); tu["input_tokens"] != float64(20) {
+		t.Errorf("token_usage after amend %v", m["token_usage"])
+	}
+	if p := gittest.Git(t, r.dir, "show", cpPath(id, "0/prompt.txt")); p != "Write a\n\n---\n\nWrite b" {
+		t.Errorf("prompt.txt after amend %q", p)
+	}
+	if root := showJSON(t, r.dir, cpPath(id, "metadata.json")); len(root["sessions"].([]any)) != 1 {
+		t.Errorf("root after amend %v", root)
+	}
+	live, _ := os.ReadFile(r.transcript)
+	if tr := gittest.Git(t, r.dir, "show", cpPath(id, "0/full.jsonl")); tr != strings.TrimSuffix(string(live), "\n") {
+		t.Errorf("transcript after amend is not the whole session's")
 	}
 	assertStoreClean(t, r.dir, id)
 }

@@ -236,3 +236,46 @@ func anyStrings(v any) []string {
 	}
 	return out
 }
+
+// The user commits part of the agent's work: the rest is carried forward
+// onto the new commit's shadow branch, and committing it later (after the
+// session ended, without another turn) is linked to a checkpoint of its own.
+func TestE2EPartialCommitCarriesForward(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.playTurn("Write three files", map[string]string{"one.txt": "1\n", "two.txt": "2\n", "three.txt": "3\n"})
+	r.mustGit("add", "one.txt")
+	r.mustGit("commit", "-q", "-m", "One")
+	id1 := checkpointAt(t, r.dir, "HEAD")
+	if id1 == "" {
+		t.Fatal("first commit not linked")
+	}
+	head := gittest.Git(t, r.dir, "rev-parse", "HEAD")
+	shadows := shadowBranches(t, r.dir)
+	if len(shadows) != 1 || !strings.HasPrefix(shadows[0], "entire/"+head[:7]+"-") {
+		t.Fatalf("shadow branches after the partial commit %v (HEAD %s)", shadows, head[:7])
+	}
+	if s := gittest.Git(t, r.dir, "log", "-1", "--format=%s", shadows[0]); s != "carry forward: uncommitted session files" {
+		t.Errorf("carry-forward commit subject %q", s)
+	}
+	st := sessionState(t, r.dir, "sess-1")
+	if ft := anyStrings(st["files_touched"]); !slices.Equal(ft, []string{"three.txt", "two.txt"}) {
+		t.Errorf("files_touched after the partial commit %v", ft)
+	}
+	r.mustHookIn(r.dir, "session-end", map[string]any{"reason": "prompt_input_exit"})
+
+	r.mustGit("add", "two.txt", "three.txt")
+	r.mustGit("commit", "-q", "-m", "The rest")
+	id2 := checkpointAt(t, r.dir, "HEAD")
+	if id2 == "" || id2 == id1 {
+		t.Fatalf("second commit checkpoint %q (first %s)", id2, id1)
+	}
+	m := showJSON(t, r.dir, cpPath(id2, "0/metadata.json"))
+	if ft := anyStrings(m["files_touched"]); !slices.Equal(ft, []string{"three.txt", "two.txt"}) || m["session_id"] != "sess-1" {
+		t.Errorf("second checkpoint: session %v files %v", m["session_id"], ft)
+	}
+	if b := shadowBranches(t, r.dir); len(b) != 0 {
+		t.Errorf("shadow branches left: %v", b)
+	}
+	assertStoreClean(t, r.dir, id1, id2)
+}

@@ -212,3 +212,42 @@ func TestE2EGeminiSession(t *testing.T) {
 		})
 	}
 }
+
+// Gemini CLI commits in the middle of a turn: the checkpoint is written at
+// once and its transcript replaced by the whole turn's at AfterAgent, for
+// both transcript containers.
+func TestE2EGeminiMidTurnCommit(t *testing.T) {
+	t.Parallel()
+	for _, jsonl := range []bool{false, true} {
+		r := newSessionRepo(t)
+		g := newGeminiSession(r, "abcdef12-gemini-mid", jsonl)
+		g.playTurn("First", map[string]string{"f.txt": "f\n"})
+		g.mustHook("before-agent", "BeforeAgent", map[string]any{"prompt": "Second and commit"})
+		g.record(map[string]any{"id": "u2", "type": "user", "content": []any{map[string]any{"text": "Second and commit"}}})
+		g.record(map[string]any{"id": "g2", "type": "gemini", "content": "ok", "toolCalls": []any{map[string]any{"id": "w2", "name": "write_file", "args": map[string]any{"file_path": "s.txt"}}}})
+		gittest.WriteFile(t, r.dir, "s.txt", "s\n")
+		r.mustGit("add", "f.txt", "s.txt")
+		r.mustGit("commit", "-q", "-m", "Mid-turn")
+		id := checkpointAt(t, r.dir, "HEAD")
+		if id == "" {
+			t.Fatalf("jsonl=%v: mid-turn commit not linked", jsonl)
+		}
+		g.record(map[string]any{"id": "g3", "type": "gemini", "content": "Committed it"})
+		g.mustHook("after-agent", "AfterAgent", map[string]any{})
+		live, _ := os.ReadFile(g.path)
+		if stored := gittest.Git(t, r.dir, "show", cpPath(id, "0/full.jsonl")); stored != strings.TrimSuffix(string(live), "\n") {
+			t.Errorf("jsonl=%v: transcript not finalized:\n%s", jsonl, stored)
+		}
+		m := showJSON(t, r.dir, cpPath(id, "0/metadata.json"))
+		if ft := anyStrings(m["files_touched"]); !slices.Equal(ft, []string{"f.txt", "s.txt"}) {
+			t.Errorf("jsonl=%v: files_touched %v", jsonl, ft)
+		}
+		if p := gittest.Git(t, r.dir, "show", cpPath(id, "0/prompt.txt")); p != "First\n\n---\n\nSecond and commit" {
+			t.Errorf("jsonl=%v: prompt.txt %q", jsonl, p)
+		}
+		if subj := gittest.Git(t, r.dir, "log", "-1", "--format=%s", "entire/checkpoints/v1"); subj != "Finalize transcript for Checkpoint: "+id {
+			t.Errorf("jsonl=%v: last metadata commit %q", jsonl, subj)
+		}
+		assertStoreClean(t, r.dir, id)
+	}
+}

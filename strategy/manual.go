@@ -192,6 +192,13 @@ func (m *ManualCommit) migrate(ctx context.Context, st *session.State, head plum
 	if err != nil {
 		return err
 	}
+	// A session with no steps and no touched files has nothing of its own
+	// on the old branch: whatever is there belongs to other sessions
+	// sharing it. Copying it would leave a stale shadow branch on the new
+	// HEAD (e.g. after a commit that condensed only the other sessions).
+	if st.CheckpointCount == 0 && len(st.FilesTouched) == 0 {
+		tip = plumbing.ZeroHash
+	}
 	if tip.IsZero() {
 		m.env.printf("Updated session base commit to %s (HEAD changed during session)\n", head.String()[:7])
 		return nil

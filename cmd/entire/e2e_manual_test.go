@@ -279,3 +279,45 @@ func TestE2EPartialCommitCarriesForward(t *testing.T) {
 	}
 	assertStoreClean(t, r.dir, id1, id2)
 }
+
+// Two sessions, and the active one commits only its own work mid-turn: the
+// checkpoint holds that session alone, the other's work stays on a shadow
+// branch and is linked by the next commit, and no stale shadow branch is
+// left behind.
+func TestE2EConcurrentSessionCommitsOwnWork(t *testing.T) {
+	t.Parallel()
+	a := newSessionRepo(t)
+	b := a.withSession("sess-b")
+	b.playTurn("Write b", map[string]string{"b.txt": "b\n"})
+	a.startTurn(a.dir, "Write a and commit it")
+	a.writeFiles(map[string]string{"a.txt": "a\n"})
+	a.mustGit("add", "a.txt")
+	a.mustGit("commit", "-q", "-m", "A only")
+	id1 := checkpointAt(t, a.dir, "HEAD")
+	if id1 == "" {
+		t.Fatal("agent commit not linked")
+	}
+	root := showJSON(t, a.dir, cpPath(id1, "metadata.json"))
+	if s, _ := root["sessions"].([]any); len(s) != 1 || showJSON(t, a.dir, cpPath(id1, "0/metadata.json"))["session_id"] != "sess-1" {
+		t.Errorf("first checkpoint root %v", root)
+	}
+	a.endTurn(a.dir, "Committed")
+	if st := sessionState(t, a.dir, "sess-b"); !slices.Equal(anyStrings(st["files_touched"]), []string{"b.txt"}) {
+		t.Errorf("sess-b after the other's commit: %v", st["files_touched"])
+	}
+
+	a.mustGit("add", "b.txt")
+	a.mustGit("commit", "-q", "-m", "B")
+	id2 := checkpointAt(t, a.dir, "HEAD")
+	if id2 == "" || id2 == id1 {
+		t.Fatalf("second checkpoint %q", id2)
+	}
+	root = showJSON(t, a.dir, cpPath(id2, "metadata.json"))
+	if s, _ := root["sessions"].([]any); len(s) != 1 || showJSON(t, a.dir, cpPath(id2, "0/metadata.json"))["session_id"] != "sess-b" {
+		t.Errorf("second checkpoint root %v", root)
+	}
+	if left := shadowBranches(t, a.dir); len(left) != 0 {
+		t.Errorf("stale shadow branches: %v", left)
+	}
+	assertStoreClean(t, a.dir, id1, id2)
+}

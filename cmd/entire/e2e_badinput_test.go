@@ -201,3 +201,43 @@ func TestE2EInstalledHookCommands(t *testing.T) {
 		}
 	}
 }
+
+// A broken line in the transcript does not stop the checkpoint, and a
+// secret in a prompt reaches neither the shadow commit (its subject is
+// derived from the prompt) nor the checkpoint's files.
+func TestE2EBrokenTranscriptLineAndSecret(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	secret := "ghp_" + strings.Repeat("aB3dE5fG7h", 3) + "123456"
+	r.startTurn(r.dir, "Use token "+secret+" please")
+	f, err := os.OpenFile(r.transcript, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("{not json at all\n")
+	f.Close()
+	r.writeFiles(map[string]string{"s.txt": "s\n"})
+	r.endTurn(r.dir, "ok")
+	shadows := shadowBranches(t, r.dir)
+	if len(shadows) != 1 {
+		t.Fatalf("shadow branches %v", shadows)
+	}
+	if subj := gittest.Git(t, r.dir, "log", "-1", "--format=%s", shadows[0]); subj != "Use token REDACTED please" {
+		t.Errorf("shadow commit subject %q", subj)
+	}
+	r.mustGit("add", "s.txt")
+	r.mustGit("commit", "-q", "-m", "s")
+	id := checkpointAt(t, r.dir, "HEAD")
+	if id == "" {
+		t.Fatal("commit not linked")
+	}
+	for _, f := range []string{"0/full.jsonl", "0/prompt.txt", "0/context.md", "0/metadata.json", "metadata.json"} {
+		if c := gittest.Git(t, r.dir, "show", cpPath(id, f)); strings.Contains(c, secret) {
+			t.Errorf("%s holds the secret", f)
+		}
+	}
+	if all := gittest.Git(t, r.dir, "log", "--all", "--format=%B"); strings.Contains(all, secret) {
+		t.Errorf("a commit message holds the secret")
+	}
+	assertStoreClean(t, r.dir, id)
+}

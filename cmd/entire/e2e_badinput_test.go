@@ -241,3 +241,46 @@ func TestE2EBrokenTranscriptLineAndSecret(t *testing.T) {
 	}
 	assertStoreClean(t, r.dir, id)
 }
+
+// With entire disabled the agent hooks do nothing and succeed (Gemini CLI
+// still gets its JSON answer), while the git hooks keep linking commits of
+// work recorded before.
+func TestE2EDisabled(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.playTurn("Write d", map[string]string{"d.txt": "d\n"})
+	refs := entireRefs(t, r.dir)
+	s := settings.Defaults()
+	s.Enabled = false
+	if err := settings.Save(settings.ProjectPath(r.dir), s); err != nil {
+		t.Fatal(err)
+	}
+	r.startTurnDisabled(t)
+	if got := entireRefs(t, r.dir); got != refs {
+		t.Errorf("disabled hooks changed entire's branches:\n%s", got)
+	}
+	r.mustGit("add", "d.txt")
+	r.mustGit("commit", "-q", "-m", "D")
+	id := checkpointAt(t, r.dir, "HEAD")
+	if id == "" {
+		t.Fatal("git hooks stopped linking commits when disabled")
+	}
+	assertStoreClean(t, r.dir, id)
+}
+
+// startTurnDisabled plays a turn's hooks against a disabled repository.
+func (r *sessionRepo) startTurnDisabled(t *testing.T) {
+	t.Helper()
+	for _, verb := range []string{"session-start", "user-prompt-submit", "stop"} {
+		out, errOut, code := r.hookIn(r.dir, verb, map[string]any{"prompt": "ignored"})
+		if code != 0 || out != "" || errOut != "" {
+			t.Errorf("disabled claude %s: %d %q %q", verb, code, out, errOut)
+		}
+	}
+	for _, verb := range []string{"session-start", "before-agent", "after-agent"} {
+		out, _, code := runEntire(t, r.dir, r.env, `{"session_id":"g1","transcript_path":"/nonexistent"}`, "hooks", "gemini", verb)
+		if code != 0 || strings.TrimSpace(out) != "{}" {
+			t.Errorf("disabled gemini %s: %d %q", verb, code, out)
+		}
+	}
+}

@@ -221,3 +221,56 @@ func TestE2ERebaseDuringSession(t *testing.T) {
 	}
 	assertStoreClean(t, r.dir, id1, id2)
 }
+
+// A rebase stops on a conflict and the agent resolves it in a turn while
+// the rebase is in progress (detached HEAD): `git rebase --continue` keeps
+// the replayed commit's trailer without condensing, and the resolution
+// turn is linked by the next commit; no shadow branch is left.
+func TestE2ERebaseConflictResolvedByAgent(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	gittest.Git(t, r.dir, "branch", "upstream", "HEAD")
+	gittest.Git(t, r.dir, "checkout", "-q", "upstream")
+	gittest.WriteFile(t, r.dir, "conf.txt", "upstream\n")
+	gittest.Git(t, r.dir, "add", "conf.txt")
+	gittest.Git(t, r.dir, "commit", "-q", "-m", "Upstream")
+	gittest.Git(t, r.dir, "checkout", "-q", "main")
+
+	r.playTurn("Write conf", map[string]string{"conf.txt": "mine\n"})
+	r.mustGit("add", "conf.txt")
+	r.mustGit("commit", "-q", "-m", "Mine")
+	id1 := checkpointAt(t, r.dir, "HEAD")
+	if id1 == "" {
+		t.Fatal("first commit not linked")
+	}
+	if out, err := r.gitIn(r.dir, nil, "rebase", "upstream"); err == nil || !strings.Contains(out, "CONFLICT") {
+		t.Fatalf("rebase did not stop on the conflict: %v\n%s", err, out)
+	}
+	cps := gittest.Git(t, r.dir, "rev-list", "--count", "entire/checkpoints/v1")
+	r.startTurn(r.dir, "Resolve the conflict")
+	r.writeFiles(map[string]string{"conf.txt": "merged\n", "extra.txt": "x\n"})
+	r.endTurn(r.dir, "Resolved")
+	r.mustGit("add", "conf.txt")
+	if out, err := r.gitIn(r.dir, []string{"GIT_EDITOR=true"}, "rebase", "--continue"); err != nil {
+		t.Fatal(err, out)
+	}
+	if got := checkpointAt(t, r.dir, "HEAD"); got != id1 {
+		t.Errorf("replayed commit trailer %q, want %s", got, id1)
+	}
+	if n := gittest.Git(t, r.dir, "rev-list", "--count", "entire/checkpoints/v1"); n != cps {
+		t.Errorf("the rebase wrote to the metadata branch (%s -> %s commits)", cps, n)
+	}
+	r.mustGit("add", "extra.txt")
+	r.mustGit("commit", "-q", "-m", "Extra")
+	id2 := checkpointAt(t, r.dir, "HEAD")
+	if id2 == "" || id2 == id1 {
+		t.Fatalf("commit after the rebase: checkpoint %q", id2)
+	}
+	if p := gittest.Git(t, r.dir, "show", cpPath(id2, "0/prompt.txt")); p != "Resolve the conflict" {
+		t.Errorf("prompt.txt %q", p)
+	}
+	if left := shadowBranches(t, r.dir); len(left) != 0 {
+		t.Errorf("shadow branches left: %v", left)
+	}
+	assertStoreClean(t, r.dir, id1, id2)
+}

@@ -42,7 +42,7 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read HEAD commit: %w", err)
 	}
-	id, linked := checkpoint.CheckpointOf(commit.Message)
+	id, linked := linkedCheckpoint(commit.Message)
 	sums := m.recentSessions()
 	if !linked {
 		for _, s := range sums {
@@ -230,6 +230,10 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	if !tip.IsZero() {
 		meta.InitialAttribution = m.attribution(st, tip, commit, files)
 	}
+	// A commit that keeps an earlier commit's trailer (`git commit --amend`
+	// after more agent work) is condensed into the same checkpoint: merge
+	// with the slot it already has rather than replace it.
+	prompts = m.mergePreviousSlot(id, &meta, prompts)
 	slot, err := m.env.checkpoints().WriteSession(ctx, id, checkpoint.SessionWrite{
 		Metadata: meta, Transcript: ts, Prompts: joinPrompts(prompts), Context: condensedContext(prompts),
 	}, checkpoint.CommitInfo{EphemeralBranch: branch})

@@ -138,20 +138,23 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 	if err != nil {
 		return err
 	}
-	prompts := m.redactAll(a.Prompts)
+	stepPrompts := m.redactAll(a.Prompts)
+	prompts := stepPrompts
 	if st.CheckpointCount > 0 && !tip.IsZero() {
 		prompts = append(readShadowPrompts(repo, tip, st.SessionID), prompts...)
 	}
 	subject := defaultSubject
-	if len(a.Prompts) > 0 {
-		subject = CommitSubject(a.Prompts[len(a.Prompts)-1])
+	if len(stepPrompts) > 0 {
+		// From the redacted prompt: the subject must not leak a secret
+		// that the metadata files of the same commit have redacted.
+		subject = CommitSubject(stepPrompts[len(stepPrompts)-1])
 	}
 	summary := m.env.Redactor.Text(a.LastAssistant)
 	dir := metadataDir(st.SessionID)
 	files := map[string][]byte{
 		checkpoint.PromptFile:  []byte(joinPrompts(prompts)),
 		checkpoint.SummaryFile: []byte(summary),
-		checkpoint.ContextFile: []byte(stepContext(st.SessionID, subject, m.redactAll(a.Prompts), summary, a.ToolUses)),
+		checkpoint.ContextFile: []byte(stepContext(st.SessionID, subject, stepPrompts, summary, a.ToolUses)),
 	}
 	changes, err := repo.WorktreeChanges(ws.Dirty)
 	if err != nil {

@@ -135,8 +135,27 @@ func (t Trailers) String() string {
 	return b.String()
 }
 
-// CheckpointOf returns the checkpoint ID a commit message links to.
-func CheckpointOf(msg string) (ID, bool) { return ParseTrailers(msg).Checkpoint() }
+// CheckpointOf returns the checkpoint ID a commit message links to: from
+// its trailer block, else from an "Entire-Checkpoint: <id>" line anywhere
+// outside "#" comments (another tool's commit-msg hook may have appended a
+// paragraph after our trailer, as SPEC 3.8's anywhere-in-the-message
+// parsing allowed).
+func CheckpointOf(msg string) (ID, bool) {
+	if id, ok := ParseTrailers(msg).Checkpoint(); ok {
+		return id, true
+	}
+	for _, line := range strings.Split(msg, "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		if m := trailerLine.FindStringSubmatch(line); m != nil && strings.EqualFold(m[1], TrailerCheckpoint) {
+			if id, err := ParseID(strings.TrimSpace(m[2])); err == nil {
+				return id, true
+			}
+		}
+	}
+	return "", false
+}
 
 // SourceRef formats an Entire-Source-Ref value, "<branch>@<sha12>".
 func SourceRef(branch, commit string) string {

@@ -152,3 +152,14 @@ func FuzzParseTrailers(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckpointOfOutsideTrailerBlock(t *testing.T) {
+	t.Parallel()
+	msg := "Fix\n\nEntire-Checkpoint: a3b2c4d5e6f7\n\nReviewed-by: someone\n"
+	if id, ok := CheckpointOf(msg); !ok || id != "a3b2c4d5e6f7" {
+		t.Errorf("trailer before another tool's paragraph: %q %v", id, ok)
+	}
+	if _, ok := CheckpointOf("Fix\n# Entire-Checkpoint: a3b2c4d5e6f7\n"); ok {
+		t.Error("a comment line counted as a link")
+	}
+}

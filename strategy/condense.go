@@ -42,7 +42,7 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read HEAD commit: %w", err)
 	}
-	id, linked := linkedCheckpoint(commit.Message)
+	id, linked := checkpoint.CheckpointOf(commit.Message)
 	sums := m.recentSessions()
 	if !linked {
 		for _, s := range sums {

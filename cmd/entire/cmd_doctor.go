@@ -21,7 +21,9 @@ import (
 type doctorOptions struct {
 	f *factory
 
-	Force bool // --force: condense when possible, else discard, without asking
+	Force   bool // --force: condense when possible, else discard, without asking
+	Secrets bool // --secrets: scan the stored data for secrets instead
+	Purge   bool // --purge (with --secrets): rewrite the branches without them
 }
 
 func newDoctorCmd(f *factory, runF func(context.Context, *doctorOptions) error) *cobra.Command {
@@ -40,16 +42,31 @@ condensed. For each, choose:
   Skip      leave it
 
 With --force, every stuck session is condensed when possible, else
-discarded, without asking. Without a terminal, --force is required.`,
+discarded, without asking. Without a terminal, --force is required.
+
+With --secrets, doctor instead scans everything stored on the entire
+branches (their whole history) for secrets and reports, without printing
+them, where each one is: branch, checkpoint, file and rule. It exits 1
+when it finds any. --secrets --purge rewrites those branches with the
+secrets redacted; you then force-push the rewritten branches and rotate
+the credentials (anything pushed may have been copied).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.Purge && !opts.Secrets {
+				return usageErrorf("--purge requires --secrets")
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
+			}
+			if opts.Secrets {
+				return runDoctorSecrets(cmd.Context(), opts)
 			}
 			return runDoctor(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Force, "force", "f", false, "fix every stuck session without asking")
+	cmd.Flags().BoolVar(&opts.Secrets, "secrets", false, "scan the entire branches for secrets stored before redaction caught them")
+	cmd.Flags().BoolVar(&opts.Purge, "purge", false, "with --secrets: rewrite the entire branches with the secrets redacted")
 	return cmd
 }
 

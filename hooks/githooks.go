@@ -1,6 +1,8 @@
 package hooks
 
 import (
+	"errors"
+	"io"
 	"context"
 	"fmt"
 
@@ -39,6 +41,11 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) int {
 	gh, ok := st.(strategy.GitHooks)
 	switch {
 	case hook == "pre-push":
+		if gerr := guardPush(senv, arg(0), env.Stdin); gerr != nil {
+			log.Warn("push refused", "error", gerr)
+			fmt.Fprintf(env.Stderr, "[entire] %v\n", gerr)
+			return exitPushRefused
+		}
 		err = prePush(ctx, senv, arg(0))
 	case !ok:
 		// auto-commit links its own commits; nothing to do.
@@ -57,6 +64,25 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) int {
 		fmt.Fprintf(env.Stderr, "[entire] %s: %v\n", hook, err)
 	}
 	return 0
+}
+
+// exitPushRefused is the status the pre-push shim turns into a refused
+// push; every other status lets the push go on.
+const exitPushRefused = 3
+
+// guardPush refuses a push that would carry entire's branches to a remote
+// other than the checkpoint remote (git push --all to a fork), or any shadow
+// branch. stdin is git's list of pushed refs.
+func guardPush(senv *strategy.Env, remote string, stdin io.Reader) error {
+	if stdin == nil {
+		return nil
+	}
+	s := senv.Settings
+	err := push.Guard(senv.Repo, stdin, push.Options{Remote: remote, CheckpointRemote: s.CheckpointRemote(), PushSessions: s.PushSessions()})
+	if errors.Is(err, push.ErrRefused) {
+		return err
+	}
+	return nil
 }
 
 // prePush pushes entire's branches (entire/checkpoints/v1 and the other

@@ -141,7 +141,7 @@ func TestPrePushChain(t *testing.T) {
 			if !strings.Contains(out, "fake entire pre-push on stderr") {
 				t.Errorf("pre-push stderr should be visible:\n%s", out)
 			}
-			want := []string{"hooks git pre-push origin", "foreign origin " + remote}
+			want := []string{"hooks git pre-push origin " + remote, "foreign origin " + remote}
 			if got := r.calls(); !reflect.DeepEqual(got, want) {
 				t.Fatalf("calls = %q, want %q", got, want)
 			}
@@ -150,6 +150,31 @@ func TestPrePushChain(t *testing.T) {
 				t.Fatalf("foreign pre-push stdin = %q, want the ref list", stdin)
 			}
 		})
+	}
+}
+
+// A refusal from entire (exit 3) blocks the push; the chained hook is not
+// run then.
+func TestPrePushRefusalBlocks(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t, true)
+	remote := t.TempDir()
+	r.git("init", "-q", "--bare", remote)
+	r.git("remote", "add", "origin", remote)
+	if _, err := r.commitIn(r.dir, "initial"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lockedInstall(r.opts()); err != nil {
+		t.Fatal(err)
+	}
+	r.calls()
+	r.setExit(PrePush, "3")
+	if out, err := r.runIn(r.dir, "push", "-q", "origin", "main"); err == nil {
+		t.Fatalf("push went through a refusal:\n%s", out)
+	}
+	r.setExit(PrePush, "2") // any other failure never blocks
+	if out, err := r.runIn(r.dir, "push", "-q", "origin", "main"); err != nil {
+		t.Fatalf("push blocked by a non-refusal failure: %v\n%s", err, out)
 	}
 }
 

@@ -56,9 +56,8 @@ func specFor(hook string) (hookSpec, bool) {
 		}, true
 	case PrePush:
 		return hookSpec{
-			comment: "# Pushes the session logs branch alongside your push. Never blocks.",
-			args:    `"$1"`,
-			suffix:  "|| true",
+			comment: "# Pushes the session logs to the checkpoint remote alongside your push, and refuses a push that would carry entire's branches anywhere else (exit 3 from entire).",
+			args:    `"$1" "$2"`,
 		}, true
 	}
 	return hookSpec{}, false
@@ -86,8 +85,8 @@ func Script(hook string, localDev, chain bool) (string, error) {
 	if spec.args != "" {
 		call += " " + spec.args
 	}
-	if chain && hook == PrePush {
-		call += " </dev/null"
+	if hook == PrePush {
+		return prePushScript(bin, call, spec.comment, chain), nil
 	}
 	call += " " + spec.suffix
 
@@ -109,4 +108,33 @@ func Script(hook string, localDev, chain bool) (string, error) {
 	}
 	b.WriteString("exit 0\n")
 	return b.String(), nil
+}
+
+// prePushScript is the pre-push shim: git's list of pushed refs (stdin) is
+// kept in a temporary file so that both entire and a chained hook read it;
+// only entire's explicit refusal (exit 3) blocks the push, any other
+// failure lets it go on.
+func prePushScript(bin, call, comment string, chain bool) string {
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\n")
+	b.WriteString(Marker + "\n")
+	b.WriteString(comment + "\n")
+	b.WriteString("refs=$(mktemp \"${TMPDIR:-/tmp}/entire-pre-push.XXXXXX\") || refs=\"\"\n")
+	b.WriteString("if [ -n \"$refs\" ]; then cat >\"$refs\"; else refs=/dev/null; fi\n")
+	b.WriteString("cleanup() { [ \"$refs\" = /dev/null ] || rm -f \"$refs\"; }\n")
+	fmt.Fprintf(&b, "if command -v %s >/dev/null 2>&1; then\n", bin)
+	fmt.Fprintf(&b, "  %s <\"$refs\"\n", call)
+	b.WriteString("  if [ $? -eq 3 ]; then cleanup; exit 1; fi\n")
+	b.WriteString("else\n")
+	fmt.Fprintf(&b, "  echo \"[entire] '%s' not found on PATH; skipping the %s hook\" >&2\n", bin, PrePush)
+	b.WriteString("fi\n")
+	if chain {
+		prev := `"$(dirname "$0")/` + PrePush + BackupSuffix + `"`
+		b.WriteString("# Chain: run pre-existing hook\n")
+		fmt.Fprintf(&b, "if [ -x %s ]; then\n", prev)
+		fmt.Fprintf(&b, "  %s \"$@\" <\"$refs\"\n", prev)
+		b.WriteString("  status=$?\n  cleanup\n  exit $status\nfi\n")
+	}
+	b.WriteString("cleanup\nexit 0\n")
+	return b.String()
 }

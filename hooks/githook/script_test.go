@@ -23,8 +23,8 @@ func TestScriptContent(t *testing.T) {
 		{PostCommit, true, false,
 			[]string{`go run ./cmd/entire/main.go hooks git post-commit 2>/dev/null || true`, "command -v go"},
 			[]string{"command -v entire"}},
-		{PrePush, false, false, []string{`entire hooks git pre-push "$1" || true`}, []string{"</dev/null"}},
-		{PrePush, false, true, []string{`entire hooks git pre-push "$1" </dev/null || true`}, nil},
+		{PrePush, false, false, []string{`entire hooks git pre-push "$1" "$2" <"$refs"`, `if [ $? -eq 3 ]; then cleanup; exit 1; fi`}, []string{"Chain"}},
+		{PrePush, false, true, []string{`entire hooks git pre-push "$1" "$2" <"$refs"`, `"$(dirname "$0")/pre-push.pre-entire" "$@" <"$refs"`}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.hook, func(t *testing.T) {

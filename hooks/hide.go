@@ -238,7 +238,7 @@ func decodeJSON(raw []byte) (any, error) {
 }
 
 // versionRE finds the Claude Code version recorded on transcript lines.
-var versionRE = regexp.MustCompile(`"version":"(\d+)\.(\d+)\.(\d+)`)
+var versionRE = regexp.MustCompile(`"version"\s*:\s*"(\d+)\.(\d+)\.(\d+)`)
 
 // claudeVersion returns the Claude Code version recorded last in the
 // transcript at path, reading only its last 64 KiB. known is false when the

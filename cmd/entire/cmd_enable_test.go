@@ -233,7 +233,7 @@ func checkClaudeHooks(t *testing.T, dir string) {
 			t.Errorf("%s = %q, want %q", event, got, want)
 		}
 	}
-	if got := hookCommands(c, "PostToolUse"); len(got) != 2 {
+	if got := hookCommands(c, "PostToolUse"); len(got) != 3 {
 		t.Errorf("PostToolUse = %q", got)
 	}
 	deny, _ := c["permissions"].(map[string]any)["deny"].([]any)

@@ -122,7 +122,7 @@ func (m *ManualCommit) stepTrees(ctx context.Context, st *session.State) map[str
 
 // slotLinks returns the HidesFile and NotesDir of a session slot being
 // condensed: the session's hides made since its previous checkpoint
-// (st.LastCheckpointID's creation time), and its agent's notes tree now.
+// (hidesInScope), and its agent's notes tree now.
 func (m *ManualCommit) slotLinks(ctx context.Context, st *session.State) (map[string][]byte, map[string]plumbing.Hash) {
 	var files map[string][]byte
 	if ids := m.hidesInScope(st); len(ids) > 0 {
@@ -132,8 +132,12 @@ func (m *ManualCommit) slotLinks(ctx context.Context, st *session.State) (map[st
 	return files, m.stepTrees(ctx, st)
 }
 
-// hidesInScope returns the IDs of the hides of st's session created at or
-// after its previous checkpoint, oldest first.
+// hidesInScope returns the IDs of the hides of st's session made since its
+// previous checkpoint, oldest first. That checkpoint is the one of the
+// commit the session was last condensed on (st.AttributionBaseCommit, which
+// only a condensation moves); the hides in scope are created at or after
+// its slot's creation second and not listed in its HidesFile. A session
+// never condensed has all its hides in scope.
 func (m *ManualCommit) hidesInScope(st *session.State) []string {
 	if ref, err := m.env.Repo.ReadRef(hide.BranchRef); err != nil || ref.IsZero() {
 		return nil
@@ -143,36 +147,52 @@ func (m *ManualCommit) hidesInScope(st *session.State) []string {
 		m.env.Log.Warn("list hides", "session_id", st.SessionID, "error", err)
 		return nil
 	}
-	var since int64
-	if st.LastCheckpointID != "" {
-		since = m.checkpointTime(st.LastCheckpointID, st.SessionID)
+	base := st.AttributionBaseCommit
+	if base == "" {
+		base = st.BaseCommit
 	}
+	since, seen := m.previousHides(base, st.SessionID)
 	var ids []string
 	for i := len(all) - 1; i >= 0; i-- {
-		if all[i].SessionID == st.SessionID && all[i].CreatedAt >= since {
+		if all[i].SessionID == st.SessionID && all[i].CreatedAt >= since && !seen[all[i].ID] {
 			ids = append(ids, all[i].ID)
 		}
 	}
 	return ids
 }
 
-// checkpointTime is the Unix time the session's slot of checkpoint raw was
-// created (0 when it cannot be read).
-func (m *ManualCommit) checkpointTime(raw, sessionID string) int64 {
-	id, err := checkpoint.ParseID(raw)
+// previousHides returns the Unix time the session's slot of the checkpoint
+// linked to commit base was created and the hide IDs it lists (0 and none
+// when base is not linked, the session has no slot there, or it cannot be
+// read).
+func (m *ManualCommit) previousHides(base, sessionID string) (int64, map[string]bool) {
+	if base == "" {
+		return 0, nil
+	}
+	c, err := m.env.Repo.Git.CommitObject(plumbing.NewHash(base))
 	if err != nil {
-		return 0
+		return 0, nil
+	}
+	id, ok := checkpoint.CheckpointOf(c.Message)
+	if !ok {
+		return 0, nil
 	}
 	cp, err := m.env.checkpoints().Read(id)
 	if err != nil {
-		return 0
+		return 0, nil
 	}
 	for _, s := range cp.Sessions {
-		if s.Metadata.SessionID == sessionID {
-			return s.Metadata.CreatedAt.Unix()
+		if s.Metadata.SessionID != sessionID {
+			continue
 		}
+		seen := map[string]bool{}
+		ids, _ := SessionHideIDs(s)
+		for _, h := range ids {
+			seen[h] = true
+		}
+		return s.Metadata.CreatedAt.Unix(), seen
 	}
-	return 0
+	return 0, nil
 }
 
 // keptLinks returns the HidesFile and NotesDir an existing slot holds, for

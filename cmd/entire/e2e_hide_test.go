@@ -178,7 +178,56 @@ func TestHideAndNotesEndToEnd(t *testing.T) {
 	if got := gittest.Git(t, r.dir, "rev-parse", slot+"/notes"); got != notesTree {
 		t.Errorf("slot notes tree %s, want %s (the notes branch's tree)", got, notesTree)
 	}
+
+	// The next checkpoint lists only the hides made since this one.
+	r.appendTranscript(map[string]any{"type": "user", "version": "2.1.130", "uuid": "v2", "message": map[string]any{"role": "user", "content": "hi"}})
+	out, _ = r.hook("post-tool", map[string]any{"hook_event_name": "PostToolUse", "tool_name": "WebFetch",
+		"tool_response": map[string]any{"bytes": 1, "code": 200, "result": big, "url": "https://x"}})
+	if !strings.Contains(out, `"result":"[HIDE id=hide_webfetch_`) || !strings.Contains(out, `"code":200`) {
+		t.Errorf("webfetch post-tool output:\n%.300s", out)
+	}
+	r.agentTurn("Build again", map[string]string{"out.txt": "built twice\n"})
+	gittest.Git(t, r.dir, "add", "out.txt")
+	if out, err := gitCmd(t, r, "commit", "-q", "-m", "Build output again").CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v\n%s", err, out)
+	}
+	second := strings.TrimSpace(strings.TrimPrefix(gittest.Git(t, r.dir, "log", "-1", "--format=%(trailers:key=Entire-Checkpoint,valueonly)"), ""))
+	if len(second) != 12 || second == cpID {
+		t.Fatalf("second checkpoint %q", second)
+	}
+	hj := gittest.Git(t, r.dir, "show", "entire/checkpoints/v1:"+second[:2]+"/"+second[2:]+"/0/hides.json")
+	if !strings.Contains(hj, "hide_webfetch_") || strings.Contains(hj, id) {
+		t.Errorf("second hides.json:\n%s", hj)
+	}
 	gittest.Fsck(t, r.dir)
+}
+
+// TestGeminiAfterToolHides: Gemini CLI's after-tool answers a large result
+// with a deny whose reason is page 1, and a small one with {}.
+func TestGeminiAfterToolHides(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	payload := func(content string) string {
+		b, _ := json.Marshal(map[string]any{"session_id": "g-1", "transcript_path": filepath.Join(r.dir, "none.json"), "cwd": r.dir,
+			"hook_event_name": "AfterTool", "tool_name": "run_shell_command", "tool_input": map[string]any{"command": "make"},
+			"tool_response": map[string]any{"llmContent": content, "returnDisplay": "done"}})
+		return string(b)
+	}
+	out, errOut, code := runEntire(t, r.dir, r.env, payload(bigOutput()), "hooks", "gemini", "after-tool")
+	var got struct {
+		Decision string `json:"decision"`
+		Reason   string `json:"reason"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &got) != nil || got.Decision != "deny" ||
+		!strings.HasPrefix(got.Reason, "[HIDE id=hide_run_shell_command_") || !strings.HasSuffix(got.Reason, "[END page 1/14]") {
+		t.Fatalf("after-tool: %d %q %s", code, out, errOut)
+	}
+	if list, _, _ := runEntire(t, r.dir, r.env, "", "hide", "list", "--json"); !strings.Contains(list, `"session_id": "g-1"`) && !strings.Contains(list, `"session_id":"g-1"`) {
+		t.Errorf("hide list:\n%s", list)
+	}
+	if out, _, code := runEntire(t, r.dir, r.env, payload("small"), "hooks", "gemini", "after-tool"); code != 0 || strings.TrimSpace(out) != "{}" {
+		t.Errorf("small after-tool: %d %q", code, out)
+	}
 }
 
 // TestEnableRegistersMCP: enable writes .mcp.json and the approval, a second

@@ -75,7 +75,12 @@ func (h *agentHook) postTool() (map[string]any, error) {
 		"Read the other pages with the hide_next, hide_jump and hide_search tools (hide_id %q).",
 		h.in.ToolName, entry.SizeBytes, cut.TotalPages, entry.ID, entry.ID)
 	out := map[string]any{"hookEventName": "PostToolUse"}
+	mcpTool := strings.HasPrefix(h.in.ToolName, "mcp__")
 	switch version, known := claudeVersion(h.in.SessionRef); {
+	case known && versionLess(version, minUpdatedOutputVersion) && mcpTool:
+		// Before 2.1.121 only MCP results could be replaced, with the
+		// legacy field.
+		out["updatedMCPToolOutput"] = plan.replace(page)
 	case known && versionLess(version, minUpdatedOutputVersion):
 		out["additionalContext"] = note + fmt.Sprintf(" This Claude Code version (%d.%d.%d) cannot replace tool output, "+
 			"so the full output above is unchanged; prefer the hide tools when you need it again.", version[0], version[1], version[2])

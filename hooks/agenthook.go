@@ -116,7 +116,15 @@ func (h *agentHook) dispatch(ctx context.Context, verb string, t agent.HookType)
 		if others > 0 {
 			msg += fmt.Sprintf("\n  %d other active conversation(s) in this workspace will also be included.\n  Use 'entire status' for more information.", others)
 		}
-		return map[string]any{"systemMessage": msg}, nil
+		out := map[string]any{"systemMessage": msg}
+		// Notes are context, not a condition of the session: a problem
+		// reading them is logged and the session starts without them.
+		if text, err := SessionContext(ctx, h.senv.Repo, string(h.agent.Name()), h.env.Now(), MaxContextChars); err != nil {
+			h.senv.Log.Warn("notes for session context", "error", err)
+		} else if text != "" {
+			out["hookSpecificOutput"] = map[string]any{"hookEventName": "SessionStart", "additionalContext": text}
+		}
+		return out, nil
 	case agent.HookSessionEnd:
 		return nil, st.SessionEnd(ctx, ti)
 	case agent.HookUserPromptSubmit:
@@ -132,8 +140,8 @@ func (h *agentHook) dispatch(ctx context.Context, verb string, t agent.HookType)
 		}
 		return nil, st.TaskStart(ctx, h.taskInput(ti))
 	case agent.HookPostToolUse:
-		if h.gemini {
-			return nil, nil
+		if h.gemini || verb == claudecode.VerbPostTool {
+			return h.postTool()
 		}
 		switch {
 		case verb == "post-task" && claudecode.IsTaskTool(h.in.ToolName):

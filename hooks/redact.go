@@ -48,3 +48,19 @@ func (l *lazyRedactor) JSONDoc(doc []byte) []byte { return l.get().JSONDoc(doc) 
 
 // Text redacts plain text.
 func (l *lazyRedactor) Text(s string) string { return l.get().Text(s) }
+
+// TextRedactor returns the lazy plain-text redaction step of the hooks
+// (gitleaks' rules, the entropy check, and s's strategy_options.redaction
+// patterns and allowlist), for the hide and note stores of the CLI and the
+// MCP server. The rules are compiled on the first call. warn receives a
+// problem with the user's patterns (the default rules are then used); nil
+// ignores it. The function is safe for concurrent use.
+func TextRedactor(s *settings.Settings, warn func(error)) func(string) string {
+	if s == nil {
+		s = settings.Defaults()
+	}
+	if warn == nil {
+		warn = func(error) {}
+	}
+	return newRedactor(s, warn).Text
+}

@@ -234,8 +234,10 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	// after more agent work) is condensed into the same checkpoint: merge
 	// with the slot it already has rather than replace it.
 	prompts = m.mergePreviousSlot(id, &meta, prompts)
+	linkFiles, linkTrees := m.slotLinks(ctx, st)
 	slot, err := m.env.checkpoints().WriteSession(ctx, id, checkpoint.SessionWrite{
 		Metadata: meta, Transcript: ts, Prompts: joinPrompts(prompts), Context: condensedContext(prompts),
+		Files: linkFiles, Trees: linkTrees,
 	}, checkpoint.CommitInfo{EphemeralBranch: branch})
 	if err != nil {
 		return err
@@ -345,8 +347,10 @@ func (m *ManualCommit) finalizeTurnCheckpoints(ctx context.Context, st *session.
 			}
 			prompt, _ := sess.File(checkpoint.PromptFile)
 			ctxFile, _ := sess.File(checkpoint.ContextFile)
+			keptFiles, keptTrees := keptLinks(m.env.Repo, sess)
 			_, err := store.WriteSession(ctx, id, checkpoint.SessionWrite{
 				Metadata: sess.Metadata, Transcript: ts, Prompts: string(prompt), Context: string(ctxFile),
+				Files: keptFiles, Trees: keptTrees,
 			}, checkpoint.CommitInfo{Message: "Finalize transcript for Checkpoint: " + raw})
 			if err != nil {
 				m.env.Log.Warn("finalize transcript", "checkpoint_id", raw, "error", err)

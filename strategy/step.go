@@ -166,7 +166,7 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 	}
 	_, err = checkpoint.WriteStep(ctx, repo, checkpoint.Step{
 		Branch: branch, BaseTree: hc.TreeHash, Changes: changes, Snapshot: true,
-		MetadataDir: dir, MetadataFiles: files, Transcript: ts,
+		MetadataDir: dir, MetadataFiles: files, MetadataTrees: m.stepTrees(ctx, st), Transcript: ts,
 		Message: checkpoint.StepMessage(subject, dir, st.SessionID, checkpoint.StrategyManualCommit),
 	}, m.env.Now())
 	st.ShadowTranscript = ts

@@ -33,8 +33,9 @@ const (
 	VerbPreTask          = "pre-task"
 	VerbPostTask         = "post-task"
 	VerbPostTodo         = "post-todo"
+	// VerbPostTool runs after every tool: large results become hides.
+	VerbPostTool = "post-tool"
 	// Verbs that are parsed but not installed yet.
-	VerbPostTool      = "post-tool"
 	VerbSubagentStart = "subagent-start"
 	VerbSubagentStop  = "subagent-stop"
 )
@@ -68,7 +69,7 @@ func HookTable() []HookSpec {
 		{"PreToolUse", TaskMatcher, VerbPreTask, agent.HookPreToolUse, true},
 		{"PostToolUse", TaskMatcher, VerbPostTask, agent.HookPostToolUse, true},
 		{"PostToolUse", TodoMatcher, VerbPostTodo, agent.HookPostToolUse, true},
-		{"PostToolUse", "", VerbPostTool, agent.HookPostToolUse, false},
+		{"PostToolUse", "", VerbPostTool, agent.HookPostToolUse, true},
 		{"SubagentStart", "", VerbSubagentStart, agent.HookSubagentStart, false},
 		{"SubagentStop", "", VerbSubagentStop, agent.HookSubagentStop, false},
 	}

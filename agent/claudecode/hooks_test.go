@@ -26,11 +26,11 @@ func writeSettings(t *testing.T, root, content string) string {
 func TestInstallCountsAndVerbs(t *testing.T) {
 	t.Parallel()
 	a := claudecode.New()
-	want := []string{"session-start", "session-end", "stop", "user-prompt-submit", "pre-task", "post-task", "post-todo"}
+	want := []string{"session-start", "session-end", "stop", "user-prompt-submit", "pre-task", "post-task", "post-todo", "post-tool"}
 	if got := a.GetHookNames(); !reflect.DeepEqual(got, want) {
 		t.Errorf("GetHookNames = %q", got)
 	}
-	for _, verb := range []string{"post-tool", "subagent-start", "subagent-stop"} {
+	for _, verb := range []string{"subagent-start", "subagent-stop"} {
 		if _, ok := a.HookTypeForVerb(verb); !ok {
 			t.Errorf("future verb %q not parsable", verb)
 		}
@@ -40,8 +40,8 @@ func TestInstallCountsAndVerbs(t *testing.T) {
 	}
 	root := t.TempDir()
 	n, err := claudecode.InstallHooksIn(root, agent.HookInstallOptions{})
-	if err != nil || n != 7 {
-		t.Fatalf("install = %d, %v; want 7", n, err)
+	if err != nil || n != 8 {
+		t.Fatalf("install = %d, %v; want 8", n, err)
 	}
 	data, _ := os.ReadFile(filepath.Join(root, claudecode.SettingsPath))
 	for _, s := range []string{`"matcher": "Agent|Task"`, `"matcher": "TodoWrite|TaskCreate|TaskUpdate"`, `"Read(./.entire/metadata/**)"`} {
@@ -49,11 +49,11 @@ func TestInstallCountsAndVerbs(t *testing.T) {
 			t.Errorf("settings lack %s", s)
 		}
 	}
-	if strings.Contains(string(data), "post-tool") || strings.Contains(string(data), "Subagent") {
-		t.Errorf("future hooks installed:\n%s", data)
+	if !strings.Contains(string(data), "claude-code post-tool") || strings.Contains(string(data), "Subagent") {
+		t.Errorf("post-tool missing or future hooks installed:\n%s", data)
 	}
-	if n, err := claudecode.InstallHooksIn(root, agent.HookInstallOptions{Force: true}); err != nil || n != 7 {
-		t.Errorf("force install = %d, %v; want 7", n, err)
+	if n, err := claudecode.InstallHooksIn(root, agent.HookInstallOptions{Force: true}); err != nil || n != 8 {
+		t.Errorf("force install = %d, %v; want 8", n, err)
 	}
 }
 
@@ -78,8 +78,8 @@ func TestUpgradeOldInstall(t *testing.T) {
 		t.Errorf("old install not detected")
 	}
 	n, err := claudecode.InstallHooksIn(root, agent.HookInstallOptions{})
-	if err != nil || n != 6 {
-		t.Fatalf("upgrade added %d, %v; want 6 (all but stop)", n, err)
+	if err != nil || n != 7 {
+		t.Fatalf("upgrade added %d, %v; want 7 (all but stop)", n, err)
 	}
 	data, _ := os.ReadFile(path)
 	s := string(data)
@@ -116,7 +116,7 @@ func TestHooksInstalledLegacy(t *testing.T) {
 		t.Errorf("missing file: %v, %v", ok, err)
 	}
 	writeSettings(t, root, `{"hooks":null}`)
-	if n, err := claudecode.InstallHooksIn(root, agent.HookInstallOptions{}); err != nil || n != 7 {
+	if n, err := claudecode.InstallHooksIn(root, agent.HookInstallOptions{}); err != nil || n != 8 {
 		t.Errorf("null hooks: %d, %v", n, err)
 	}
 }

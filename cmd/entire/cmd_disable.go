@@ -14,6 +14,7 @@ import (
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/hooks/githook"
 	"github.com/entirecli/entire/session"
 	"github.com/entirecli/entire/settings"
@@ -209,6 +210,9 @@ func runUninstall(ctx context.Context, opts *disableOptions, repo *gitrepo.Repo)
 				warn("remove %s hooks: %v", a.Type(), err)
 			}
 		}
+	}
+	if err := hooks.UnregisterMCP(repo.Root); err != nil {
+		warn("remove the entire MCP server registration: %v", err)
 	}
 	if _, err := githook.Uninstall(githook.Options{RepoRoot: repo.Root, Warn: errOut}); err != nil {
 		warn("remove git hooks: %v", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/hooks/githook"
 	"github.com/entirecli/entire/settings"
 )
@@ -165,6 +166,9 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 	added, err := installer.InstallHooksIn(repo.Root, agent.HookInstallOptions{LocalDev: localDev, Force: opts.Force})
 	if err != nil {
 		return fmt.Errorf("install %s hooks: %w", ag.Type(), err)
+	}
+	if _, err := hooks.RegisterMCP(repo.Root, ag.Name()); err != nil {
+		return fmt.Errorf("register the entire MCP server for %s: %w", ag.Type(), err)
 	}
 	if _, err := settings.EnsureDir(repo.Root); err != nil {
 		return err

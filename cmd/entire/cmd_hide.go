@@ -95,7 +95,7 @@ func runHide(_ context.Context, verb string, opts *hideOptions) error {
 	if err != nil {
 		return err
 	}
-	store := hide.NewStore(repo)
+	store := openHideStore(opts.f, repo)
 	out := opts.f.IO.Out
 	switch verb {
 	case "list":

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/entirecli/entire/hide"
 	"github.com/entirecli/entire/mcpserver"
-	"github.com/entirecli/entire/notes"
 	"github.com/spf13/cobra"
 )
 
@@ -47,14 +45,14 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 	if err != nil {
 		return err
 	}
-	ns, err := notes.NewStore(ctx, repo, notes.WithAgent(notesAgent(opts.f, opts.Agent)), notes.WithClock(opts.f.Now))
+	ns, err := openNotesStore(ctx, opts.f, repo, opts.Agent)
 	if err != nil {
 		return err
 	}
 	srvOpts := mcpserver.Options{
-		Hides:     hide.NewStore(repo, hide.WithClock(opts.f.Now)),
+		Hides:     openHideStore(opts.f, repo),
 		Notes:     ns,
-		SessionID: opts.Session,
+		SessionID: mcpSession(opts),
 		Version:   version,
 	}
 	err = mcpserver.Run(ctx, srvOpts, io.NopCloser(opts.f.IO.In), nopWriteCloser{opts.f.IO.Out})
@@ -62,6 +60,23 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 		return nil // the client closed standard input: a normal end
 	}
 	return err
+}
+
+// mcpSession returns the session whose hides the one-hide fallback may
+// pick: --session, else Claude Code's CLAUDE_CODE_SESSION_ID (given to
+// stdio MCP servers since 2.1.154), else the current session of the work
+// tree.
+func mcpSession(opts *mcpOptions) string {
+	if opts.Session != "" {
+		return opts.Session
+	}
+	if id := opts.f.Getenv("CLAUDE_CODE_SESSION_ID"); id != "" {
+		return id
+	}
+	if s := currentSession(opts.f); s != nil {
+		return s.SessionID
+	}
+	return ""
 }
 
 // nopWriteCloser lets the server "close" a stream it does not own.

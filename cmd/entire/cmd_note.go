@@ -69,26 +69,13 @@ not a repository).`,
 	return cmd
 }
 
-// notesAgent returns the agent namespace to use: the flag, else the agent
-// of the current session, else notes.DefaultAgent.
-//
-// The current session's agent is not known to this package yet (session
-// state comes with the hook wiring), so today the fallback is always
-// notes.DefaultAgent.
-func notesAgent(_ *factory, flag string) string {
-	if flag != "" {
-		return flag
-	}
-	return notes.DefaultAgent
-}
-
 // runNote runs the note subcommand verb.
 func runNote(ctx context.Context, verb string, opts *noteOptions) error {
 	repo, err := opts.f.OpenRepo()
 	if err != nil {
 		return err
 	}
-	store, err := notes.NewStore(ctx, repo, notes.WithAgent(notesAgent(opts.f, opts.Agent)), notes.WithClock(opts.f.Now))
+	store, err := openNotesStore(ctx, opts.f, repo, opts.Agent)
 	if err != nil {
 		return err
 	}

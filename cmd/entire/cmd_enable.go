@@ -148,6 +148,7 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 	}
 	if mode == modeInteractive && !opts.ConfigFlags {
 		if st := inspectSetup(repo); st.complete(current) {
+			refreshInstalledAgents(repo, current, out, errOut)
 			fmt.Fprintln(out, "Already enabled. Everything looks good.")
 			fmt.Fprintf(out, "Agent: %s\n", strings.Join(st.agentTypes(), ", "))
 			fmt.Fprintf(out, "Config: %s\n", strings.Join(st.configFiles(), ", "))
@@ -320,5 +321,33 @@ func printGitHookSummary(w io.Writer, repo *gitrepo.Repo, res githook.Result) {
 		fmt.Fprintf(w, "✓ Installed %d git hooks in %s\n", res.Changed, dir)
 	} else {
 		fmt.Fprintf(w, "✓ Git hooks already installed in %s\n", dir)
+	}
+}
+
+// refreshInstalledAgents brings the hooks and MCP registration of every
+// agent that already has entire's hooks up to date, so that running
+// `entire enable` after an upgrade adds hooks a newer version needs.
+// Installing is idempotent: an up-to-date setup is left byte for byte.
+func refreshInstalledAgents(repo *gitrepo.Repo, s *settings.Settings, out, errOut io.Writer) {
+	for _, name := range agent.List() {
+		a, err := agent.Get(name)
+		if err != nil {
+			continue
+		}
+		inst, ok := a.(agent.HookInstaller)
+		if !ok {
+			continue
+		}
+		if installed, err := inst.HooksInstalledIn(repo.Root); err != nil || !installed {
+			continue
+		}
+		if n, err := inst.InstallHooksIn(repo.Root, agent.HookInstallOptions{LocalDev: s.LocalDev}); err != nil {
+			fmt.Fprintf(errOut, "Warning: could not update %s hooks: %v\n", a.Type(), err)
+		} else if n > 0 {
+			fmt.Fprintf(out, "Updated %s hooks (%d added)\n", a.Type(), n)
+		}
+		if _, err := hooks.RegisterMCP(repo.Root, name); err != nil {
+			fmt.Fprintf(errOut, "Warning: could not register the entire MCP server for %s: %v\n", a.Type(), err)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/renderrefs"
 	"github.com/entirecli/entire/session"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -60,6 +61,7 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 	}
 	seq := session.SequenceOperationInProgress(repo.GitDir)
 	var condensedBranches []string
+	condensed := false
 	for _, s := range sums {
 		if s.BaseCommit == head.String() {
 			continue // already on this commit (amend of a linked commit)
@@ -71,6 +73,7 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 			}
 			b, err := m.commitEvent(ctx, st, id, commit, seq)
 			branch = b
+			condensed = condensed || (err == nil && b != "")
 			return err
 		})
 		if err != nil && err != errNoChange {
@@ -80,6 +83,9 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 		if branch != "" {
 			condensedBranches = append(condensedBranches, branch)
 		}
+	}
+	if condensed {
+		m.emitCheckpointRef(id, commit.Message)
 	}
 	for _, b := range unionSorted(condensedBranches) {
 		if m.branchInUse(b, "") {
@@ -230,12 +236,15 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	if !tip.IsZero() {
 		meta.InitialAttribution = m.attribution(st, tip, commit, files)
 	}
+	extras, taskKeys := m.slotExtras(st.SessionID)
 	slot, err := m.env.checkpoints().WriteSession(ctx, id, checkpoint.SessionWrite{
 		Metadata: meta, Transcript: ts, Prompts: joinPrompts(prompts), Context: condensedContext(prompts),
+		Files: extras,
 	}, checkpoint.CommitInfo{EphemeralBranch: branch})
 	if err != nil {
 		return err
 	}
+	m.dropSlotExtras(st.SessionID, taskKeys)
 	m.env.Log.Info("condensed session", "session_id", st.SessionID, "checkpoint_id", id.String(), "slot", slot)
 	m.env.printf("[entire] Condensed session %s: %s (%d checkpoints)\n", short8(st.SessionID), id, st.CheckpointCount)
 
@@ -316,9 +325,14 @@ func (m *ManualCommit) finalizeTurnCheckpoints(ctx context.Context, st *session.
 		return
 	}
 	ts := st.ShadowTranscript
+	var refs []renderrefs.Reference
 	if in.TranscriptPath != "" {
-		var err error
-		if ts, err = m.storeTranscript(st, in); err != nil {
+		src, err := m.readTranscript(st, in)
+		if err == nil {
+			refs = src.refs
+			ts, err = m.storeSource(st, src)
+		}
+		if err != nil {
 			m.env.Log.Warn("finalize transcript", "error", err)
 			return
 		}
@@ -341,8 +355,10 @@ func (m *ManualCommit) finalizeTurnCheckpoints(ctx context.Context, st *session.
 			}
 			prompt, _ := sess.File(checkpoint.PromptFile)
 			ctxFile, _ := sess.File(checkpoint.ContextFile)
+			files, trees := m.keptSlotExtras(sess, refs)
 			_, err := store.WriteSession(ctx, id, checkpoint.SessionWrite{
 				Metadata: sess.Metadata, Transcript: ts, Prompts: string(prompt), Context: string(ctxFile),
+				Files: files, Trees: trees,
 			}, checkpoint.CommitInfo{Message: "Finalize transcript for Checkpoint: " + raw})
 			if err != nil {
 				m.env.Log.Warn("finalize transcript", "checkpoint_id", raw, "error", err)

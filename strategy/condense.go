@@ -61,7 +61,6 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 	}
 	seq := session.SequenceOperationInProgress(repo.GitDir)
 	var condensedBranches []string
-	condensed := false
 	for _, s := range sums {
 		if s.BaseCommit == head.String() {
 			continue // already on this commit (amend of a linked commit)
@@ -73,7 +72,6 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 			}
 			b, err := m.commitEvent(ctx, st, id, commit, seq)
 			branch = b
-			condensed = condensed || (err == nil && b != "")
 			return err
 		})
 		if err != nil && err != errNoChange {
@@ -83,9 +81,6 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 		if branch != "" {
 			condensedBranches = append(condensedBranches, branch)
 		}
-	}
-	if condensed {
-		m.emitCheckpointRef(id, commit.Message)
 	}
 	for _, b := range unionSorted(condensedBranches) {
 		if m.branchInUse(b, "") {

@@ -74,7 +74,7 @@ func TestDecode(t *testing.T) {
 func TestEncodeRoundTrip(t *testing.T) {
 	t.Parallel()
 	task := &conclusion.Task{ID: "toolu_1", Engine: "claude-code", Status: conclusion.TaskCompleted,
-		StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		StartedAt:  time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		Conclusion: &conclusion.Conclusion{Status: conclusion.StatusSuccess, Summary: "ok", Confidence: 0.5}}
 	b, err := Encode(task)
 	if err != nil || !json.Valid(b) || !strings.HasSuffix(string(b), "}\n") {

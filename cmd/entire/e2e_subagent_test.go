@@ -10,6 +10,7 @@ import (
 
 	"github.com/entirecli/entire/gitrepo/gittest"
 	"github.com/entirecli/entire/renderrefs"
+	"github.com/entirecli/entire/settings"
 )
 
 // shadowBranch returns the session's shadow branch ("" when none).
@@ -220,4 +221,87 @@ func TestRenderReferencesEndToEnd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.dir, ".entire", "tmp", "references-sess-1.json")); !os.IsNotExist(err) {
 		t.Errorf("pending references left after condensation: %v", err)
 	}
+}
+
+// pendingTask reads a pending task record of the session.
+func (r *sessionRepo) pendingTask(key string) map[string]any {
+	r.t.Helper()
+	b, err := os.ReadFile(filepath.Join(r.dir, ".entire", "tmp", "subagents", r.sessionID, key+".json"))
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		r.t.Fatalf("pending record %s: %v", key, err)
+	}
+	return m
+}
+
+func TestSubagentConclusionVariants(t *testing.T) {
+	t.Parallel()
+	input := map[string]any{"description": "Look around", "prompt": "Explore", "subagent_type": "Explore"}
+	completed := map[string]any{"status": "completed", "agentId": "ag1", "content": []any{map[string]any{"type": "text", "text": subagentFinal}}}
+	t.Run("no subagent-stop: the tool response is parsed", func(t *testing.T) {
+		t.Parallel()
+		r := newSessionRepo(t)
+		r.hook("user-prompt-submit", map[string]any{"prompt": "p"})
+		r.hook("pre-task", map[string]any{"tool_name": "Agent", "tool_use_id": "toolu_x", "tool_input": input})
+		out, _ := r.hook("post-task", map[string]any{"tool_name": "Agent", "tool_use_id": "toolu_x", "tool_input": input, "tool_response": completed})
+		if !strings.Contains(out, `[delegated-result task=toolu_x engine=claude-code project=`) || !strings.Contains(out, "status=success confidence=0.90]") {
+			t.Errorf("post-task stdout %q", out)
+		}
+		if rec := r.pendingTask("ag1"); rec == nil || rec["id"] != "toolu_x" || rec["conclusion"] == nil {
+			t.Errorf("pending record %v", rec)
+		}
+	})
+	t.Run("background launch: stored, not shown", func(t *testing.T) {
+		t.Parallel()
+		r := newSessionRepo(t)
+		r.hook("user-prompt-submit", map[string]any{"prompt": "p"})
+		r.hook("pre-task", map[string]any{"tool_name": "Agent", "tool_use_id": "toolu_bg", "tool_input": input})
+		r.hook("subagent-start", map[string]any{"agent_id": "ag1", "agent_type": "Explore"})
+		out, _ := r.hook("post-task", map[string]any{"tool_name": "Agent", "tool_use_id": "toolu_bg", "tool_input": input,
+			"tool_response": map[string]any{"status": "async_launched", "agentId": "ag1", "outputFile": "/tmp/out"}})
+		if strings.TrimSpace(out) != "" {
+			t.Errorf("post-task of a background launch printed %q", out)
+		}
+		if rec := r.pendingTask("ag1"); rec == nil || rec["id"] != "toolu_bg" || rec["status"] != "running" || rec["conclusion"] != nil {
+			t.Errorf("launch record %v", rec)
+		}
+		out, _ = r.hook("subagent-stop", map[string]any{"agent_id": "ag1", "agent_type": "Explore", "last_assistant_message": subagentFinal})
+		if strings.TrimSpace(out) != "" {
+			t.Errorf("subagent-stop printed %q", out)
+		}
+		rec := r.pendingTask("ag1")
+		if rec == nil || rec["id"] != "toolu_bg" || rec["status"] != "completed" || rec["started_at"] == nil {
+			t.Fatalf("record after stop %v", rec)
+		}
+		if c, _ := rec["conclusion"].(map[string]any); c == nil || c["status"] != "success" {
+			t.Errorf("conclusion %v", rec["conclusion"])
+		}
+	})
+	t.Run("conclusions off", func(t *testing.T) {
+		t.Parallel()
+		r := newSessionRepo(t)
+		s, err := settings.Load(r.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetOption(settings.OptConclusions, false)
+		if err := settings.Save(settings.ProjectPath(r.dir), s); err != nil {
+			t.Fatal(err)
+		}
+		r.hook("user-prompt-submit", map[string]any{"prompt": "p"})
+		if out, _ := r.hook("subagent-start", map[string]any{"agent_id": "ag1"}); strings.TrimSpace(out) != "" {
+			t.Errorf("subagent-start printed %q", out)
+		}
+		r.hook("subagent-stop", map[string]any{"agent_id": "ag1", "last_assistant_message": subagentFinal})
+		r.hook("pre-task", map[string]any{"tool_name": "Agent", "tool_use_id": "toolu_x", "tool_input": input})
+		if out, _ := r.hook("post-task", map[string]any{"tool_name": "Agent", "tool_use_id": "toolu_x", "tool_input": input, "tool_response": completed}); strings.TrimSpace(out) != "" {
+			t.Errorf("post-task printed %q", out)
+		}
+		if rec := r.pendingTask("ag1"); rec != nil {
+			t.Errorf("record kept with conclusions off: %v", rec)
+		}
+	})
 }

@@ -2,15 +2,20 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/gitrepo/gittest"
 	"github.com/entirecli/entire/renderrefs"
 	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/taskview"
 )
 
 // shadowBranch returns the session's shadow branch ("" when none).
@@ -156,6 +161,25 @@ func TestSubagentConclusionEndToEnd(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(r.dir, ".entire", "tmp", "subagents", "sess-1")); !os.IsNotExist(err) {
 		t.Errorf("pending task records left after condensation: %v", err)
+	}
+
+	// What explain shows for the slot (taskview is its renderer).
+	repo, err := gitrepo.Open(r.dir, gitrepo.Options{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := checkpoint.NewStore(repo, nil).Read(checkpoint.ID(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var view strings.Builder
+	if err := taskview.Write(context.Background(), &view, repo, cp.Sessions[0], taskview.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Task toolu_agent1 (claude-code, completed): success, confidence 0.90", "docs/layout.md (present), docs/gone.md (missing)"} {
+		if !strings.Contains(view.String(), w) {
+			t.Errorf("explain view lacks %q:\n%s", w, view.String())
+		}
 	}
 	gittest.Fsck(t, r.dir)
 }
@@ -304,4 +328,47 @@ func TestSubagentConclusionVariants(t *testing.T) {
 			t.Errorf("record kept with conclusions off: %v", rec)
 		}
 	})
+}
+
+// TestRenderReferencesMidTurnCommit: the agent commits during its turn;
+// the turn's end rewrites the checkpoint's transcript and keeps the
+// references of both parts.
+func TestRenderReferencesMidTurnCommit(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	refsOn := []string{renderrefs.EnvVar + "=1"}
+	env := append(append([]string{}, r.env...), refsOn...)
+	r.hook("user-prompt-submit", map[string]any{"prompt": "Remember things"})
+	r.appendTranscript(map[string]any{"type": "user", "uuid": "u1", "message": map[string]any{"role": "user", "content": "Remember things"}})
+	bash := func(n int, args ...string) {
+		_, errOut, code := runEntire(t, r.dir, env, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: %s", args, errOut)
+		}
+		id := fmt.Sprintf("toolu_bash%d", n)
+		r.appendTranscript(
+			map[string]any{"type": "assistant", "uuid": "a" + id, "message": map[string]any{"id": "msg_" + id, "role": "assistant",
+				"content": []any{map[string]any{"type": "tool_use", "id": id, "name": "Bash", "input": map[string]any{"command": strings.Join(args, " ")}}}}},
+			map[string]any{"type": "user", "uuid": "u" + id, "message": map[string]any{"role": "user",
+				"content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": errOut}}}})
+	}
+	bash(1, "note", "save", "first-note", "one")
+	gittest.WriteFile(t, r.dir, "a.txt", "a\n")
+	r.appendTranscript(map[string]any{"type": "assistant", "uuid": "w1", "message": map[string]any{"id": "msg_w1", "role": "assistant",
+		"content": []any{map[string]any{"type": "tool_use", "id": "toolu_w1", "name": "Write", "input": map[string]any{"file_path": filepath.Join(r.dir, "a.txt"), "content": "a\n"}}}}})
+	id, _ := r.commit("Add a", refsOn, "a.txt")
+	bash(2, "note", "save", "second-note", "two")
+	r.appendTranscript(map[string]any{"type": "assistant", "uuid": "done", "message": map[string]any{"id": "msg_done", "role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Done"}}}},
+		map[string]any{"type": "progress", "uuid": "p1", "data": map[string]any{"type": "hook_progress", "hookEvent": "Stop", "command": "entire hooks claude-code stop"}})
+	r.hook("stop", map[string]any{"hook_event_name": "Stop"})
+
+	stored := r.slotFile(id, "full.jsonl")
+	if strings.Contains(stored, renderrefs.Marker) || !strings.Contains(stored, "Saved note second-note") {
+		t.Errorf("finalized transcript:\n%s", stored)
+	}
+	var refs []renderrefs.Reference
+	raw := r.slotFile(id, "references.json")
+	if err := json.Unmarshal([]byte(raw), &refs); err != nil || len(refs) != 2 || refs[0].ID != "first-note" || refs[1].ID != "second-note" {
+		t.Errorf("references.json after finalize %s (%v)", raw, err)
+	}
 }

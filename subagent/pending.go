@@ -31,7 +31,9 @@ type Pending struct {
 
 // PendingTask is a pending record and its key.
 type PendingTask struct {
-	Key  string
+	// Key is the agent ID (or tool use ID) the record is stored under.
+	Key string
+	// Task is the record; Task.ID may differ from Key.
 	Task *conclusion.Task
 }
 

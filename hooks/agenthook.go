@@ -134,6 +134,10 @@ func (h *agentHook) dispatch(ctx context.Context, verb string, t agent.HookType)
 			waitForFlush(h.in.SessionRef, h.env.Now(), 3*time.Second)
 		}
 		return nil, st.TurnEnd(ctx, ti)
+	case agent.HookSubagentStart:
+		return h.subagentStart(), nil
+	case agent.HookSubagentStop:
+		return nil, h.subagentStop()
 	case agent.HookPreToolUse:
 		if h.gemini || verb != "pre-task" || !claudecode.IsTaskTool(h.in.ToolName) {
 			return nil, nil
@@ -145,7 +149,7 @@ func (h *agentHook) dispatch(ctx context.Context, verb string, t agent.HookType)
 		}
 		switch {
 		case verb == "post-task" && claudecode.IsTaskTool(h.in.ToolName):
-			return nil, st.TaskEnd(ctx, h.taskInput(ti))
+			return h.postTask(ctx, st, h.taskInput(ti))
 		case verb == "post-todo" && claudecode.IsTodoTool(h.in.ToolName):
 			return nil, st.TaskProgress(ctx, h.taskInput(ti))
 		}

@@ -100,7 +100,7 @@ func (a *AutoCommit) saveTask(ctx context.Context, st *session.State, in TaskInp
 	taskFiles := map[string][]byte{taskDir + "checkpoint.json": append(cp, '\n')}
 	if subPath != "" {
 		if data, err := os.ReadFile(subPath); err == nil {
-			taskFiles[taskDir+"agent-"+in.AgentID+".jsonl"] = a.mc.redactLines(data)
+			taskFiles[taskDir+"agent-"+in.AgentID+".jsonl"], _ = a.mc.redactLines(data)
 		}
 	}
 	meta := a.metadata(st, &agent.Analysis{From: cursorOf(st)}, files)

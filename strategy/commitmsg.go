@@ -210,5 +210,21 @@ func (m *ManualCommit) CommitMsg(ctx context.Context, msgFile string) error {
 	if out, changed := checkpoint.StripLoneCheckpointTrailer(string(data)); changed {
 		return os.WriteFile(msgFile, []byte(out), 0o644)
 	}
+	// The commit is going to be linked: announce its checkpoint here, since
+	// git's post-commit shim discards entire's stderr (SPEC 2.4).
+	if id, ok := checkpoint.CheckpointOf(string(data)); ok {
+		m.emitCheckpointRef(id, commitSubject(string(data)))
+	}
 	return nil
+}
+
+// commitSubject is the first line of a commit message that is neither
+// blank nor a git comment.
+func commitSubject(msg string) string {
+	for _, l := range strings.Split(msg, "\n") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
+			return t
+		}
+	}
+	return ""
 }

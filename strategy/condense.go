@@ -9,6 +9,7 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/renderrefs"
 	"github.com/entirecli/entire/session"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -235,13 +236,15 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	// with the slot it already has rather than replace it.
 	prompts = m.mergePreviousSlot(id, &meta, prompts)
 	linkFiles, linkTrees := m.slotLinks(ctx, st)
+	extras, taskKeys := m.slotExtras(st.SessionID)
 	slot, err := m.env.checkpoints().WriteSession(ctx, id, checkpoint.SessionWrite{
 		Metadata: meta, Transcript: ts, Prompts: joinPrompts(prompts), Context: condensedContext(prompts),
-		Files: linkFiles, Trees: linkTrees,
+		Files: mergeFiles(linkFiles, extras), Trees: linkTrees,
 	}, checkpoint.CommitInfo{EphemeralBranch: branch})
 	if err != nil {
 		return err
 	}
+	m.dropSlotExtras(st.SessionID, taskKeys)
 	m.env.Log.Info("condensed session", "session_id", st.SessionID, "checkpoint_id", id.String(), "slot", slot)
 	m.env.printf("[entire] Condensed session %s: %s (%d checkpoints)\n", short8(st.SessionID), id, st.CheckpointCount)
 
@@ -322,9 +325,14 @@ func (m *ManualCommit) finalizeTurnCheckpoints(ctx context.Context, st *session.
 		return
 	}
 	ts := st.ShadowTranscript
+	var refs []renderrefs.Reference
 	if in.TranscriptPath != "" {
-		var err error
-		if ts, err = m.storeTranscript(st, in); err != nil {
+		src, err := m.readTranscript(st, in)
+		if err == nil {
+			refs = src.refs
+			ts, err = m.storeSource(st, src)
+		}
+		if err != nil {
 			m.env.Log.Warn("finalize transcript", "error", err)
 			return
 		}
@@ -348,9 +356,10 @@ func (m *ManualCommit) finalizeTurnCheckpoints(ctx context.Context, st *session.
 			prompt, _ := sess.File(checkpoint.PromptFile)
 			ctxFile, _ := sess.File(checkpoint.ContextFile)
 			keptFiles, keptTrees := keptLinks(m.env.Repo, sess)
+			files, trees := m.keptSlotExtras(sess, refs)
 			_, err := store.WriteSession(ctx, id, checkpoint.SessionWrite{
 				Metadata: sess.Metadata, Transcript: ts, Prompts: string(prompt), Context: string(ctxFile),
-				Files: keptFiles, Trees: keptTrees,
+				Files: mergeFiles(keptFiles, files), Trees: mergeTrees(keptTrees, trees),
 			}, checkpoint.CommitInfo{Message: "Finalize transcript for Checkpoint: " + raw})
 			if err != nil {
 				m.env.Log.Warn("finalize transcript", "checkpoint_id", raw, "error", err)
@@ -431,4 +440,26 @@ func (m *ManualCommit) CondenseSession(ctx context.Context, sessionID string, id
 		}
 	}
 	return nil
+}
+
+// mergeFiles joins the extra files of a slot from several sources.
+func mergeFiles(maps ...map[string][]byte) map[string][]byte {
+	out := map[string][]byte{}
+	for _, m := range maps {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// mergeTrees joins the grafted subtrees of a slot from several sources.
+func mergeTrees(maps ...map[string]plumbing.Hash) map[string]plumbing.Hash {
+	out := map[string]plumbing.Hash{}
+	for _, m := range maps {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
 }

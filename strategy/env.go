@@ -78,6 +78,9 @@ type TaskInput struct {
 	// ToolName and ToolInput are the incremental checkpoint's data.
 	ToolName  string
 	ToolInput []byte
+	// Conclusion is the subagent's task record (package subagent's
+	// conclusion.json), stored in the task checkpoint's metadata; nil: none.
+	Conclusion []byte
 }
 
 // Strategy is what the hook handlers drive.

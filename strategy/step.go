@@ -12,6 +12,8 @@ import (
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/refstore"
+	"github.com/entirecli/entire/renderrefs"
 	"github.com/entirecli/entire/session"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -202,6 +204,8 @@ type transcriptSource struct {
 	end     int64  // source offset just past lines
 	restart bool   // the source was rewritten: store it from scratch
 	doc     []byte // redacted whole document (Gemini JSON), nil for JSONL
+	// refs are the render references lifted out of lines or doc.
+	refs []renderrefs.Reference
 }
 
 // readTranscript reads and redacts what the transcript gained since the
@@ -213,20 +217,24 @@ func (m *ManualCommit) readTranscript(st *session.State, in TurnInput) (*transcr
 		if err != nil {
 			return nil, fmt.Errorf("read transcript: %w", err)
 		}
-		src.doc = m.redactDocument(content)
+		src.doc, src.refs = m.redactDocument(content)
 		return src, nil
 	}
 	data, end, restart, err := checkpoint.ReadSource(in.TranscriptPath, st.ShadowTranscript)
 	if err != nil {
 		return nil, err
 	}
-	src.lines, src.end, src.restart = m.redactLines(data), end, restart
+	src.lines, src.refs = m.redactLines(data)
+	src.end, src.restart = end, restart
 	return src, nil
 }
 
 // storeSource stores what readTranscript read after the session's stored
-// transcript and returns the new transcript state.
+// transcript and returns the new transcript state. The render references
+// lifted out of it join the session's pending references, which the next
+// condensation writes as references.json.
 func (m *ManualCommit) storeSource(st *session.State, src *transcriptSource) (*checkpoint.TranscriptState, error) {
+	m.keepReferences(st.SessionID, src.refs)
 	if src.doc != nil {
 		return checkpoint.WriteWhole(m.env.Repo, src.doc, agent.AgentTypeGemini)
 	}
@@ -273,12 +281,16 @@ func isJSONDocument(path string) bool {
 	return bytes.Equal(bytes.TrimSpace(line), []byte("{"))
 }
 
-// redactLines redacts complete JSONL lines one by one, so that a line
-// always gives the same bytes; large inputs are split at line boundaries
-// over the available cores.
-func (m *ManualCommit) redactLines(data []byte) []byte {
-	if _, ok := m.env.Redactor.(NoRedaction); ok || len(data) == 0 {
-		return data
+// redactLines lifts render references out of complete JSONL lines and
+// redacts them, line by line, so that a line always gives the same bytes;
+// large inputs are split at line boundaries over the available cores. It
+// returns the lines and the references in order of appearance.
+func (m *ManualCommit) redactLines(data []byte) ([]byte, []renderrefs.Reference) {
+	if len(data) == 0 {
+		return data, nil
+	}
+	if _, ok := m.env.Redactor.(NoRedaction); ok && !bytes.Contains(data, []byte(renderrefs.Marker)) {
+		return data, nil
 	}
 	parts := runtime.GOMAXPROCS(0)
 	if len(data) < 256<<10 || parts < 2 {
@@ -299,21 +311,29 @@ func (m *ManualCommit) redactLines(data []byte) []byte {
 		cuts = append(cuts, data)
 	}
 	out := make([][]byte, len(cuts))
+	refs := make([][]renderrefs.Reference, len(cuts))
 	var wg sync.WaitGroup
 	for i, c := range cuts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i] = redactLineRange(m.env.Redactor, c)
+			out[i], refs[i] = redactLineRange(m.env.Redactor, c)
 		}()
 	}
 	wg.Wait()
-	return bytes.Join(out, nil)
+	var all []renderrefs.Reference
+	for _, r := range refs {
+		all = append(all, r...)
+	}
+	return bytes.Join(out, nil), all
 }
 
-// redactLineRange redacts each line of data.
-func redactLineRange(r Redactor, data []byte) []byte {
+// redactLineRange cleans the render references out of each line of data
+// (refstore.CleanJSON; only lines with the marker cost more than a scan)
+// and redacts it.
+func redactLineRange(r Redactor, data []byte) ([]byte, []renderrefs.Reference) {
 	out := make([]byte, 0, len(data))
+	var refs []renderrefs.Reference
 	for len(data) > 0 {
 		line := data
 		i := bytes.IndexByte(data, '\n')
@@ -322,18 +342,22 @@ func redactLineRange(r Redactor, data []byte) []byte {
 		} else {
 			data = nil
 		}
+		line, found := refstore.CleanJSON(line)
+		refs = append(refs, found...)
 		out = append(out, r.JSONLine(line)...)
 		out = append(out, '\n')
 	}
-	return out
+	return out, refs
 }
 
-// redactDocument redacts a whole JSON document.
-func (m *ManualCommit) redactDocument(b []byte) []byte {
+// redactDocument lifts render references out of a whole JSON document and
+// redacts it.
+func (m *ManualCommit) redactDocument(b []byte) ([]byte, []renderrefs.Reference) {
+	b, refs := refstore.CleanJSON(b)
 	if d, ok := m.env.Redactor.(interface{ JSONDoc([]byte) []byte }); ok {
-		return d.JSONDoc(b)
+		return d.JSONDoc(b), refs
 	}
-	return []byte(m.env.Redactor.Text(string(b)))
+	return []byte(m.env.Redactor.Text(string(b))), refs
 }
 
 func (m *ManualCommit) redactAll(ss []string) []string {

@@ -17,6 +17,7 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/subagent"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -61,7 +62,7 @@ func (m *ManualCommit) TaskEnd(ctx context.Context, in TaskInput) error {
 		return err
 	}
 	subPath := m.subagentTranscript(in)
-	return m.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {
+	err = m.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {
 		if !exists || st.BaseCommit == "" {
 			m.initState(st, in.TurnInput, head, ws)
 		} else if st.BaseCommit != head.String() {
@@ -92,6 +93,10 @@ func (m *ManualCommit) TaskEnd(ctx context.Context, in TaskInput) error {
 		st.FilesTouched = unionSorted(st.FilesTouched, files)
 		return nil
 	})
+	if errors.Is(err, errNoChange) {
+		return nil
+	}
+	return err
 }
 
 // saveTaskStep writes the task checkpoint commit.
@@ -108,9 +113,14 @@ func (m *ManualCommit) saveTaskStep(ctx context.Context, st *session.State, in T
 		"checkpoint_uuid": findToolResultUUID(in.TranscriptPath, cursorOf(st).Offset, in.ToolUseID), "agent_id": in.AgentID,
 	}, "", "  ")
 	files := map[string][]byte{"checkpoint.json": append(cp, '\n')}
+	if len(in.Conclusion) > 0 {
+		files[subagent.ConclusionFile] = in.Conclusion
+	}
 	if subPath != "" {
 		if data, err := os.ReadFile(subPath); err == nil {
-			files["agent-"+in.AgentID+".jsonl"] = m.redactLines(data)
+			lines, refs := m.redactLines(data)
+			files["agent-"+in.AgentID+".jsonl"] = lines
+			m.keepReferences(st.SessionID, refs)
 		}
 	}
 	changes, err := repo.WorktreeChanges(ws.Dirty)

@@ -18,6 +18,10 @@ type Fixture struct {
 	// Entire's (unknown keys, foreign hooks); each must survive an
 	// install/uninstall round trip byte for byte.
 	ForeignSettings map[string]string
+	// MergedKeys are top-level settings objects the installer adds its own
+	// members to (Claude Code's "env"): after install, each of their
+	// foreign members must still be there unchanged.
+	MergedKeys []string
 
 	// Hooks are sample payloads; there must be one for every verb the agent
 	// installs (GetHookNames).

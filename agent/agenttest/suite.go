@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,14 +154,14 @@ func testHooks(t *testing.T, fx Fixture) {
 				t.Fatalf("install = %d, %v", n, err)
 			}
 			installed := readFile(t, path)
-			assertKeepsForeign(t, []byte(content), installed)
+			assertKeepsForeign(t, []byte(content), installed, fx.MergedKeys)
 			if n, _ := inst.InstallHooksIn(root, agent.HookInstallOptions{}); n != 0 || !bytes.Equal(readFile(t, path), installed) {
 				t.Errorf("second install changed the file (added %d)", n)
 			}
 			if _, err := inst.InstallHooksIn(root, agent.HookInstallOptions{Force: true}); err != nil {
 				t.Fatal(err)
 			}
-			assertKeepsForeign(t, []byte(content), readFile(t, path))
+			assertKeepsForeign(t, []byte(content), readFile(t, path), fx.MergedKeys)
 			if err := inst.UninstallHooksIn(root); err != nil {
 				t.Fatal(err)
 			}
@@ -198,8 +199,9 @@ func testHooks(t *testing.T, fx Fixture) {
 }
 
 // assertKeepsForeign checks that every top-level key of before is still in
-// after, and every foreign hook command is still present.
-func assertKeepsForeign(t *testing.T, before, after []byte) {
+// after, and every foreign hook command is still present. The objects named
+// in merged may gain members but must keep their own.
+func assertKeepsForeign(t *testing.T, before, after []byte, merged []string) {
 	t.Helper()
 	var b, a map[string]json.RawMessage
 	if err := json.Unmarshal(before, &b); err != nil {
@@ -211,6 +213,19 @@ func assertKeepsForeign(t *testing.T, before, after []byte) {
 	for k, v := range b {
 		if _, ok := a[k]; !ok {
 			t.Errorf("foreign key %q lost", k)
+		}
+		if slices.Contains(merged, k) {
+			var bm, am map[string]json.RawMessage
+			if json.Unmarshal(v, &bm) != nil || json.Unmarshal(a[k], &am) != nil {
+				t.Errorf("merged key %q is not an object: %s -> %s", k, v, a[k])
+				continue
+			}
+			for mk, mv := range bm {
+				if !jsonEqual(mv, am[mk]) {
+					t.Errorf("foreign member %s.%s changed: %s -> %s", k, mk, mv, am[mk])
+				}
+			}
+			continue
 		}
 		if k != "hooks" && k != "permissions" && k != "hooksConfig" && !jsonEqual(v, a[k]) {
 			t.Errorf("foreign key %q changed: %s -> %s", k, v, a[k])

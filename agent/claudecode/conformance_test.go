@@ -36,6 +36,7 @@ func claudeFixture(t *testing.T) agenttest.Fixture {
 		NewWithEnv:    newWithEnv,
 		SessionDirEnv: claudecode.EnvTestProjectDir,
 		SettingsPath:  ".claude/settings.json",
+		MergedKeys:    []string{"env"},
 		ForeignSettings: map[string]string{
 			"keys-only": "{\n  \"model\": \"opus\",\n  \"env\": {\n    \"FOO\": \"<bar> & \\u00e9\",\n    \"N\": 1.50\n  },\n  \"empty\": {},\n  \"list\": []\n}\n",
 			"foreign-hooks": `{

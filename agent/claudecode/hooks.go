@@ -35,9 +35,19 @@ const (
 	VerbPostTodo         = "post-todo"
 	// VerbPostTool runs after every tool: large results become hides.
 	VerbPostTool = "post-tool"
-	// Verbs that are parsed but not installed yet.
+	// VerbSubagentStart and VerbSubagentStop frame a subagent's run.
 	VerbSubagentStart = "subagent-start"
 	VerbSubagentStop  = "subagent-stop"
+)
+
+// RenderRefsEnv is the variable Entire sets in the settings' "env" object,
+// so that the `entire` commands Claude Code runs emit render references
+// (renderrefs.EnvVar); RenderRefsValue is its value. Install adds it unless
+// it is already there, uninstall removes it only when it still has this
+// value (a user who set another value owns it).
+const (
+	RenderRefsEnv   = "ENTIRE_RENDERABLE_REFS"
+	RenderRefsValue = "1"
 )
 
 // Tool-name matchers. Claude Code renamed Task to Agent in 2.1.63; both are
@@ -70,8 +80,8 @@ func HookTable() []HookSpec {
 		{"PostToolUse", TaskMatcher, VerbPostTask, agent.HookPostToolUse, true},
 		{"PostToolUse", TodoMatcher, VerbPostTodo, agent.HookPostToolUse, true},
 		{"PostToolUse", "", VerbPostTool, agent.HookPostToolUse, true},
-		{"SubagentStart", "", VerbSubagentStart, agent.HookSubagentStart, false},
-		{"SubagentStop", "", VerbSubagentStop, agent.HookSubagentStop, false},
+		{"SubagentStart", "", VerbSubagentStart, agent.HookSubagentStart, true},
+		{"SubagentStop", "", VerbSubagentStop, agent.HookSubagentStop, true},
 	}
 }
 
@@ -163,8 +173,8 @@ func subObject(root *agent.Object, key, path string) (*agent.Object, error) {
 	return obj, nil
 }
 
-// InstallHooksIn merges Entire's hooks (HookTable rows with Install) and the
-// metadata deny rule into <repoRoot>/.claude/settings.json, following the
+// InstallHooksIn merges Entire's hooks (HookTable rows with Install), the
+// metadata deny rule and env.ENTIRE_RENDERABLE_REFS = "1" into <repoRoot>/.claude/settings.json, following the
 // agent.HookInstaller contract. It returns the number of hook handlers added
 // (0, and the file is not rewritten, when everything is in place).
 func InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error) {
@@ -198,15 +208,24 @@ func InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error)
 		perms.Set("deny", agent.CompactArray(deny))
 		f.Root.SetObject("permissions", perms)
 	}
+	env, err := subObject(f.Root, "env", path)
+	if err != nil {
+		return 0, err
+	}
+	if _, ok := env.Get(RenderRefsEnv); !ok {
+		env.Set(RenderRefsEnv, agent.MustString(RenderRefsValue))
+		f.Root.SetObject("env", env)
+	}
 	if _, err := f.Save(); err != nil {
 		return 0, err
 	}
 	return n, nil
 }
 
-// UninstallHooksIn removes Entire's hooks and the deny rule from
-// <repoRoot>/.claude/settings.json, dropping the hooks/permissions objects
-// and the deny array only where that removal emptied them. A file left empty
+// UninstallHooksIn removes Entire's hooks, the deny rule and the render
+// references variable (when it is still "1") from
+// <repoRoot>/.claude/settings.json, dropping the hooks/permissions/env
+// objects and the deny array only where that removal emptied them. A file left empty
 // is removed (with .claude/ if that is then empty). A missing file is not an
 // error.
 func UninstallHooksIn(repoRoot string) error {
@@ -258,6 +277,9 @@ func UninstallHooksIn(repoRoot string) error {
 			}
 		}
 	}
+	if err := removeRenderRefsEnv(f.Root, path); err != nil {
+		return err
+	}
 	return f.SaveOrRemove()
 }
 
@@ -284,6 +306,30 @@ func HooksInstalledIn(repoRoot string) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// removeRenderRefsEnv drops RenderRefsEnv from the "env" object when it has
+// RenderRefsValue, and the object itself when that emptied it.
+func removeRenderRefsEnv(root *agent.Object, path string) error {
+	if _, ok := root.Get("env"); !ok {
+		return nil
+	}
+	env, err := subObject(root, "env", path)
+	if err != nil {
+		return err
+	}
+	raw, ok := env.Get(RenderRefsEnv)
+	var v string
+	if !ok || json.Unmarshal(raw, &v) != nil || v != RenderRefsValue {
+		return nil
+	}
+	env.Delete(RenderRefsEnv)
+	if env.Len() == 0 {
+		root.Delete("env")
+	} else {
+		root.SetObject("env", env)
+	}
+	return nil
 }
 
 func containsString(list []json.RawMessage, s string) bool {

@@ -26,11 +26,11 @@ func writeSettings(t *testing.T, root, content string) string {
 func TestInstallCountsAndVerbs(t *testing.T) {
 	t.Parallel()
 	a := claudecode.New()
-	want := []string{"session-start", "session-end", "stop", "user-prompt-submit", "pre-task", "post-task", "post-todo", "post-tool"}
+	want := []string{"session-start", "session-end", "stop", "user-prompt-submit", "pre-task", "post-task", "post-todo", "post-tool", "subagent-start", "subagent-stop"}
 	if got := a.GetHookNames(); !reflect.DeepEqual(got, want) {
 		t.Errorf("GetHookNames = %q", got)
 	}
-	for _, verb := range []string{"subagent-start", "subagent-stop"} {
+	for _, verb := range []string{} {
 		if _, ok := a.HookTypeForVerb(verb); !ok {
 			t.Errorf("future verb %q not parsable", verb)
 		}
@@ -40,20 +40,20 @@ func TestInstallCountsAndVerbs(t *testing.T) {
 	}
 	root := t.TempDir()
 	n, err := claudecode.InstallHooksIn(root, agent.HookInstallOptions{})
-	if err != nil || n != 8 {
-		t.Fatalf("install = %d, %v; want 8", n, err)
+	if err != nil || n != 10 {
+		t.Fatalf("install = %d, %v; want 10", n, err)
 	}
 	data, _ := os.ReadFile(filepath.Join(root, claudecode.SettingsPath))
-	for _, s := range []string{`"matcher": "Agent|Task"`, `"matcher": "TodoWrite|TaskCreate|TaskUpdate"`, `"Read(./.entire/metadata/**)"`} {
+	for _, s := range []string{`"matcher": "Agent|Task"`, `"matcher": "TodoWrite|TaskCreate|TaskUpdate"`, `"Read(./.entire/metadata/**)"`, `"SubagentStart"`, `"SubagentStop"`, `"ENTIRE_RENDERABLE_REFS": "1"`} {
 		if !strings.Contains(string(data), s) {
 			t.Errorf("settings lack %s", s)
 		}
 	}
-	if !strings.Contains(string(data), "claude-code post-tool") || strings.Contains(string(data), "Subagent") {
-		t.Errorf("post-tool missing or future hooks installed:\n%s", data)
+	if !strings.Contains(string(data), "claude-code post-tool") || !strings.Contains(string(data), "claude-code subagent-stop") {
+		t.Errorf("post-tool or subagent hooks missing:\n%s", data)
 	}
-	if n, err := claudecode.InstallHooksIn(root, agent.HookInstallOptions{Force: true}); err != nil || n != 8 {
-		t.Errorf("force install = %d, %v; want 8", n, err)
+	if n, err := claudecode.InstallHooksIn(root, agent.HookInstallOptions{Force: true}); err != nil || n != 10 {
+		t.Errorf("force install = %d, %v; want 10", n, err)
 	}
 }
 
@@ -78,8 +78,8 @@ func TestUpgradeOldInstall(t *testing.T) {
 		t.Errorf("old install not detected")
 	}
 	n, err := claudecode.InstallHooksIn(root, agent.HookInstallOptions{})
-	if err != nil || n != 7 {
-		t.Fatalf("upgrade added %d, %v; want 7 (all but stop)", n, err)
+	if err != nil || n != 9 {
+		t.Fatalf("upgrade added %d, %v; want 9 (all but stop)", n, err)
 	}
 	data, _ := os.ReadFile(path)
 	s := string(data)
@@ -101,6 +101,53 @@ func TestUpgradeOldInstall(t *testing.T) {
 	}
 }
 
+// TestRenderRefsEnv: install sets env.ENTIRE_RENDERABLE_REFS next to the
+// user's own variables; uninstall removes only ours, and leaves a value the
+// user changed.
+func TestRenderRefsEnv(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, before       string
+		wantAfterUninstall []string
+		notAfterUninstall  []string
+	}{
+		{"no env", `{}`, nil, []string{"env", "ENTIRE_RENDERABLE_REFS"}},
+		{"user env kept", `{"env": {"FOO": "bar"}}`, []string{`"FOO": "bar"`}, []string{"ENTIRE_RENDERABLE_REFS"}},
+		{"user value kept", `{"env": {"ENTIRE_RENDERABLE_REFS": "0"}}`, []string{`"ENTIRE_RENDERABLE_REFS": "0"`}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			path := writeSettings(t, root, tt.before)
+			if _, err := claudecode.InstallHooksIn(root, agent.HookInstallOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			data, _ := os.ReadFile(path)
+			if !strings.Contains(string(data), `"ENTIRE_RENDERABLE_REFS"`) {
+				t.Errorf("after install:\n%s", data)
+			}
+			if strings.Count(string(data), "ENTIRE_RENDERABLE_REFS") != 1 {
+				t.Errorf("variable duplicated:\n%s", data)
+			}
+			if err := claudecode.UninstallHooksIn(root); err != nil {
+				t.Fatal(err)
+			}
+			data, _ = os.ReadFile(path)
+			for _, w := range tt.wantAfterUninstall {
+				if !strings.Contains(string(data), w) {
+					t.Errorf("after uninstall lacks %s:\n%s", w, data)
+				}
+			}
+			for _, w := range tt.notAfterUninstall {
+				if strings.Contains(string(data), w) {
+					t.Errorf("after uninstall has %s:\n%s", w, data)
+				}
+			}
+		})
+	}
+}
+
 func TestHooksInstalledLegacy(t *testing.T) {
 	t.Parallel()
 	for _, cmd := range []string{"entire hooks claudecode stop", "entire rewind claude-hook --stop",
@@ -116,7 +163,7 @@ func TestHooksInstalledLegacy(t *testing.T) {
 		t.Errorf("missing file: %v, %v", ok, err)
 	}
 	writeSettings(t, root, `{"hooks":null}`)
-	if n, err := claudecode.InstallHooksIn(root, agent.HookInstallOptions{}); err != nil || n != 8 {
+	if n, err := claudecode.InstallHooksIn(root, agent.HookInstallOptions{}); err != nil || n != 10 {
 		t.Errorf("null hooks: %d, %v", n, err)
 	}
 }

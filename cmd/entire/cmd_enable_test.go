@@ -133,7 +133,7 @@ func TestEnableModes(t *testing.T) {
 		{
 			name: "agent claude-code",
 			args: []string{"enable", "--agent", "claude-code"},
-			wantOut: "Agent: Claude Code\nInstalled 8 hooks for Claude Code - Anthropic's agentic coding CLI\n" +
+			wantOut: "Agent: Claude Code\nInstalled 10 hooks for Claude Code - Anthropic's agentic coding CLI\n" +
 				"✓ Project configured (.entire/settings.json)\n" + pushLineNoRemote + "\nReady.\n",
 			wantSettings: "{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": true\n}\n",
 			check:        checkClaudeHooks,
@@ -169,7 +169,7 @@ func TestEnableModes(t *testing.T) {
 		{
 			name: "local-dev and telemetry opt-out",
 			args: []string{"enable", "--agent", "claude-code", "--local-dev", "--telemetry=false", "--ignore-untracked"},
-			wantOut: "Agent: Claude Code\nInstalled 8 hooks for Claude Code - Anthropic's agentic coding CLI\n" +
+			wantOut: "Agent: Claude Code\nInstalled 10 hooks for Claude Code - Anthropic's agentic coding CLI\n" +
 				"✓ Project configured (.entire/settings.json)\n" + pushLineNoRemote + "\nReady.\n",
 			wantSettings: "{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": true,\n  \"local_dev\": true,\n  \"telemetry\": false\n}\n",
 			check: func(t *testing.T, dir string) {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/hide"
+	"github.com/entirecli/entire/refstore"
+	"github.com/entirecli/entire/renderrefs"
 	"github.com/spf13/cobra"
 )
 
@@ -125,6 +127,7 @@ func runHide(_ context.Context, verb string, opts *hideOptions) error {
 			if err != nil {
 				return hideError(opts.ID, err)
 			}
+			emitRef(opts.f, hideRef(entry))
 			if opts.JSON {
 				return encodeJSONTo(out, struct {
 					hide.StoreEntry
@@ -172,6 +175,12 @@ func runHide(_ context.Context, verb string, opts *hideOptions) error {
 		return nil
 	}
 	return fmt.Errorf("unknown hide command %q", verb)
+}
+
+// hideRef is the render reference of a hide the command showed.
+func hideRef(e hide.StoreEntry) renderrefs.Reference {
+	return renderrefs.Reference{Type: refstore.TypeHide, ID: e.ID, Intent: renderrefs.IntentReferenced,
+		Preview: &renderrefs.Preview{Title: fmt.Sprintf("%s (%d bytes)", e.Source, e.SizeBytes)}}
 }
 
 // hideError words a store error for a person, on one line.

@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/entirecli/entire/notes"
+	"github.com/entirecli/entire/refstore"
+	"github.com/entirecli/entire/renderrefs"
 	"github.com/spf13/cobra"
 )
 
@@ -118,6 +120,7 @@ func runNote(ctx context.Context, verb string, opts *noteOptions) error {
 		if err != nil {
 			return noteError(key, store.Agent(), err)
 		}
+		emitRef(opts.f, noteRef(store.Agent(), key, n.Preview, renderrefs.IntentReferenced))
 		if opts.JSON {
 			return encodeJSONTo(out, n)
 		}
@@ -140,6 +143,7 @@ func runNote(ctx context.Context, verb string, opts *noteOptions) error {
 			return err
 		}
 		created := errors.Is(getErr, notes.ErrNotFound)
+		emitRef(opts.f, noteRef(store.Agent(), key, notes.Preview(content), renderrefs.IntentCreated))
 		if opts.JSON {
 			return encodeJSONTo(out, map[string]any{"key": key, "agent": store.Agent(), "created": created})
 		}
@@ -160,6 +164,11 @@ func runNote(ctx context.Context, verb string, opts *noteOptions) error {
 		return noteDone(opts, map[string]any{"key": key, "agent": store.Agent(), "pinned": verb == "pin"}, "%sned note %s for %s.\n", strings.ToUpper(verb[:1])+verb[1:], key, store.Agent())
 	}
 	return fmt.Errorf("unknown note command %q", verb)
+}
+
+// noteRef is the render reference of a note.
+func noteRef(agent, key, title, intent string) renderrefs.Reference {
+	return renderrefs.Reference{Type: refstore.TypeNote, ID: key, Intent: intent, AgentID: agent, Preview: &renderrefs.Preview{Title: title}}
 }
 
 // noteDone reports a change: JSON on Out with --json, else a line on ErrOut.

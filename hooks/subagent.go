@@ -1,0 +1,171 @@
+package hooks
+
+import (
+	"context"
+	"strings"
+
+	"github.com/entirecli/entire/agent/claudecode"
+	"github.com/entirecli/entire/conclusion"
+	"github.com/entirecli/entire/notes"
+	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/strategy"
+	"github.com/entirecli/entire/subagent"
+)
+
+// The subagent conclusion protocol on Claude Code's hooks:
+//
+//   - subagent-start (SubagentStart) hands conclusion.BriefInstruction to
+//     the subagent as additional context and records when it started;
+//   - subagent-stop (SubagentStop) turns the subagent's last message
+//     (last_assistant_message, else the end of agent_transcript_path) into
+//     a task record with its conclusion (synthesised when it wrote no
+//     block) and keeps it pending under the agent ID; it prints nothing,
+//     since additional context there would keep the subagent running;
+//   - post-task (PostToolUse of Agent|Task) takes that record (or, when no
+//     subagent-stop ran, parses the tool response), gives it the tool use
+//     ID, stores it in the task checkpoint's metadata as conclusion.json and
+//     answers the parent with conclusion.FormatForParent. A background
+//     launch (status async_launched) records the launch only; its
+//     subagent-stop completes the record, which then reaches the committed
+//     checkpoint (and explain) but not the parent.
+//
+// Condensation copies the pending records into the committed checkpoint
+// (package strategy). strategy_options.conclusions = false turns all of it
+// off. Gemini CLI has no subagent events (its subagents are plain tools),
+// so none of this runs there.
+
+// conclusionsOn reports whether the conclusion protocol is enabled.
+func (h *agentHook) conclusionsOn() bool {
+	return !h.gemini && (h.senv.Settings == nil || h.senv.Settings.Conclusions())
+}
+
+// hookContext is a Claude Code answer carrying additional context.
+func hookContext(event, text string) map[string]any {
+	return map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}}
+}
+
+// newTask starts a task record for the current session.
+func (h *agentHook) newTask(id string) *conclusion.Task {
+	return &conclusion.Task{
+		ID: id, Engine: string(h.agent.Name()), ParentSessionID: h.in.SessionID,
+		ProjectPath: h.senv.Repo.Root, WorkDir: h.in.Cwd, Status: conclusion.TaskRunning,
+	}
+}
+
+// pendingTask returns the pending record under key, or a new one.
+func (h *agentHook) pendingTask(p *subagent.Pending, key, id string) *conclusion.Task {
+	if t, err := p.Get(h.in.SessionID, key); err == nil {
+		return t
+	}
+	return h.newTask(id)
+}
+
+// conclude sets a finished task's conclusion (synthesised when the output
+// holds no block) and redacts what will be stored.
+func (h *agentHook) conclude(t *conclusion.Task) {
+	t.Conclusion = conclusion.Enrich(t, conclusion.DelegationOptions{SynthesizeFallback: true, Now: h.env.Now}, nil)
+	subagent.Redact(t, h.senv.Redactor.Text)
+}
+
+// subagentStart answers SubagentStart.
+func (h *agentHook) subagentStart() map[string]any {
+	if !h.conclusionsOn() {
+		return nil
+	}
+	if id := h.in.AgentID; session.ValidateToolUseID(id) == nil {
+		p := subagent.NewPending(h.senv.Repo.Root)
+		t := h.pendingTask(p, id, id)
+		if t.StartedAt.IsZero() {
+			t.StartedAt = h.env.Now().UTC()
+		}
+		if err := p.Put(h.in.SessionID, id, t); err != nil {
+			h.senv.Log.Warn("record subagent start", "agent_id", id, "error", err)
+		}
+	}
+	return hookContext("SubagentStart", conclusion.BriefInstruction())
+}
+
+// subagentStop handles SubagentStop: it never answers.
+func (h *agentHook) subagentStop() error {
+	id := h.in.AgentID
+	if !h.conclusionsOn() || session.ValidateToolUseID(id) != nil {
+		return nil
+	}
+	msg := h.in.LastAssistantMessage
+	if strings.TrimSpace(msg) == "" {
+		var err error
+		if msg, err = subagent.LastMessage(h.in.AgentTranscriptPath); err != nil {
+			h.senv.Log.Warn("read subagent transcript", "agent_id", id, "error", err)
+		}
+	}
+	p := subagent.NewPending(h.senv.Repo.Root)
+	t := h.pendingTask(p, id, id)
+	t.Status, t.EndedAt = conclusion.TaskCompleted, h.env.Now().UTC()
+	subagent.SetOutput(t, msg)
+	h.conclude(t)
+	return p.Put(h.in.SessionID, id, t)
+}
+
+// postTask handles the PostToolUse of the subagent tool: the task
+// checkpoint, with the task record, and the parent's formatted result.
+func (h *agentHook) postTask(ctx context.Context, st strategy.Strategy, in strategy.TaskInput) (map[string]any, error) {
+	if !h.conclusionsOn() || session.ValidateToolUseID(in.ToolUseID) != nil {
+		return nil, st.TaskEnd(ctx, in)
+	}
+	resp, _ := claudecode.ParseTaskResponse(h.in.ToolResponse)
+	key := in.ToolUseID
+	if session.ValidateToolUseID(resp.AgentID) == nil {
+		key = resp.AgentID
+	}
+	p := subagent.NewPending(h.senv.Repo.Root)
+	t := h.pendingTask(p, key, in.ToolUseID)
+	t.ID = in.ToolUseID
+	if t.StartedAt.IsZero() {
+		if pre, err := session.ReadPreTask(h.senv.Repo.Root, in.ToolUseID); err == nil {
+			t.StartedAt = pre.Timestamp
+		}
+	}
+	background := resp.Status == "async_launched"
+	if t.Conclusion == nil && !background {
+		// No subagent-stop ran (older Claude Code, or conclusions were
+		// switched on mid-task): the tool response is the final message.
+		t.Status, t.EndedAt = conclusion.TaskCompleted, h.env.Now().UTC()
+		subagent.SetOutput(t, subagent.ResponseText(h.in.ToolResponse))
+		h.conclude(t)
+	}
+	if err := p.Put(h.in.SessionID, key, t); err != nil {
+		h.senv.Log.Warn("store subagent task", "tool_use_id", in.ToolUseID, "error", err)
+	}
+	if t.Conclusion != nil {
+		in.Conclusion, _ = subagent.Encode(t)
+	}
+	if err := st.TaskEnd(ctx, in); err != nil {
+		return nil, err
+	}
+	if background {
+		return nil, nil
+	}
+	return hookContext("PostToolUse", conclusion.FormatForParent(t, h.resolveOptions(ctx))), nil
+}
+
+// resolveOptions enriches the parent's view of a conclusion: artifacts
+// with their size (or "missing") in the repository, memory refs that are
+// note keys of the session's agent with the note's preview.
+func (h *agentHook) resolveOptions(ctx context.Context) *conclusion.ResolveOptions {
+	res := &conclusion.ResolveOptions{Artifacts: conclusion.NewFilesystemArtifactResolver(h.senv.Repo.Root)}
+	store, err := notes.NewStore(ctx, h.senv.Repo, notes.WithAgent(string(h.agent.Name())))
+	if err != nil {
+		return res
+	}
+	res.Memory = func(ref string) string {
+		if notes.ValidateKey(ref) != nil {
+			return ref
+		}
+		n, err := store.Get(ctx, ref)
+		if err != nil {
+			return ref
+		}
+		return ref + " (note: " + n.Preview + ")"
+	}
+	return res
+}

@@ -216,4 +216,3 @@ type savedTranscript struct {
 	Absent    bool   `json:"absent,omitempty"`
 	data      []byte
 }
-

@@ -293,4 +293,3 @@ func (r *Rewinder) savedTranscripts(c *object.Commit) ([]savedTranscript, error)
 	}
 	return ts, nil
 }
-

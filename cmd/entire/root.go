@@ -43,5 +43,6 @@ func newRootCmd(f *factory) *cobra.Command {
 	root.AddCommand(newHideCmd(f, nil))
 	root.AddCommand(newNoteCmd(f, nil))
 	root.AddCommand(newMCPCmd(f, nil))
+	root.AddCommand(newRewindCmd(f, nil))
 	return root
 }

@@ -43,6 +43,7 @@ type Plan struct {
 	target     *object.Tree
 	candidates []string
 	state      *session.State
+	newest     *object.Commit // the session's newest step before the rewind
 }
 
 // Result is what a rewind did.
@@ -124,9 +125,13 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read checkpoint %s: %w", p.Short(), err)
 	}
-	newest, err := r.newestStep(p)
+	newestCommit, err := r.newestStep(p)
 	if err != nil {
 		return nil, err
+	}
+	var newest plumbing.Hash
+	if newestCommit != nil {
+		newest = newestCommit.TreeHash
 	}
 	cand := map[string]bool{}
 	if err := diffTrees(r.repo, headTree, tc.TreeHash, "", cand); err != nil {
@@ -160,11 +165,17 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan := &Plan{Point: p, head: head, headTree: headTree, target: target, state: st}
+	var newestTree *object.Tree
+	if !newest.IsZero() {
+		if newestTree, err = r.repo.Git.TreeObject(newest); err != nil {
+			return nil, fmt.Errorf("read the session's newest step: %w", err)
+		}
+	}
+	plan := &Plan{Point: p, head: head, headTree: headTree, target: target, state: st, newest: newestCommit}
 	var conflicts []string
 	for _, path := range sortedSet(cand) {
 		plan.candidates = append(plan.candidates, path)
-		c, ok, err := r.change(path, lookup(target, path), ht, untracked)
+		c, disk, ok, err := r.change(path, lookup(target, path), ht, untracked)
 		if err != nil {
 			return nil, err
 		}
@@ -172,12 +183,16 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 			continue
 		}
 		if o, theirs := owners[path]; theirs {
-			if mine[path] {
-				conflicts = append(conflicts, path+" (session "+o+")")
-			} else {
+			switch {
+			case !mine[path]:
 				plan.Kept = append(plan.Kept, path)
+				continue
+			case !sameFile(disk, lookup(newestTree, path)):
+				// Both sessions touched it and it changed after this
+				// session's last step: the other session's edit.
+				conflicts = append(conflicts, path+" (session "+o+")")
+				continue
 			}
-			continue
 		}
 		plan.Changes = append(plan.Changes, c)
 	}
@@ -209,51 +224,51 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 // want, and false when there is none to make. A file that is neither in
 // HEAD nor reported by git status as untracked is ignored by git and is
 // never deleted.
-func (r *Rewinder) change(path string, want entry, head *object.Tree, untracked map[string]bool) (FileChange, bool, error) {
+func (r *Rewinder) change(path string, want entry, head *object.Tree, untracked map[string]bool) (FileChange, entry, bool, error) {
 	disk, err := onDisk(r.repo.Root, path)
 	if err != nil {
-		return FileChange{}, false, err
+		return FileChange{}, disk, false, err
 	}
 	if sameFile(disk, want) {
-		return FileChange{}, false, nil
+		return FileChange{}, disk, false, nil
 	}
 	switch {
 	case !want.exists():
 		if disk.Mode == filemode.Dir {
-			return FileChange{}, false, nil
+			return FileChange{}, disk, false, nil
 		}
 		if !untracked[path] && !lookup(head, path).exists() {
-			return FileChange{}, false, nil // gitignored
+			return FileChange{}, disk, false, nil // gitignored
 		}
-		return FileChange{Path: path, Kind: Deleted}, true, nil
+		return FileChange{Path: path, Kind: Deleted}, disk, true, nil
 	case disk.exists() && disk.Mode != filemode.Dir:
-		return FileChange{Path: path, Kind: Modified, want: want}, true, nil
+		return FileChange{Path: path, Kind: Modified, want: want}, disk, true, nil
 	default:
-		return FileChange{Path: path, Kind: Added, want: want}, true, nil
+		return FileChange{Path: path, Kind: Added, want: want}, disk, true, nil
 	}
 }
 
-// newestStep returns the tree of the newest step of p's session on p's
-// branch.
-func (r *Rewinder) newestStep(p Point) (plumbing.Hash, error) {
+// newestStep returns the newest step of p's session on p's branch (nil
+// when there is none).
+func (r *Rewinder) newestStep(p Point) (*object.Commit, error) {
 	h, err := r.repo.ReadRef(checkpoint.ShadowRef(p.Branch))
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return nil, err
 	}
 	for i := 0; i < 5*MaxPoints && !h.IsZero(); i++ {
 		c, err := r.repo.Git.CommitObject(h)
 		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("read %s: %w", p.Branch, err)
+			return nil, fmt.Errorf("read %s: %w", p.Branch, err)
 		}
 		if checkpoint.ParseStep(c).SessionID == p.SessionID {
-			return c.TreeHash, nil
+			return c, nil
 		}
 		h = plumbing.ZeroHash
 		if len(c.ParentHashes) > 0 {
 			h = c.ParentHashes[0]
 		}
 	}
-	return plumbing.ZeroHash, nil
+	return nil, nil
 }
 
 // otherSessions maps each path touched by another live (not ended)
@@ -297,7 +312,11 @@ func (r *Rewinder) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	ref, err := r.recordUndo(ctx, plan.head, plan.headTree, plan.candidates, saved, "rewind to "+plan.Point.Short())
+	info := undoInfo{what: "rewind to " + plan.Point.Short()}
+	if plan.newest != nil && plan.state != nil {
+		info.sessionID, info.step = plan.state.SessionID, plan.newest.Hash
+	}
+	ref, err := r.recordUndo(ctx, plan.head, plan.headTree, plan.candidates, saved, info)
 	if err != nil {
 		return nil, fmt.Errorf("record undo point (nothing was changed): %w", err)
 	}
@@ -317,7 +336,8 @@ func (r *Rewinder) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 		return res, err
 	}
 	if plan.target != nil && plan.state != nil {
-		if err := r.recordStep(ctx, plan); err != nil {
+		subject := firstLine("Rewind to "+plan.Point.Short()+": "+plan.Point.Message, 72)
+		if err := r.recordStep(ctx, plan.state, plan.headTree, plan.candidates, plan.target, subject); err != nil {
 			r.printf("Warning: could not record the rewind on %s: %v\n", plan.Point.Branch, err)
 		}
 	}
@@ -326,20 +346,20 @@ func (r *Rewinder) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 
 // recordStep writes the rewound state as a new step of the session on its
 // shadow branch, so that later steps and condensation start from it.
-func (r *Rewinder) recordStep(ctx context.Context, plan *Plan) error {
-	changes, err := r.repo.WorktreeChanges(plan.candidates)
+// The session's metadata is taken from the tree meta (the step whose
+// transcript is now the session's).
+func (r *Rewinder) recordStep(ctx context.Context, st *session.State, headTree plumbing.Hash, paths []string, meta *object.Tree, subject string) error {
+	changes, err := r.repo.WorktreeChanges(paths)
 	if err != nil {
 		return err
 	}
-	dir := checkpoint.MetadataDirPrefix + plan.Point.SessionID
-	if e, err := plan.target.FindEntry(dir); err == nil && e.Mode == filemode.Dir {
+	dir := checkpoint.MetadataDirPrefix + st.SessionID
+	if e, err := meta.FindEntry(dir); err == nil && e.Mode == filemode.Dir {
 		changes = append(changes, gitrepo.Change{Path: dir, Mode: filemode.Dir, Hash: e.Hash})
 	}
-	subject := firstLine("Rewind to "+plan.Point.Short()+": "+plan.Point.Message, 72)
-	st := plan.state
 	_, err = checkpoint.WriteStep(ctx, r.repo, checkpoint.Step{
 		Branch:   checkpoint.ShadowBranchName(st.BaseCommit, st.WorktreeID),
-		BaseTree: plan.headTree, Changes: changes, Snapshot: true,
+		BaseTree: headTree, Changes: changes, Snapshot: true,
 		Message: checkpoint.StepMessage(subject, dir, st.SessionID, checkpoint.StrategyManualCommit),
 	}, r.now())
 	if errors.Is(err, checkpoint.ErrStepUnchanged) {

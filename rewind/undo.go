@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/entirecli/entire/checkpoint"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -34,7 +35,8 @@ var ErrNoUndo = errors.New("rewind: no undo point")
 // old undo points. Its first parent is HEAD, its second the index (as a
 // commit of `git write-tree`), its third, when there are transcripts, a
 // tree of them.
-func (r *Rewinder) recordUndo(ctx context.Context, head, headTree plumbing.Hash, paths []string, ts []savedTranscript, what string) (string, error) {
+func (r *Rewinder) recordUndo(ctx context.Context, head, headTree plumbing.Hash, paths []string, ts []savedTranscript, info undoInfo) (string, error) {
+	what := info.what
 	changes, err := r.repo.WorktreeChanges(paths)
 	if err != nil {
 		return "", err
@@ -82,7 +84,7 @@ func (r *Rewinder) recordUndo(ctx context.Context, head, headTree plumbing.Hash,
 		parents = append(parents, tc)
 	}
 	c, err := r.repo.WriteCommit(&object.Commit{Author: sig, Committer: sig, TreeHash: tree, ParentHashes: parents,
-		Message: "entire: undo point before " + what + "\n"})
+		Message: info.message()})
 	if err != nil {
 		return "", err
 	}
@@ -92,6 +94,28 @@ func (r *Rewinder) recordUndo(ctx context.Context, head, headTree plumbing.Hash,
 	}
 	r.pruneUndo(ctx)
 	return name, nil
+}
+
+// undoInfo describes an undo point: what it precedes and, for a rewind of
+// a temporary point, the session and its newest step before the rewind
+// (whose metadata an undo records again on the shadow branch).
+type undoInfo struct {
+	what      string
+	sessionID string
+	step      plumbing.Hash
+}
+
+const (
+	trailerUndoSession = "Entire-Session"
+	trailerUndoStep    = "Entire-Undo-Step"
+)
+
+func (u undoInfo) message() string {
+	msg := "entire: undo point before " + u.what + "\n"
+	if u.sessionID != "" {
+		msg += "\n" + checkpoint.Trailers{{Key: trailerUndoSession, Value: u.sessionID}, {Key: trailerUndoStep, Value: u.step.String()}}.String()
+	}
+	return msg
 }
 
 // undoRefs returns the undo point refs, oldest first.
@@ -212,7 +236,7 @@ func (r *Rewinder) Undo(ctx context.Context, name string) (*Result, error) {
 	}
 	var changes []FileChange
 	for _, p := range sortedSet(cand) {
-		fc, ok, err := r.change(p, lookup(target, p), ht, untracked)
+		fc, _, ok, err := r.change(p, lookup(target, p), ht, untracked)
 		if err != nil {
 			return nil, err
 		}
@@ -250,7 +274,36 @@ func (r *Rewinder) Undo(ctx context.Context, name string) (*Result, error) {
 	if err := r.writeTranscripts(res.Transcripts); err != nil {
 		return res, err
 	}
+	r.recordUndoStep(ctx, c, hc.TreeHash, sortedSet(cand))
 	return res, nil
+}
+
+// recordUndoStep records the state an undo returned to as a new step of
+// the rewound session, with the metadata of its newest step before the
+// rewind, so that the shadow branch follows the work tree (best effort).
+func (r *Rewinder) recordUndoStep(ctx context.Context, undo *object.Commit, headTree plumbing.Hash, paths []string) {
+	tr := checkpoint.ParseTrailers(undo.Message)
+	sid, _ := tr.Get(trailerUndoSession)
+	step, _ := tr.Get(trailerUndoStep)
+	if sid == "" || step == "" {
+		return
+	}
+	st, err := r.sessions.Load(sid)
+	if err != nil || st.BaseCommit != undo.ParentHashes[0].String() {
+		return
+	}
+	sc, err := r.repo.Git.CommitObject(plumbing.NewHash(step))
+	if err != nil {
+		return
+	}
+	meta, err := sc.Tree()
+	if err != nil {
+		return
+	}
+	subject, _, _ := strings.Cut(sc.Message, "\n")
+	if err := r.recordStep(ctx, st, headTree, paths, meta, firstLine("Undo rewind: "+subject, 72)); err != nil {
+		r.printf("Warning: could not record the undo on the shadow branch: %v\n", err)
+	}
 }
 
 // savedTranscripts reads the transcripts kept by an undo point (its third

@@ -199,7 +199,7 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 	if len(conflicts) > 0 {
 		return nil, fmt.Errorf("%w: %s; nothing was changed. Let the other session commit or finish first", ErrConflict, listPaths(conflicts))
 	}
-	data, err := r.stepTranscript(target, p)
+	data, chunks, err := r.stepTranscript(target, p)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +211,7 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 		if err := requireDir(path); err != nil {
 			return nil, err
 		}
-		t := Transcript{SessionID: p.SessionID, Path: path, Prompt: firstLine(st.FirstPrompt, 60), data: data}
+		t := Transcript{SessionID: p.SessionID, Path: path, Prompt: firstLine(st.FirstPrompt, 60), data: data, chunks: chunks}
 		if ag != nil {
 			t.ResumeCommand = ag.FormatResumeCommand(p.SessionID)
 		}

@@ -1,6 +1,7 @@
 package rewind
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,6 +32,9 @@ type Transcript struct {
 	// Prompt is the session's first prompt, for the resume hint.
 	Prompt string
 	data   []byte
+	// chunks are the stored blobs whose reassembly is data (nil when data
+	// was cut): an undo point stores only what the file holds beyond them.
+	chunks []plumbing.Hash
 }
 
 // sessionFilePather is implemented by agents that know the file a session
@@ -77,12 +81,13 @@ func requireDir(path string) error {
 
 // stepTranscript returns the transcript stored in a shadow commit for a
 // session (for a task point, cut after the task's checkpoint UUID, SPEC
-// 4.7); nil when the commit stores none.
-func (r *Rewinder) stepTranscript(tree *object.Tree, p Point) ([]byte, error) {
+// 4.7) and the chunk blobs it was reassembled from (nil when cut); nil
+// when the commit stores none.
+func (r *Rewinder) stepTranscript(tree *object.Tree, p Point) ([]byte, []plumbing.Hash, error) {
 	dir := checkpoint.MetadataDirPrefix + p.SessionID
 	sub, err := tree.Tree(dir)
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var names []string
 	byName := map[string]plumbing.Hash{}
@@ -93,7 +98,7 @@ func (r *Rewinder) stepTranscript(tree *object.Tree, p Point) ([]byte, error) {
 		}
 	}
 	if len(names) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var chunks []plumbing.Hash
 	for _, n := range agent.SortChunkFiles(names, checkpoint.TranscriptFile) {
@@ -101,7 +106,7 @@ func (r *Rewinder) stepTranscript(tree *object.Tree, p Point) ([]byte, error) {
 	}
 	data, err := checkpoint.ReadTranscript(r.repo, chunks, "")
 	if err != nil {
-		return nil, fmt.Errorf("transcript of %s: %w", p.Short(), err)
+		return nil, nil, fmt.Errorf("transcript of %s: %w", p.Short(), err)
 	}
 	if p.IsTaskCheckpoint {
 		if f, err := tree.File(p.MetadataDir + "/checkpoint.json"); err == nil {
@@ -111,11 +116,12 @@ func (r *Rewinder) stepTranscript(tree *object.Tree, p Point) ([]byte, error) {
 				}
 				if json.Unmarshal(b, &cp) == nil && cp.UUID != "" {
 					data = (&agent.AgentSession{NativeData: data}).TruncateAtUUID(cp.UUID).NativeData
+					chunks = nil
 				}
 			}
 		}
 	}
-	return data, nil
+	return data, chunks, nil
 }
 
 // checkpointTranscripts returns the transcripts of every session slot of a
@@ -152,7 +158,7 @@ func (r *Rewinder) checkpointTranscripts(id checkpoint.ID) ([]Transcript, error)
 		} else if err != nil {
 			return nil, err
 		}
-		t := Transcript{SessionID: m.SessionID, Path: path, data: data}
+		t := Transcript{SessionID: m.SessionID, Path: path, data: data, chunks: s.TranscriptChunks()}
 		if ag != nil {
 			t.ResumeCommand = ag.FormatResumeCommand(m.SessionID)
 		}
@@ -204,7 +210,17 @@ func currentTranscripts(ts []Transcript) ([]savedTranscript, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read transcript %s: %w", t.Path, err)
 		}
-		out = append(out, savedTranscript{SessionID: t.SessionID, Path: t.Path, data: data})
+		saved := savedTranscript{SessionID: t.SessionID, Path: t.Path, data: data}
+		if t.chunks != nil && bytes.HasPrefix(data, t.data) {
+			// The file grew from the restored transcript (the usual case):
+			// keep only the part after it, the rest is in git already.
+			saved.data = data[len(t.data):]
+			saved.prefix = t.chunks
+			for _, c := range t.chunks {
+				saved.PrefixChunks = append(saved.PrefixChunks, c.String())
+			}
+		}
+		out = append(out, saved)
 	}
 	return out, nil
 }
@@ -214,5 +230,9 @@ type savedTranscript struct {
 	SessionID string `json:"session_id"`
 	Path      string `json:"path"`
 	Absent    bool   `json:"absent,omitempty"`
-	data      []byte
+	// PrefixChunks are stored transcript chunks whose reassembly precedes
+	// the saved bytes.
+	PrefixChunks []string `json:"prefix_chunks,omitempty"`
+	data         []byte
+	prefix       []plumbing.Hash
 }

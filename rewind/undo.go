@@ -65,6 +65,9 @@ func (r *Rewinder) recordUndo(ctx context.Context, head, headTree plumbing.Hash,
 				return "", err
 			}
 			entries = append(entries, object.TreeEntry{Name: strconv.Itoa(i), Mode: filemode.Regular, Hash: h})
+			for j, c := range t.prefix { // keeps the chunks reachable
+				entries = append(entries, object.TreeEntry{Name: fmt.Sprintf("%d.prefix.%d", i, j), Mode: filemode.Regular, Hash: c})
+			}
 		}
 		idx, _ := json.MarshalIndent(ts, "", "  ")
 		h, err := r.repo.WriteBlob(idx)
@@ -342,6 +345,17 @@ func (r *Rewinder) savedTranscripts(c *object.Commit) ([]savedTranscript, error)
 		}
 		if ts[i].data, err = r.repo.ReadBlob(e.Hash); err != nil {
 			return nil, err
+		}
+		if len(ts[i].PrefixChunks) > 0 {
+			var hs []plumbing.Hash
+			for _, c := range ts[i].PrefixChunks {
+				hs = append(hs, plumbing.NewHash(c))
+			}
+			prefix, err := checkpoint.ReadTranscript(r.repo, hs, "")
+			if err != nil {
+				return nil, fmt.Errorf("undo point transcript %d: %w", i, err)
+			}
+			ts[i].data = append(prefix, ts[i].data...)
 		}
 	}
 	return ts, nil

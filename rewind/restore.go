@@ -140,13 +140,10 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 	if err := diffTrees(r.repo, headTree, newest, "", cand); err != nil {
 		return nil, err
 	}
-	untracked := map[string]bool{}
+	listed := map[string]bool{}
 	for _, e := range status {
 		if !isProtected(e.Path) {
-			cand[e.Path] = true
-			if e.Untracked() {
-				untracked[e.Path] = true
-			}
+			cand[e.Path], listed[e.Path] = true, true
 		}
 	}
 	owners, err := r.otherSessions(p.SessionID)
@@ -175,7 +172,7 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 	var conflicts []string
 	for _, path := range sortedSet(cand) {
 		plan.candidates = append(plan.candidates, path)
-		c, disk, ok, err := r.change(path, lookup(target, path), ht, untracked)
+		c, disk, ok, err := r.change(path, lookup(target, path), ht, listed)
 		if err != nil {
 			return nil, err
 		}
@@ -222,9 +219,9 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 
 // change returns the change that brings path from its state on disk to
 // want, and false when there is none to make. A file that is neither in
-// HEAD nor reported by git status as untracked is ignored by git and is
-// never deleted.
-func (r *Rewinder) change(path string, want entry, head *object.Tree, untracked map[string]bool) (FileChange, entry, bool, error) {
+// HEAD nor listed by git status (as untracked or added) is ignored by git
+// and is never deleted.
+func (r *Rewinder) change(path string, want entry, head *object.Tree, listed map[string]bool) (FileChange, entry, bool, error) {
 	disk, err := onDisk(r.repo.Root, path)
 	if err != nil {
 		return FileChange{}, disk, false, err
@@ -237,7 +234,7 @@ func (r *Rewinder) change(path string, want entry, head *object.Tree, untracked 
 		if disk.Mode == filemode.Dir {
 			return FileChange{}, disk, false, nil
 		}
-		if !untracked[path] && !lookup(head, path).exists() {
+		if !listed[path] && !lookup(head, path).exists() {
 			return FileChange{}, disk, false, nil // gitignored
 		}
 		return FileChange{Path: path, Kind: Deleted}, disk, true, nil

@@ -216,16 +216,14 @@ func (r *Rewinder) Undo(ctx context.Context, name string) (*Result, error) {
 	if err := diffTrees(r.repo, hc.TreeHash, c.TreeHash, "", cand); err != nil {
 		return nil, err
 	}
-	untracked := map[string]bool{}
+	listed := map[string]bool{}
 	staged := false
 	for _, e := range status {
 		if isProtected(e.Path) {
 			continue
 		}
-		cand[e.Path] = true
-		if e.Untracked() {
-			untracked[e.Path] = true
-		} else if e.X != ' ' {
+		cand[e.Path], listed[e.Path] = true, true
+		if !e.Untracked() && e.X != ' ' {
 			staged = true
 		}
 	}
@@ -239,7 +237,7 @@ func (r *Rewinder) Undo(ctx context.Context, name string) (*Result, error) {
 	}
 	var changes []FileChange
 	for _, p := range sortedSet(cand) {
-		fc, _, ok, err := r.change(p, lookup(target, p), ht, untracked)
+		fc, _, ok, err := r.change(p, lookup(target, p), ht, listed)
 		if err != nil {
 			return nil, err
 		}

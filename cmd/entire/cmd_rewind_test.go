@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -419,5 +420,58 @@ func TestRewindNoTerminal(t *testing.T) {
 	}
 	if out, _, code := r.entire("rewind", "--list"); code != 0 || strings.TrimSpace(out) != "[]" {
 		t.Errorf("empty list: %d %q", code, out)
+	}
+}
+
+// lineReader hands out one line per Read, as a terminal does (huh's
+// accessible prompts start a new scanner for every question).
+type lineReader struct{ lines []string }
+
+func (l *lineReader) Read(p []byte) (int, error) {
+	if len(l.lines) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, l.lines[0]+"\n")
+	l.lines = l.lines[1:]
+	return n, nil
+}
+
+func TestRewindInteractiveAccessible(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.turnWith("first turn", map[string]string{"a.txt": "a1\n"}, nil)
+	r.turnWith("second turn", map[string]string{"a.txt": "a2\n", "b.txt": "b\n"}, nil)
+	f, out, errOut := testFactory(r.dir, map[string]string{"ACCESSIBLE": "1"})
+	f.IO.In = &lineReader{lines: []string{"2", "y"}}
+	f.IO.SetStdinTTY(true)
+	f.IO.SetStderrTTY(true)
+	if code := run([]string{"rewind"}, f); code != exitOK {
+		t.Fatalf("interactive rewind exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"Select a checkpoint to restore", "1.         (", "Second turn", "3. Cancel", "Warning: The following files will be DELETED:", "  b.txt", "Reset to ", "Rewound to "} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("interactive output lacks %q:\n%s", want, errOut)
+		}
+	}
+	if out.Len() != 0 {
+		t.Errorf("stdout %q", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.dir, "a.txt")); string(b) != "a1\n" {
+		t.Errorf("a.txt = %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, "b.txt")); err == nil {
+		t.Error("b.txt not deleted")
+	}
+	// Cancel changes nothing.
+	before := snapshot(t, r.dir)
+	f, _, errOut = testFactory(r.dir, map[string]string{"ACCESSIBLE": "1"})
+	f.IO.In = &lineReader{lines: []string{"4"}}
+	f.IO.SetStdinTTY(true)
+	f.IO.SetStderrTTY(true)
+	if code := run([]string{"rewind"}, f); code != exitOK {
+		t.Fatalf("cancel exit %d: %s", code, errOut)
+	}
+	if d := diffStates(before, snapshot(t, r.dir)); d != "" {
+		t.Errorf("cancel changed files:\n%s", d)
 	}
 }

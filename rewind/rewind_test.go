@@ -196,7 +196,7 @@ func TestTaskPointTruncatesTranscript(t *testing.T) {
 		t.Errorf("a.txt = %q", b)
 	}
 	st, _ := fx.sessions.Load("s1")
-	if st.ShadowTranscript != nil || st.TranscriptCursor != nil {
+	if st.ShadowTranscript != nil || st.TranscriptCursor == nil || *st.TranscriptCursor != (session.TranscriptCursor{Entries: 3, Offset: int64(len(got)), LastID: "r1"}) {
 		t.Errorf("transcript bookkeeping not reset: %+v %+v", st.ShadowTranscript, st.TranscriptCursor)
 	}
 }

@@ -475,3 +475,30 @@ func TestRewindInteractiveAccessible(t *testing.T) {
 		t.Errorf("cancel changed files:\n%s", d)
 	}
 }
+
+func TestSessionContinuesAfterRewind(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.turnWith("first turn", map[string]string{"a.txt": "a1\n"}, nil)
+	r.turnWith("second turn", map[string]string{"a.txt": "a2\n"}, nil)
+	first := pointOfMessage(t, r.points(), "first turn")
+	if _, errOut, code := r.entire("rewind", "--to", first.ID); code != 0 {
+		t.Fatalf("rewind: %s", errOut)
+	}
+	r.turnWith("third turn", map[string]string{"c.txt": "c\n"}, nil)
+	shadow := gittest.Git(t, r.dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/entire/*-*")
+	if log := gittest.Git(t, r.dir, "log", "--format=%s", shadow); log != "Third turn\nRewind to "+first.ID[:7]+": First turn\nSecond turn\nFirst turn" {
+		t.Errorf("shadow log:\n%s", log)
+	}
+	if p := gittest.Git(t, r.dir, "show", shadow+":.entire/metadata/sess-1/prompt.txt"); p != "first turn\n\n---\n\nthird turn" {
+		t.Errorf("prompt.txt after rewind and a new turn: %q", p)
+	}
+	stored := gittest.Git(t, r.dir, "show", shadow+":.entire/metadata/sess-1/full.jsonl")
+	live, _ := os.ReadFile(r.transcript)
+	if stored+"\n" != string(live) || strings.Contains(stored, "second turn") {
+		t.Errorf("stored transcript after rewind and a new turn differs from the live one")
+	}
+	if files := gittest.Git(t, r.dir, "ls-tree", "-r", "--name-only", shadow); strings.Contains(files, "b.txt") || !strings.Contains(files, "c.txt") {
+		t.Errorf("shadow tree:\n%s", files)
+	}
+}

@@ -502,3 +502,38 @@ func TestSessionContinuesAfterRewind(t *testing.T) {
 		t.Errorf("shadow tree:\n%s", files)
 	}
 }
+
+func TestRewindResetToCommittedPoint(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	commit := func(msg string) string {
+		gittest.Git(t, r.dir, "add", "-A")
+		if out, err := gitCmd(t, r, "commit", "-q", "-m", msg).CombinedOutput(); err != nil {
+			t.Fatalf("commit: %v %s", err, out)
+		}
+		return gittest.Git(t, r.dir, "rev-parse", "HEAD")
+	}
+	r.turnWith("first turn", map[string]string{"a.txt": "a1\n"}, nil)
+	first := commit("first")
+	r.turnWith("second turn", map[string]string{"a.txt": "a2\n"}, nil)
+	second := commit("second")
+	gittest.WriteFile(t, r.dir, "README.md", "uncommitted\n")
+	_, errOut, code := r.entire("rewind", "--to", first[:9], "--reset")
+	if code != 0 || !strings.Contains(errOut, "Reset branch to "+first[:7]) || !strings.Contains(errOut, "git reset --hard "+second[:7]) {
+		t.Fatalf("reset: %d %s", code, errOut)
+	}
+	if head := gittest.Git(t, r.dir, "rev-parse", "HEAD"); head != first {
+		t.Errorf("HEAD %s, want %s", head, first)
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.dir, "a.txt")); string(b) != "a1\n" {
+		t.Errorf("a.txt = %q", b)
+	}
+	// The hint's two commands bring everything back.
+	gittest.Git(t, r.dir, "reset", "-q", "--hard", second)
+	if _, errOut, code := r.entire("rewind", "--undo"); code != 0 {
+		t.Fatalf("undo: %s", errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.dir, "README.md")); string(b) != "uncommitted\n" {
+		t.Errorf("README.md after undo = %q", b)
+	}
+}

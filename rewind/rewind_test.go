@@ -297,3 +297,21 @@ func TestSanitizeAndShort(t *testing.T) {
 		t.Error("short")
 	}
 }
+
+func TestSafePath(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, "real"), 0o755)
+	os.Symlink(t.TempDir(), filepath.Join(root, "link"))
+	for p, ok := range map[string]bool{
+		"a.txt": true, "real/x": true, "new/dir/x": true, "link": true,
+		"link/x": false, "../x": false, "a/../b": false, "/etc/passwd": false, ".git/config": false, ".entire/x": false, "": false,
+	} {
+		if err := safePath(root, p, true); (err == nil) != ok {
+			t.Errorf("safePath(%q) = %v", p, err)
+		}
+	}
+	if err := safePath(root, "link/x", false); err != nil {
+		t.Errorf("syntax-only check: %v", err)
+	}
+}

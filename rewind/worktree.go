@@ -200,6 +200,13 @@ func applyChanges(repo *gitrepo.Repo, changes []FileChange, progress func(FileCh
 			writes = append(writes, c)
 		}
 	}
+	for _, c := range changes {
+		// Writes are checked for links again after the deletions, which
+		// may remove a link that stands where a directory comes back.
+		if err := safePath(repo.Root, c.Path, c.Kind == Deleted); err != nil {
+			return err
+		}
+	}
 	sort.Slice(dels, func(i, j int) bool { return dels[i].Path > dels[j].Path })
 	for _, c := range dels {
 		abs := filepath.Join(repo.Root, filepath.FromSlash(c.Path))
@@ -211,10 +218,43 @@ func applyChanges(repo *gitrepo.Repo, changes []FileChange, progress func(FileCh
 	}
 	sort.Slice(writes, func(i, j int) bool { return writes[i].Path < writes[j].Path })
 	for _, c := range writes {
+		if err := safePath(repo.Root, c.Path, true); err != nil {
+			return err
+		}
 		if err := writeEntry(repo, c.Path, c.want); err != nil {
 			return err
 		}
 		progress(c)
+	}
+	return nil
+}
+
+// safePath refuses a path that would lead outside the work tree: absolute,
+// with empty, "." or ".." components, inside a protected directory, or
+// (when links is set) below a symbolic link.
+func safePath(root, p string, links bool) error {
+	if p == "" || strings.HasPrefix(p, "/") || isProtected(p) {
+		return fmt.Errorf("refusing to touch %q", p)
+	}
+	parts := strings.Split(p, "/")
+	for _, part := range parts {
+		if part == "" || part == "." || part == ".." {
+			return fmt.Errorf("refusing to touch %q", p)
+		}
+	}
+	dir := root
+	for _, part := range parts[:len(parts)-1] {
+		if !links {
+			break
+		}
+		dir = filepath.Join(dir, part)
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			return nil // missing from here on: created as directories
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("refusing to touch %q: %s is a symbolic link", p, strings.TrimPrefix(dir, root+string(filepath.Separator)))
+		}
 	}
 	return nil
 }

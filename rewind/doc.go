@@ -15,6 +15,18 @@
 // walked. Paths under .git, .entire, .claude and .gemini and gitignored
 // files are never touched.
 //
+// Shared shadow branches: a rewind never moves a branch tip back; it
+// records the rewound state as a new step of the session ("Rewind to
+// <sha7>: ..."), and an undo records the state it returns to the same way.
+// Paths that another live session of the work tree touched are left alone
+// unless this session touched them too, in which case the rewind is
+// refused when they changed after this session's newest step.
+//
+// After writing a transcript back, the session state's shadow_transcript is
+// dropped and transcript_cursor is set to the end of the written
+// transcript (nil for Gemini's single-document format), so the next turn
+// analyses only its own entries.
+//
 // A Rewinder writes human-oriented progress to its Progress writer only; it
 // never prints to stdout.
 package rewind

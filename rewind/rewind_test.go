@@ -315,3 +315,19 @@ func TestSafePath(t *testing.T) {
 		t.Errorf("syntax-only check: %v", err)
 	}
 }
+
+func FuzzEndCursor(f *testing.F) {
+	f.Add([]byte("{\"uuid\":\"a\"}\n{\"uuid\":\"b\"}\n"))
+	f.Add([]byte("{\"uuid\":\"a\"}\nnot json\n"))
+	f.Add([]byte("{\n  \"messages\": []\n}\n"))
+	f.Add([]byte("\n\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := endCursor(data)
+		if c == nil {
+			return
+		}
+		if c.Offset != int64(len(data)) || c.Entries != bytes.Count(data, []byte{'\n'}) {
+			t.Errorf("cursor %+v for %d bytes", c, len(data))
+		}
+	})
+}

@@ -46,5 +46,6 @@ func newRootCmd(f *factory) *cobra.Command {
 	root.AddCommand(newResetCmd(f, nil))
 	root.AddCommand(newCleanCmd(f, nil))
 	root.AddCommand(newDoctorCmd(f, nil))
+	root.AddCommand(newRewindCmd(f, nil))
 	return root
 }

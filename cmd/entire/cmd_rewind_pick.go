@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/charmbracelet/huh"
+
+	"github.com/entirecli/entire/rewind"
+)
+
+// runRewindInteractive lets the user pick a point on the terminal (SPEC
+// 6.2), in plain text when ACCESSIBLE is set.
+func runRewindInteractive(ctx context.Context, opts *rewindOptions, rw *rewind.Rewinder) error {
+	f := opts.f
+	if !f.IO.CanPrompt() {
+		return errors.New("no terminal to pick a rewind point on: use `entire rewind --list` and `entire rewind --to <id>`")
+	}
+	pts, err := rw.List(ctx)
+	if err != nil {
+		return err
+	}
+	if len(pts) == 0 {
+		fmt.Fprintln(f.IO.ErrOut, "No rewind points found.")
+		fmt.Fprintln(f.IO.ErrOut, "Rewind points are created when an agent session changes files.")
+		return nil
+	}
+	sessions := map[string]bool{}
+	for _, p := range pts {
+		sessions[p.SessionID] = true
+	}
+	options := make([]huh.Option[int], 0, len(pts)+1)
+	for i, p := range pts {
+		options = append(options, huh.NewOption(pointLabel(p, len(sessions) > 1), i))
+	}
+	options = append(options, huh.NewOption("Cancel", -1))
+	choice := -1
+	if err := runForm(f, huh.NewSelect[int]().Title("Select a checkpoint to restore").Options(options...).Value(&choice)); err != nil || choice < 0 {
+		return err
+	}
+	p := pts[choice]
+	if p.IsLogsOnly {
+		return pickLogsOnly(ctx, opts, rw, p)
+	}
+	plan, err := rw.PlanRewind(ctx, p)
+	if err != nil {
+		return err
+	}
+	var deleted []string
+	for _, c := range plan.Changes {
+		if c.Kind == rewind.Deleted {
+			deleted = append(deleted, c.Path)
+		}
+	}
+	if len(deleted) > 0 {
+		fmt.Fprintln(f.IO.ErrOut, "Warning: The following files will be DELETED:")
+		for _, d := range deleted {
+			fmt.Fprintf(f.IO.ErrOut, "  %s\n", d)
+		}
+	}
+	fmt.Fprintf(f.IO.ErrOut, "This will reset to: %s\n%d files change; `entire rewind --undo` brings them back.\n", p.Message, len(plan.Changes))
+	ok, err := confirm(f, "Reset to "+p.Short()+"?", "Yes", "No", true)
+	if err != nil || !ok {
+		return err
+	}
+	return applyRewind(ctx, f, rw, plan)
+}
+
+// pickLogsOnly is the sub-menu of a committed point.
+func pickLogsOnly(ctx context.Context, opts *rewindOptions, rw *rewind.Rewinder, p rewind.Point) error {
+	f := opts.f
+	choice := ""
+	sel := huh.NewSelect[string]().Title("What do you want to do with "+p.Short()+"?").Options(
+		huh.NewOption("Restore logs only (keep current files)", "logs"),
+		huh.NewOption("Checkout commit (detached HEAD, for viewing)", "checkout"),
+		huh.NewOption("Reset branch to this commit (destructive!)", "reset"),
+		huh.NewOption("Cancel", ""),
+	).Value(&choice)
+	if err := runForm(f, sel); err != nil {
+		return err
+	}
+	switch choice {
+	case "logs":
+		o := *opts
+		o.LogsOnly = true
+		return rewindTo(ctx, &o, rw, p)
+	case "checkout":
+		plan, err := rw.PlanLogs(ctx, p)
+		if err != nil {
+			return err
+		}
+		ok, err := confirm(f, "Create detached HEAD?", "Yes", "No", true)
+		if err != nil || !ok {
+			return err
+		}
+		res, err := rw.Apply(ctx, plan)
+		if err != nil {
+			return err
+		}
+		repo, err := f.OpenRepo()
+		if err != nil {
+			return err
+		}
+		if _, err := repo.RunGit(ctx, "checkout", "-q", p.ID); err != nil {
+			return err
+		}
+		fmt.Fprintf(f.IO.ErrOut, "Checked out %s (detached HEAD).\n", p.Short())
+		printResume(f.IO.ErrOut, res.Transcripts)
+		return nil
+	case "reset":
+		fmt.Fprintln(f.IO.ErrOut, "Uncommitted changes are saved as an undo point; commits after this point leave the branch.")
+		ok, err := confirm(f, "Reset branch to "+p.Short()+"?", "Yes", "No", false)
+		if err != nil || !ok {
+			return err
+		}
+		o := *opts
+		o.Reset = true
+		return rewindTo(ctx, &o, rw, p)
+	}
+	return nil
+}
+
+// runForm runs one field on the terminal (plain text with ACCESSIBLE).
+// Aborting (Ctrl-C, Esc) is not an error.
+func runForm(f *factory, field huh.Field) error {
+	form := huh.NewForm(huh.NewGroup(field)).WithTheme(huh.ThemeDracula()).
+		WithAccessible(f.Getenv("ACCESSIBLE") != "").
+		WithInput(f.IO.In).
+		WithOutput(f.IO.ErrOut)
+	if err := form.Run(); err != nil && !errors.Is(err, huh.ErrUserAborted) {
+		return err
+	}
+	return nil
+}
+
+// pointLabel is a row of the picker (SPEC 6.2).
+func pointLabel(p rewind.Point, manySessions bool) string {
+	date := p.When.Local().Format("2006-01-02 15:04")
+	var s string
+	switch {
+	case p.IsLogsOnly:
+		s = fmt.Sprintf("%s (%s) %s", p.Short(), date, p.Message)
+	case p.IsTaskCheckpoint:
+		s = fmt.Sprintf("        (%s) [Task] %s", date, p.Message)
+	default:
+		s = fmt.Sprintf("        (%s) %s", date, p.Message)
+	}
+	if manySessions && p.SessionPrompt != "" {
+		s += " [" + p.SessionPrompt + "]"
+	}
+	return sanitizeLabel(s)
+}
+
+// sanitizeLabel drops what would garble a terminal row: control and other
+// non-printable characters, zero-width joiners, variation selectors and
+// emoji skin-tone modifiers.
+func sanitizeLabel(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\u200d', r >= '\ufe00' && r <= '\ufe0f', r >= 0x1f3fb && r <= 0x1f3ff:
+			return -1
+		case !unicode.IsPrint(r) && r != ' ':
+			return -1
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,534 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/entirecli/entire/gitrepo/gittest"
+)
+
+// treeState is a work tree as a person sees it: every file, symlink and
+// directory (outside .git, .entire, .claude and the ignored build/) with
+// its kind and content.
+type treeState map[string]string
+
+func snapshot(t *testing.T, dir string) treeState {
+	t.Helper()
+	s := treeState{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			return nil
+		}
+		switch strings.SplitN(rel, "/", 2)[0] {
+		case ".git", ".entire", ".claude", "build":
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			s[rel] = "link:" + target
+		case fi.IsDir():
+			s[rel] = "dir"
+		case fi.Mode()&0o111 != 0:
+			b, _ := os.ReadFile(p)
+			s[rel] = "exec:" + string(b)
+		default:
+			b, _ := os.ReadFile(p)
+			s[rel] = "file:" + string(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// diffStates describes how got differs from want ("" when equal).
+func diffStates(want, got treeState) string {
+	var out []string
+	for p, w := range want {
+		if g, ok := got[p]; !ok {
+			out = append(out, "missing "+p)
+		} else if g != w {
+			out = append(out, fmt.Sprintf("differs %s: %.40q want %.40q", p, g, w))
+		}
+	}
+	for p := range got {
+		if _, ok := want[p]; !ok {
+			out = append(out, "extra "+p)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
+}
+
+// turnWith plays one agent turn like agentTurn, running shell (the agent's
+// Bash tool) before the Stop hook.
+func (r *sessionRepo) turnWith(prompt string, files map[string]string, shell func()) {
+	r.t.Helper()
+	r.turn++
+	r.hook("user-prompt-submit", map[string]any{"prompt": prompt})
+	r.appendTranscript(map[string]any{"type": "user", "uuid": fmt.Sprintf("u%d", r.turn), "message": map[string]any{"role": "user", "content": prompt}})
+	for path, content := range files {
+		gittest.WriteFile(r.t, r.dir, path, content)
+		r.appendTranscript(map[string]any{"type": "assistant", "uuid": fmt.Sprintf("a%d-%s", r.turn, path), "message": map[string]any{
+			"id": fmt.Sprintf("msg_%d_%s", r.turn, path), "role": "assistant",
+			"content": []any{map[string]any{"type": "tool_use", "id": "toolu_" + path, "name": "Write", "input": map[string]any{"file_path": filepath.Join(r.dir, path), "content": content}}},
+		}})
+	}
+	if shell != nil {
+		shell()
+	}
+	r.appendTranscript(map[string]any{"type": "assistant", "uuid": fmt.Sprintf("done%d", r.turn), "message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Done with " + prompt}}}})
+	r.hook("stop", map[string]any{"hook_event_name": "Stop"})
+}
+
+type listedPoint struct {
+	ID          string `json:"id"`
+	Message     string `json:"message"`
+	MetadataDir string `json:"metadata_dir"`
+	IsLogsOnly  bool   `json:"is_logs_only"`
+	Condensed   string `json:"condensation_id"`
+	SessionID   string `json:"session_id"`
+}
+
+func (r *sessionRepo) points() []listedPoint {
+	r.t.Helper()
+	out, errOut, code := r.entire("rewind", "--list")
+	if code != 0 {
+		r.t.Fatalf("rewind --list: %d %s", code, errOut)
+	}
+	var pts []listedPoint
+	if err := json.Unmarshal([]byte(out), &pts); err != nil {
+		r.t.Fatalf("rewind --list output %q: %v", out, err)
+	}
+	return pts
+}
+
+func (r *sessionRepo) sh(script string) {
+	r.t.Helper()
+	cmd := exec.Command("/bin/sh", "-ec", script)
+	cmd.Dir = r.dir
+	cmd.Env = append(gittest.Env(r.t.TempDir()), r.env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		r.t.Fatalf("sh %q: %v\n%s", script, err, out)
+	}
+}
+
+// matrixRepo plays a five-turn session whose turns make every kind of
+// change, and returns the work tree and transcript after each turn.
+func matrixRepo(t *testing.T) (*sessionRepo, []treeState, []string) {
+	r := newSessionRepo(t)
+	r.sh(`printf 'one\n' > mod.txt; printf 'bye\n' > del.txt; printf 'old name\n' > ren_old.txt
+printf '#!/bin/sh\necho hi\n' > run.sh; mkdir -p dir/deep; printf a > dir/a.txt; printf b > dir/deep/b.txt
+printf '\000\001\002binary' > bin.dat; ln -s README.md link; printf 'build/\n' > .gitignore
+mkdir -p build; printf 'ignored\n' > build/out.log
+git add -A; git commit -q -m 'project files'
+printf 'mine\n' > notes.txt`)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	var states []treeState
+	var transcripts []string
+	record := func() {
+		states = append(states, snapshot(t, r.dir))
+		b, _ := os.ReadFile(r.transcript)
+		transcripts = append(transcripts, string(b))
+	}
+	r.turnWith("turn one: modify and add", map[string]string{"mod.txt": "two\n", "new.txt": "new\n"}, nil)
+	record()
+	r.turnWith("turn two: delete, rename, bash file", map[string]string{"log.txt": "2\n"}, func() {
+		r.sh(`rm del.txt; mv ren_old.txt ren_new.txt; printf 'from bash\n' > bash_made.txt`)
+	})
+	record()
+	r.turnWith("turn three: exec bit, symlink, binary", map[string]string{"log.txt": "3\n"}, func() {
+		r.sh(`chmod +x run.sh; ln -s mod.txt ln_new; printf '\000\377\376more binary' > bin.dat`)
+	})
+	record()
+	r.turnWith("turn four: new dir, removed dir", map[string]string{"newdir/sub/x.txt": "x\n"}, func() {
+		r.sh(`rm -r dir`)
+	})
+	record()
+	r.turnWith("turn five: more edits", map[string]string{"mod.txt": "three\n", "new.txt": "newer\n"}, func() {
+		r.sh(`rm link; ln -s mod.txt link; printf 'also ignored\n' > build/out2.log; rm notes.txt`)
+	})
+	record()
+	return r, states, transcripts
+}
+
+// pointOfTurn finds the listed step whose message names turn n.
+func pointOfTurn(t *testing.T, pts []listedPoint, n int) listedPoint {
+	t.Helper()
+	names := []string{"", "one", "two", "three", "four", "five"}
+	for _, p := range pts {
+		if !p.IsLogsOnly && strings.HasPrefix(strings.ToLower(p.Message), "turn "+names[n]+":") {
+			return p
+		}
+	}
+	t.Fatalf("no point for turn %d in %+v", n, pts)
+	return listedPoint{}
+}
+
+func TestRewindRoundTripMatrix(t *testing.T) {
+	t.Parallel()
+	r, states, transcripts := matrixRepo(t)
+	pts := r.points()
+	if len(pts) != 5 {
+		t.Fatalf("want 5 points, got %+v", pts)
+	}
+	final := snapshot(t, r.dir)
+	finalTranscript, _ := os.ReadFile(r.transcript)
+	for k := 1; k <= 4; k++ {
+		p := pointOfTurn(t, pts, k)
+		if p.SessionID != "sess-1" || p.MetadataDir != ".entire/metadata/sess-1" {
+			t.Errorf("point %+v", p)
+		}
+		// from a subdirectory, with a 7-character prefix
+		out, errOut, code := runEntire(t, filepath.Join(r.dir, "newdir"), r.env, "", "rewind", "--to", p.ID[:7])
+		if code != 0 || out != "" {
+			t.Fatalf("rewind to turn %d: exit %d stdout %q stderr %s", k, code, out, errOut)
+		}
+		if !strings.Contains(errOut, "claude -r sess-1") || !strings.Contains(errOut, "entire rewind --undo") {
+			t.Errorf("rewind output lacks resume or undo hint:\n%s", errOut)
+		}
+		if d := diffStates(states[k-1], snapshot(t, r.dir)); d != "" {
+			t.Errorf("after rewind to turn %d the work tree differs:\n%s", k, d)
+		}
+		if got, _ := os.ReadFile(r.transcript); string(got) != transcripts[k-1] {
+			t.Errorf("after rewind to turn %d the transcript has %d bytes, want %d", k, len(got), len(transcripts[k-1]))
+		}
+		if b, err := os.ReadFile(filepath.Join(r.dir, "build/out2.log")); err != nil || string(b) != "also ignored\n" {
+			t.Errorf("ignored file touched: %q %v", b, err)
+		}
+		_, errOut, code = r.entire("rewind", "--undo")
+		if code != 0 || !strings.Contains(errOut, "undo point") {
+			t.Fatalf("undo after turn %d: %d %s", k, code, errOut)
+		}
+		if d := diffStates(final, snapshot(t, r.dir)); d != "" {
+			t.Errorf("after undo of rewind to turn %d the work tree differs:\n%s", k, d)
+		}
+		if got, _ := os.ReadFile(r.transcript); string(got) != string(finalTranscript) {
+			t.Errorf("undo did not restore the transcript")
+		}
+	}
+	// Each rewind and undo was recorded as a new step: the branch never moved
+	// back.
+	if pts2 := r.points(); len(pts2) != 13 || pts2[len(pts2)-1].ID != pts[len(pts)-1].ID {
+		t.Errorf("points after four rewinds and undos: %d", len(pts2))
+	}
+	undo := gittest.Git(t, r.dir, "for-each-ref", "--format=%(refname)", "refs/entire/undo/")
+	if n := len(strings.Fields(undo)); n != 4 {
+		t.Errorf("%d undo points, want 4:\n%s", n, undo)
+	}
+	gittest.Fsck(t, r.dir)
+}
+
+func TestRewindKeepsOtherSessionsWork(t *testing.T) {
+	t.Parallel()
+	r, states, _ := matrixRepo(t)
+	pts := r.points()
+	r2 := *r
+	r2.sessionID, r2.transcript, r2.turn = "sess-2", filepath.Join(filepath.Dir(r.transcript), "sess-2.jsonl"), 10
+	r2.turnWith("second session", map[string]string{"other.txt": "other\n", "README.md": "changed by two\n"}, nil)
+	before := snapshot(t, r.dir)
+	for k := 1; k <= 4; k++ {
+		p := pointOfTurn(t, pts, k)
+		if _, errOut, code := r.entire("rewind", "--to", p.ID); code != 0 {
+			t.Fatalf("rewind to turn %d: %s", k, errOut)
+		}
+		want := treeState{}
+		for p, v := range states[k-1] {
+			want[p] = v
+		}
+		want["other.txt"], want["README.md"] = "file:other\n", "file:changed by two\n"
+		if d := diffStates(want, snapshot(t, r.dir)); d != "" {
+			t.Errorf("rewind to turn %d with a second session:\n%s", k, d)
+		}
+		if _, errOut, code := r.entire("rewind", "--undo"); code != 0 {
+			t.Fatalf("undo: %s", errOut)
+		}
+		if d := diffStates(before, snapshot(t, r.dir)); d != "" {
+			t.Errorf("undo with a second session:\n%s", d)
+		}
+	}
+	// A second session editing a file of the first one blocks the rewind.
+	r2.turnWith("second session edits mod.txt", map[string]string{"mod.txt": "two's edit\n"}, nil)
+	before = snapshot(t, r.dir)
+	_, errOut, code := r.entire("rewind", "--to", pointOfTurn(t, pts, 1).ID)
+	if code != 1 || !strings.Contains(errOut, "another session") || !strings.Contains(errOut, "mod.txt") {
+		t.Errorf("conflicting rewind: %d %s", code, errOut)
+	}
+	if d := diffStates(before, snapshot(t, r.dir)); d != "" {
+		t.Errorf("refused rewind changed files:\n%s", d)
+	}
+}
+
+func TestRewindDryRunAndLogsOnly(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.turnWith("first turn", map[string]string{"a.txt": "a\n"}, nil)
+	r.turnWith("second turn", map[string]string{"a.txt": "a2\n", "b.txt": "b\n"}, func() { r.sh("rm README.md") })
+	pts := r.points()
+	before := snapshot(t, r.dir)
+	out, _, code := r.entire("rewind", "--to", pts[1].ID, "--dry-run")
+	for _, want := range []string{"Would rewind to " + pts[1].ID[:7], "modified: a.txt", "deleted:  b.txt", "added:    README.md", "Would restore the transcript"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("dry run lacks %q: %d\n%s", want, code, out)
+		}
+	}
+	if d := diffStates(before, snapshot(t, r.dir)); d != "" {
+		t.Errorf("dry run changed files:\n%s", d)
+	}
+	if refs := gittest.Git(t, r.dir, "for-each-ref", "refs/entire/"); refs != "" {
+		t.Errorf("dry run recorded an undo point: %s", refs)
+	}
+
+	// Commit through the hooks, then restore the committed logs.
+	gittest.Git(t, r.dir, "add", "-A")
+	if out, err := gitCmd(t, r, "commit", "-q", "-m", "the work").CombinedOutput(); err != nil {
+		t.Fatalf("commit: %v %s", err, out)
+	}
+	pts = r.points()
+	if len(pts) != 1 || !pts[0].IsLogsOnly || len(pts[0].Condensed) != 12 {
+		t.Fatalf("points after commit: %+v", pts)
+	}
+	live, _ := os.ReadFile(r.transcript)
+	os.Remove(r.transcript)
+	out, errOut, code := r.entire("rewind", "--to", pts[0].ID, "--logs-only")
+	if code != 0 || out != "" || !strings.Contains(errOut, "Restored session logs.") || !strings.Contains(errOut, "claude -r sess-1") {
+		t.Fatalf("logs-only: %d %q %s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(r.transcript); string(got) != string(live) {
+		t.Errorf("logs-only restored %d bytes, want %d", len(got), len(live))
+	}
+	// --logs-only on a temporary point fails; --reset on one too.
+	r.turnWith("third turn", map[string]string{"c.txt": "c\n"}, nil)
+	tmp := pointOfMessage(t, r.points(), "third turn")
+	for _, flag := range []string{"--logs-only", "--reset"} {
+		if _, errOut, code := r.entire("rewind", "--to", tmp.ID, flag); code != 1 || !strings.Contains(errOut, "temporary") {
+			t.Errorf("%s on a temporary point: %d %s", flag, code, errOut)
+		}
+	}
+}
+
+func pointOfMessage(t *testing.T, pts []listedPoint, msg string) listedPoint {
+	t.Helper()
+	for _, p := range pts {
+		if strings.Contains(strings.ToLower(p.Message), msg) {
+			return p
+		}
+	}
+	t.Fatalf("no point %q in %+v", msg, pts)
+	return listedPoint{}
+}
+
+func TestRewindBadInput(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.turnWith("first turn", map[string]string{"a.txt": "a\n"}, nil)
+	r.turnWith("second turn", map[string]string{"a.txt": "a2\n"}, nil)
+	first := pointOfMessage(t, r.points(), "first turn")
+	check := func(name string, wantErr string, args ...string) {
+		t.Helper()
+		before := snapshot(t, r.dir)
+		transcript, _ := os.ReadFile(r.transcript)
+		refs := gittest.Git(t, r.dir, "for-each-ref")
+		out, errOut, code := r.entire(args...)
+		if code != 1 || out != "" || !strings.Contains(errOut, wantErr) {
+			t.Errorf("%s: exit %d stdout %q stderr %q, want %q", name, code, out, errOut, wantErr)
+		}
+		if d := diffStates(before, snapshot(t, r.dir)); d != "" {
+			t.Errorf("%s changed files:\n%s", name, d)
+		}
+		if got, _ := os.ReadFile(r.transcript); string(got) != string(transcript) {
+			t.Errorf("%s changed the transcript", name)
+		}
+		if got := gittest.Git(t, r.dir, "for-each-ref"); got != refs {
+			t.Errorf("%s changed refs:\n%s", name, got)
+		}
+	}
+	check("unknown id", "not found", "rewind", "--to", "0123456789abcdef")
+	check("too short", "not found", "rewind", "--to", "abc")
+	check("no undo point", "nothing to undo", "rewind", "--undo")
+	check("flags", "Invalid usage", "rewind", "--logs-only")
+
+	gittest.WriteFile(t, r.dir, "staged.txt", "s\n")
+	gittest.Git(t, r.dir, "add", "staged.txt")
+	check("dirty index", "staged changes", "rewind", "--to", first.ID)
+	gittest.Git(t, r.dir, "rm", "-q", "--cached", "staged.txt")
+	os.Remove(filepath.Join(r.dir, "staged.txt"))
+
+	head := gittest.Git(t, r.dir, "rev-parse", "HEAD")
+	gittest.Git(t, r.dir, "checkout", "-q", "--detach")
+	check("detached head", "HEAD is detached", "rewind", "--to", first.ID)
+	gittest.Git(t, r.dir, "checkout", "-q", "main")
+
+	projects := filepath.Dir(r.transcript)
+	os.Rename(projects, projects+".moved")
+	before := snapshot(t, r.dir)
+	_, errOut, code := r.entire("rewind", "--to", first.ID)
+	if code != 1 || !strings.Contains(errOut, "agent session directory") {
+		t.Errorf("missing session dir: %d %s", code, errOut)
+	}
+	if d := diffStates(before, snapshot(t, r.dir)); d != "" {
+		t.Errorf("missing session dir changed files:\n%s", d)
+	}
+	os.Rename(projects+".moved", projects)
+
+	// A checkpoint of another base commit is not a point of HEAD.
+	gittest.Git(t, r.dir, "commit", "-q", "--allow-empty", "--no-verify", "-m", "move on")
+	check("other base", "another branch or base commit", "rewind", "--to", first.ID)
+	gittest.Git(t, r.dir, "reset", "-q", "--hard", head)
+
+	// Disabled: the disabled message, exit 0.
+	r.sh(`printf '{"enabled": false}\n' > .entire/settings.local.json`)
+	if out, _, code := r.entire("rewind", "--list"); code != 0 || !strings.Contains(out, "Entire is disabled") {
+		t.Errorf("disabled: %d %q", code, out)
+	}
+}
+
+func TestRewindNoTerminal(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	_, errOut, code := r.entire("rewind")
+	if code != 1 || !strings.Contains(errOut, "--list") {
+		t.Errorf("interactive without a terminal: %d %s", code, errOut)
+	}
+	if out, _, code := r.entire("rewind", "--list"); code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Errorf("empty list: %d %q", code, out)
+	}
+}
+
+// lineReader hands out one line per Read, as a terminal does (huh's
+// accessible prompts start a new scanner for every question).
+type lineReader struct{ lines []string }
+
+func (l *lineReader) Read(p []byte) (int, error) {
+	if len(l.lines) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, l.lines[0]+"\n")
+	l.lines = l.lines[1:]
+	return n, nil
+}
+
+func TestRewindInteractiveAccessible(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.turnWith("first turn", map[string]string{"a.txt": "a1\n"}, nil)
+	r.turnWith("second turn", map[string]string{"a.txt": "a2\n", "b.txt": "b\n"}, nil)
+	f, out, errOut := testFactory(r.dir, map[string]string{"ACCESSIBLE": "1"})
+	f.IO.In = &lineReader{lines: []string{"2", "y"}}
+	f.IO.SetStdinTTY(true)
+	f.IO.SetStderrTTY(true)
+	if code := run([]string{"rewind"}, f); code != exitOK {
+		t.Fatalf("interactive rewind exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"Select a checkpoint to restore", "1.         (", "Second turn", "3. Cancel", "Warning: The following files will be DELETED:", "  b.txt", "Reset to ", "Rewound to "} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("interactive output lacks %q:\n%s", want, errOut)
+		}
+	}
+	if out.Len() != 0 {
+		t.Errorf("stdout %q", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.dir, "a.txt")); string(b) != "a1\n" {
+		t.Errorf("a.txt = %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, "b.txt")); err == nil {
+		t.Error("b.txt not deleted")
+	}
+	// Cancel changes nothing.
+	before := snapshot(t, r.dir)
+	f, _, errOut = testFactory(r.dir, map[string]string{"ACCESSIBLE": "1"})
+	f.IO.In = &lineReader{lines: []string{"4"}}
+	f.IO.SetStdinTTY(true)
+	f.IO.SetStderrTTY(true)
+	if code := run([]string{"rewind"}, f); code != exitOK {
+		t.Fatalf("cancel exit %d: %s", code, errOut)
+	}
+	if d := diffStates(before, snapshot(t, r.dir)); d != "" {
+		t.Errorf("cancel changed files:\n%s", d)
+	}
+}
+
+func TestSessionContinuesAfterRewind(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.turnWith("first turn", map[string]string{"a.txt": "a1\n"}, nil)
+	r.turnWith("second turn", map[string]string{"a.txt": "a2\n"}, nil)
+	first := pointOfMessage(t, r.points(), "first turn")
+	if _, errOut, code := r.entire("rewind", "--to", first.ID); code != 0 {
+		t.Fatalf("rewind: %s", errOut)
+	}
+	r.turnWith("third turn", map[string]string{"c.txt": "c\n"}, nil)
+	shadow := gittest.Git(t, r.dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/entire/*-*")
+	if log := gittest.Git(t, r.dir, "log", "--format=%s", shadow); log != "Third turn\nRewind to "+first.ID[:7]+": First turn\nSecond turn\nFirst turn" {
+		t.Errorf("shadow log:\n%s", log)
+	}
+	if p := gittest.Git(t, r.dir, "show", shadow+":.entire/metadata/sess-1/prompt.txt"); p != "first turn\n\n---\n\nthird turn" {
+		t.Errorf("prompt.txt after rewind and a new turn: %q", p)
+	}
+	stored := gittest.Git(t, r.dir, "show", shadow+":.entire/metadata/sess-1/full.jsonl")
+	live, _ := os.ReadFile(r.transcript)
+	if stored+"\n" != string(live) || strings.Contains(stored, "second turn") {
+		t.Errorf("stored transcript after rewind and a new turn differs from the live one")
+	}
+	if files := gittest.Git(t, r.dir, "ls-tree", "-r", "--name-only", shadow); strings.Contains(files, "b.txt") || !strings.Contains(files, "c.txt") {
+		t.Errorf("shadow tree:\n%s", files)
+	}
+}
+
+func TestRewindResetToCommittedPoint(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	commit := func(msg string) string {
+		gittest.Git(t, r.dir, "add", "-A")
+		if out, err := gitCmd(t, r, "commit", "-q", "-m", msg).CombinedOutput(); err != nil {
+			t.Fatalf("commit: %v %s", err, out)
+		}
+		return gittest.Git(t, r.dir, "rev-parse", "HEAD")
+	}
+	r.turnWith("first turn", map[string]string{"a.txt": "a1\n"}, nil)
+	first := commit("first")
+	r.turnWith("second turn", map[string]string{"a.txt": "a2\n"}, nil)
+	second := commit("second")
+	gittest.WriteFile(t, r.dir, "README.md", "uncommitted\n")
+	_, errOut, code := r.entire("rewind", "--to", first[:9], "--reset")
+	if code != 0 || !strings.Contains(errOut, "Reset branch to "+first[:7]) || !strings.Contains(errOut, "git reset --hard "+second[:7]) {
+		t.Fatalf("reset: %d %s", code, errOut)
+	}
+	if head := gittest.Git(t, r.dir, "rev-parse", "HEAD"); head != first {
+		t.Errorf("HEAD %s, want %s", head, first)
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.dir, "a.txt")); string(b) != "a1\n" {
+		t.Errorf("a.txt = %q", b)
+	}
+	// The hint's two commands bring everything back.
+	gittest.Git(t, r.dir, "reset", "-q", "--hard", second)
+	if _, errOut, code := r.entire("rewind", "--undo"); code != 0 {
+		t.Fatalf("undo: %s", errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.dir, "README.md")); string(b) != "uncommitted\n" {
+		t.Errorf("README.md after undo = %q", b)
+	}
+}

@@ -1,0 +1,32 @@
+// Package rewind lists the points a session can be rewound to and restores
+// them: the work tree of a temporary checkpoint (a step on a shadow branch),
+// byte for byte, together with the agent's transcript as of that step, or
+// only the transcripts of a committed checkpoint (logs-only).
+//
+// Every change is preceded by an undo point: a commit under
+// refs/entire/undo/ (local, never pushed, the newest ten kept) that holds the
+// work tree's tracked and untracked-not-ignored files, the index and the
+// agent transcripts about to be overwritten, unredacted, like git stash.
+// Undo returns to it.
+//
+// The cost of a rewind follows the number of paths that differ, never the
+// size of the repository: one `git status`, tree diffs that skip equal
+// subtrees, and reads of only the candidate paths. The work tree is never
+// walked. Paths under .git, .entire, .claude and .gemini and gitignored
+// files are never touched.
+//
+// Shared shadow branches: a rewind never moves a branch tip back; it
+// records the rewound state as a new step of the session ("Rewind to
+// <sha7>: ..."), and an undo records the state it returns to the same way.
+// Paths that another live session of the work tree touched are left alone
+// unless this session touched them too, in which case the rewind is
+// refused when they changed after this session's newest step.
+//
+// After writing a transcript back, the session state's shadow_transcript is
+// dropped and transcript_cursor is set to the end of the written
+// transcript (nil for Gemini's single-document format), so the next turn
+// analyses only its own entries.
+//
+// A Rewinder writes human-oriented progress to its Progress writer only; it
+// never prints to stdout.
+package rewind

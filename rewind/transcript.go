@@ -1,0 +1,269 @@
+package rewind
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/session"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// ErrNoSessionDir is returned (wrapped) when the directory where the
+// agent keeps a session's transcript does not exist.
+var ErrNoSessionDir = errors.New("rewind: agent session directory missing")
+
+// Transcript is an agent transcript a rewind writes back.
+type Transcript struct {
+	// SessionID is the agent's session.
+	SessionID string
+	// Path is the file the agent reads the session from.
+	Path string
+	// ResumeCommand resumes the session ("claude -r <id>"); "" for an
+	// unknown agent.
+	ResumeCommand string
+	// Prompt is the session's first prompt, for the resume hint.
+	Prompt string
+	data   []byte
+	// chunks are the stored blobs whose reassembly is data (nil when data
+	// was cut): an undo point stores only what the file holds beyond them.
+	chunks []plumbing.Hash
+}
+
+// sessionFilePather is implemented by agents that know the file a session
+// is written to.
+type sessionFilePather interface {
+	SessionFilePath(*agent.AgentSession) (string, error)
+}
+
+// transcriptTarget returns where a session's transcript lives (SPEC 4.6):
+// the state's live transcript path, else the agent's naming in its session
+// directory. st may be nil; agentType may be empty.
+func (r *Rewinder) transcriptTarget(sessionID string, st *session.State, agentType string) (string, agent.Agent, error) {
+	if st != nil && agentType == "" {
+		agentType = st.AgentType
+	}
+	ag, _ := agent.GetByAgentType(agent.AgentType(agentType))
+	if st != nil && st.TranscriptPath != "" {
+		return st.TranscriptPath, ag, nil
+	}
+	if ag == nil {
+		return "", nil, fmt.Errorf("session %s: no transcript path recorded and unknown agent %q", sessionID, agentType)
+	}
+	s := &agent.AgentSession{SessionID: sessionID, AgentName: ag.Name(), RepoPath: r.repo.Root}
+	if p, ok := ag.(sessionFilePather); ok {
+		path, err := p.SessionFilePath(s)
+		return path, ag, err
+	}
+	dir, err := ag.GetSessionDir(r.repo.Root)
+	if err != nil {
+		return "", nil, err
+	}
+	return filepath.Join(dir, sessionID+".jsonl"), ag, nil
+}
+
+// requireDir fails with ErrNoSessionDir when the directory of path is
+// missing.
+func requireDir(path string) error {
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%w: %s does not exist (is the agent's data elsewhere, or was the session deleted?)", ErrNoSessionDir, dir)
+	}
+	return nil
+}
+
+// stepTranscript returns the transcript stored in a shadow commit for a
+// session (for a task point, cut after the task's checkpoint UUID, SPEC
+// 4.7) and the chunk blobs it was reassembled from (nil when cut); nil
+// when the commit stores none.
+func (r *Rewinder) stepTranscript(tree *object.Tree, p Point) ([]byte, []plumbing.Hash, error) {
+	dir := checkpoint.MetadataDirPrefix + p.SessionID
+	sub, err := tree.Tree(dir)
+	if err != nil {
+		return nil, nil, nil
+	}
+	var names []string
+	byName := map[string]plumbing.Hash{}
+	for _, e := range sub.Entries {
+		if e.Mode.IsFile() && agent.ParseChunkIndex(e.Name, checkpoint.TranscriptFile) >= 0 {
+			names = append(names, e.Name)
+			byName[e.Name] = e.Hash
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil, nil
+	}
+	var chunks []plumbing.Hash
+	for _, n := range agent.SortChunkFiles(names, checkpoint.TranscriptFile) {
+		chunks = append(chunks, byName[n])
+	}
+	data, err := checkpoint.ReadTranscript(r.repo, chunks, "")
+	if err != nil {
+		return nil, nil, fmt.Errorf("transcript of %s: %w", p.Short(), err)
+	}
+	if p.IsTaskCheckpoint {
+		if f, err := tree.File(p.MetadataDir + "/checkpoint.json"); err == nil {
+			if b, err := r.repo.ReadBlob(f.Hash); err == nil {
+				var cp struct {
+					UUID string `json:"checkpoint_uuid"`
+				}
+				if json.Unmarshal(b, &cp) == nil && cp.UUID != "" {
+					data = (&agent.AgentSession{NativeData: data}).TruncateAtUUID(cp.UUID).NativeData
+					chunks = nil
+				}
+			}
+		}
+	}
+	return data, chunks, nil
+}
+
+// checkpointTranscripts returns the transcripts of every session slot of a
+// committed checkpoint with their targets (SPEC 6.3 step 4): $HOME plus the
+// slot's transcript_path, else the session state's, else the agent's
+// naming. Slots without a session ID or a transcript are skipped.
+func (r *Rewinder) checkpointTranscripts(id checkpoint.ID) ([]Transcript, error) {
+	cp, err := checkpoint.NewStore(r.repo, r.now).Read(id)
+	if err != nil {
+		return nil, err
+	}
+	var out []Transcript
+	for _, s := range cp.Sessions {
+		m := s.Metadata
+		if m.SessionID == "" || session.ValidateID(m.SessionID) != nil {
+			continue
+		}
+		data, err := s.Transcript()
+		if err != nil {
+			r.printf("Skipping session %s: %v\n", m.SessionID, err)
+			continue
+		}
+		st, _ := r.sessions.Load(m.SessionID)
+		path, ag, err := r.transcriptTarget(m.SessionID, st, string(m.Agent))
+		if m.TranscriptPath != "" {
+			path = m.TranscriptPath
+			if !filepath.IsAbs(path) {
+				home, herr := r.home()
+				if herr != nil {
+					return nil, fmt.Errorf("home directory: %w", herr)
+				}
+				path = filepath.Join(home, filepath.FromSlash(path))
+			}
+		} else if err != nil {
+			return nil, err
+		}
+		t := Transcript{SessionID: m.SessionID, Path: path, data: data, chunks: s.TranscriptChunks()}
+		if ag != nil {
+			t.ResumeCommand = ag.FormatResumeCommand(m.SessionID)
+		}
+		if ps := s.Prompts(); len(ps) > 0 {
+			t.Prompt = firstLine(ps[0], 60)
+		}
+		out = append(out, t)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("checkpoint %s stores no session transcript", id)
+	}
+	return out, nil
+}
+
+// writeTranscripts writes transcripts atomically (mode 0600, parents 0750)
+// and fixes the transcript bookkeeping of their sessions' states: the
+// stored-chunk state is dropped (the next step stores the file anew; chunks
+// with the same bytes are not written again) and the analysis cursor is
+// put at the end of the new file, so that the next turn sees only its own
+// prompts and tokens. The cursor is dropped instead when it cannot be
+// computed cheaply (Gemini's single-document transcripts).
+func (r *Rewinder) writeTranscripts(ts []Transcript) error {
+	for _, t := range ts {
+		if err := agent.WriteFileAtomic(t.Path, t.data, 0o600); err != nil {
+			return fmt.Errorf("write transcript of %s: %w", t.SessionID, err)
+		}
+		cursor := endCursor(t.data)
+		err := r.sessions.Update(t.SessionID, func(st *session.State, exists bool) error {
+			if !exists {
+				return errNoState
+			}
+			st.ShadowTranscript, st.TranscriptCursor = nil, cursor
+			return nil
+		})
+		if err != nil && !errors.Is(err, errNoState) {
+			return fmt.Errorf("update session %s: %w", t.SessionID, err)
+		}
+	}
+	return nil
+}
+
+var errNoState = errors.New("no session state")
+
+// endCursor returns the analysis position at the end of a JSONL
+// transcript: its complete lines, its length and the last entry's uuid.
+// It returns nil for anything else.
+func endCursor(data []byte) *session.TranscriptCursor {
+	if len(data) == 0 || data[len(data)-1] != '\n' || agent.DetectAgentTypeFromContent(data) == agent.AgentTypeGemini {
+		return nil
+	}
+	c := &session.TranscriptCursor{Entries: bytes.Count(data, []byte{'\n'}), Offset: int64(len(data))}
+	rest := data[:len(data)-1]
+	for len(rest) > 0 && c.LastID == "" {
+		line := rest
+		if i := bytes.LastIndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[i+1:], rest[:i]
+		} else {
+			rest = nil
+		}
+		var e struct {
+			UUID string `json:"uuid"`
+		}
+		if json.Unmarshal(line, &e) == nil {
+			c.LastID = e.UUID
+		}
+	}
+	return c
+}
+
+// currentTranscripts reads the files that ts would overwrite (absent files
+// are recorded as absent), for the undo point.
+func currentTranscripts(ts []Transcript) ([]savedTranscript, error) {
+	var out []savedTranscript
+	for _, t := range ts {
+		data, err := os.ReadFile(t.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			out = append(out, savedTranscript{SessionID: t.SessionID, Path: t.Path, Absent: true})
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read transcript %s: %w", t.Path, err)
+		}
+		saved := savedTranscript{SessionID: t.SessionID, Path: t.Path, data: data}
+		if t.chunks != nil && bytes.HasPrefix(data, t.data) {
+			// The file grew from the restored transcript (the usual case):
+			// keep only the part after it, the rest is in git already.
+			saved.data = data[len(t.data):]
+			saved.prefix = t.chunks
+			for _, c := range t.chunks {
+				saved.PrefixChunks = append(saved.PrefixChunks, c.String())
+			}
+		}
+		out = append(out, saved)
+	}
+	return out, nil
+}
+
+// savedTranscript is a transcript as kept in an undo point.
+type savedTranscript struct {
+	SessionID string `json:"session_id"`
+	Path      string `json:"path"`
+	Absent    bool   `json:"absent,omitempty"`
+	// PrefixChunks are stored transcript chunks whose reassembly precedes
+	// the saved bytes.
+	PrefixChunks []string `json:"prefix_chunks,omitempty"`
+	data         []byte
+	prefix       []plumbing.Hash
+}

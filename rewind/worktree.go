@@ -1,0 +1,350 @@
+package rewind
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/entirecli/entire/gitrepo"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// protectedDirs are never read from a snapshot nor touched on disk.
+var protectedDirs = []string{".git", ".entire", ".claude", ".gemini"}
+
+// isProtected reports whether a repo-relative slash path is inside a
+// protected directory.
+func isProtected(p string) bool {
+	first, _, _ := strings.Cut(p, "/")
+	for _, d := range protectedDirs {
+		if first == d {
+			return true
+		}
+	}
+	return false
+}
+
+// ChangeKind says what a rewind does to a path.
+type ChangeKind byte
+
+const (
+	// Added: the path does not exist now and will be created.
+	Added ChangeKind = 'A'
+	// Modified: the path exists and its content, mode or type changes.
+	Modified ChangeKind = 'M'
+	// Deleted: the path exists and will be removed.
+	Deleted ChangeKind = 'D'
+)
+
+// entry is a path's state in a tree or on disk; Mode 0 means absent.
+type entry struct {
+	Mode filemode.FileMode
+	Hash plumbing.Hash
+}
+
+func (e entry) exists() bool { return e.Mode != 0 }
+
+// FileChange is one path a rewind changes.
+type FileChange struct {
+	Path string
+	Kind ChangeKind
+	want entry
+}
+
+// diffTrees appends to out the file paths (slash separated, relative to
+// the root) whose entries differ between trees a and b (ZeroHash for an
+// empty tree). Equal subtrees are skipped by hash, so the cost follows the
+// size of the difference. Protected directories at the root are left out.
+func diffTrees(repo *gitrepo.Repo, a, b plumbing.Hash, prefix string, out map[string]bool) error {
+	if a == b {
+		return nil
+	}
+	ea, err := treeEntries(repo, a)
+	if err != nil {
+		return err
+	}
+	eb, err := treeEntries(repo, b)
+	if err != nil {
+		return err
+	}
+	names := map[string]bool{}
+	for n := range ea {
+		names[n] = true
+	}
+	for n := range eb {
+		names[n] = true
+	}
+	for n := range names {
+		p := prefix + n
+		if prefix == "" && isProtected(p) {
+			continue
+		}
+		x, y := ea[n], eb[n]
+		if x.Mode == y.Mode && x.Hash == y.Hash {
+			continue
+		}
+		var sx, sy plumbing.Hash
+		if x.Mode == filemode.Dir {
+			sx = x.Hash
+		} else if x.Mode != 0 {
+			out[p] = true
+		}
+		if y.Mode == filemode.Dir {
+			sy = y.Hash
+		} else if y.Mode != 0 {
+			out[p] = true
+		}
+		if !sx.IsZero() || !sy.IsZero() {
+			if err := diffTrees(repo, sx, sy, p+"/", out); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func treeEntries(repo *gitrepo.Repo, h plumbing.Hash) (map[string]object.TreeEntry, error) {
+	m := map[string]object.TreeEntry{}
+	if h.IsZero() {
+		return m, nil
+	}
+	t, err := repo.Git.TreeObject(h)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", h, err)
+	}
+	for _, e := range t.Entries {
+		if e.Mode == filemode.Submodule {
+			continue // not ours to restore
+		}
+		m[e.Name] = e
+	}
+	return m, nil
+}
+
+// lookup returns the file entry at path p of a tree (absent for a
+// directory, a submodule or nothing).
+func lookup(t *object.Tree, p string) entry {
+	if t == nil {
+		return entry{}
+	}
+	e, err := t.FindEntry(p)
+	if err != nil || !e.Mode.IsFile() {
+		return entry{}
+	}
+	return entry{Mode: e.Mode, Hash: e.Hash}
+}
+
+// onDisk returns the state of a work-tree path as git would record it.
+func onDisk(root, p string) (entry, error) {
+	abs := filepath.Join(root, filepath.FromSlash(p))
+	fi, err := os.Lstat(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) || isNotDir(err) {
+			return entry{}, nil
+		}
+		return entry{}, fmt.Errorf("stat %s: %w", p, err)
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, err := os.Readlink(abs)
+		if err != nil {
+			return entry{}, fmt.Errorf("read link %s: %w", p, err)
+		}
+		return entry{Mode: filemode.Symlink, Hash: plumbing.ComputeHash(plumbing.BlobObject, []byte(target))}, nil
+	case fi.Mode().IsRegular():
+		data, err := os.ReadFile(abs)
+		if err != nil {
+			return entry{}, fmt.Errorf("read %s: %w", p, err)
+		}
+		mode := filemode.Regular
+		if fi.Mode()&0o111 != 0 {
+			mode = filemode.Executable
+		}
+		return entry{Mode: mode, Hash: plumbing.ComputeHash(plumbing.BlobObject, data)}, nil
+	case fi.IsDir():
+		return entry{Mode: filemode.Dir}, nil
+	}
+	return entry{}, nil // sockets, devices: treated as absent
+}
+
+// sameFile reports whether the disk state equals the wanted one (a
+// deprecated 0664 tree mode counts as regular).
+func sameFile(disk, want entry) bool {
+	dm, wm := disk.Mode, want.Mode
+	if wm == filemode.Deprecated {
+		wm = filemode.Regular
+	}
+	if dm == filemode.Dir {
+		dm = 0 // a directory where a file is wanted, or nothing: handled by the caller
+	}
+	return dm == wm && (dm == 0 || disk.Hash == want.Hash)
+}
+
+// applyChanges makes the work tree match the changes: deletions first
+// (deepest paths first, emptied directories removed), then writes. Each
+// file is written to a temporary name in its directory, synced, given its
+// mode and renamed over the path.
+func applyChanges(repo *gitrepo.Repo, changes []FileChange, progress func(FileChange)) error {
+	var dels, writes []FileChange
+	for _, c := range changes {
+		if c.Kind == Deleted {
+			dels = append(dels, c)
+		} else {
+			writes = append(writes, c)
+		}
+	}
+	for _, c := range changes {
+		// Writes are checked for links again after the deletions, which
+		// may remove a link that stands where a directory comes back.
+		if err := safePath(repo.Root, c.Path, c.Kind == Deleted); err != nil {
+			return err
+		}
+	}
+	sort.Slice(dels, func(i, j int) bool { return dels[i].Path > dels[j].Path })
+	for _, c := range dels {
+		abs := filepath.Join(repo.Root, filepath.FromSlash(c.Path))
+		if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("delete %s: %w", c.Path, err)
+		}
+		removeEmptyParents(repo.Root, filepath.Dir(abs))
+		progress(c)
+	}
+	sort.Slice(writes, func(i, j int) bool { return writes[i].Path < writes[j].Path })
+	for _, c := range writes {
+		if err := safePath(repo.Root, c.Path, true); err != nil {
+			return err
+		}
+		if err := writeEntry(repo, c.Path, c.want); err != nil {
+			return err
+		}
+		progress(c)
+	}
+	return nil
+}
+
+// safePath refuses a path that would lead outside the work tree: absolute,
+// with empty, "." or ".." components, inside a protected directory, or
+// (when links is set) below a symbolic link.
+func safePath(root, p string, links bool) error {
+	if p == "" || strings.HasPrefix(p, "/") || isProtected(p) {
+		return fmt.Errorf("refusing to touch %q", p)
+	}
+	parts := strings.Split(p, "/")
+	for _, part := range parts {
+		if part == "" || part == "." || part == ".." {
+			return fmt.Errorf("refusing to touch %q", p)
+		}
+	}
+	dir := root
+	for _, part := range parts[:len(parts)-1] {
+		if !links {
+			break
+		}
+		dir = filepath.Join(dir, part)
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			return nil // missing from here on: created as directories
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("refusing to touch %q: %s is a symbolic link", p, strings.TrimPrefix(dir, root+string(filepath.Separator)))
+		}
+	}
+	return nil
+}
+
+// removeEmptyParents removes dir and its parents while they are empty,
+// stopping at root.
+func removeEmptyParents(root, dir string) {
+	root = filepath.Clean(root)
+	for dir = filepath.Clean(dir); dir != root && strings.HasPrefix(dir, root+string(filepath.Separator)); dir = filepath.Dir(dir) {
+		if os.Remove(dir) != nil {
+			return
+		}
+	}
+}
+
+// writeEntry writes one blob to the work tree with its mode.
+func writeEntry(repo *gitrepo.Repo, p string, want entry) error {
+	data, err := repo.ReadBlob(want.Hash)
+	if err != nil {
+		return fmt.Errorf("restore %s: %w", p, err)
+	}
+	abs := filepath.Join(repo.Root, filepath.FromSlash(p))
+	dir := filepath.Dir(abs)
+	if err := makeDirs(repo.Root, dir); err != nil {
+		return fmt.Errorf("restore %s: %w", p, err)
+	}
+	if fi, err := os.Lstat(abs); err == nil && fi.IsDir() {
+		if err := os.Remove(abs); err != nil {
+			return fmt.Errorf("restore %s: a directory with untracked or ignored files is in the way: %w", p, err)
+		}
+	}
+	tmp := filepath.Join(dir, ".entire-rewind-"+filepath.Base(abs)+".tmp")
+	_ = os.Remove(tmp)
+	if want.Mode == filemode.Symlink {
+		if err := os.Symlink(string(data), tmp); err != nil {
+			return fmt.Errorf("restore %s: %w", p, err)
+		}
+	} else {
+		perm := os.FileMode(0o644)
+		if want.Mode == filemode.Executable {
+			perm = 0o755
+		}
+		if err := writeSynced(tmp, data, perm); err != nil {
+			return fmt.Errorf("restore %s: %w", p, err)
+		}
+	}
+	if err := os.Rename(tmp, abs); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("restore %s: %w", p, err)
+	}
+	return nil
+}
+
+// makeDirs creates dir and its parents below root; a file standing where a
+// directory is needed is an error that names it.
+func makeDirs(root, dir string) error {
+	err := os.MkdirAll(dir, 0o755)
+	if err == nil || !isNotDir(err) && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	for d := dir; d != root && len(d) > len(root); d = filepath.Dir(d) {
+		if fi, err := os.Lstat(d); err == nil && !fi.IsDir() {
+			rel, _ := filepath.Rel(root, d)
+			return fmt.Errorf("%s is a file where a directory is needed", filepath.ToSlash(rel))
+		}
+	}
+	return err
+}
+
+func writeSynced(path string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return err
+	}
+	return os.Chmod(path, perm) // the umask does not decide the exec bit
+}
+
+// isNotDir reports ENOTDIR: a path below something that is a file.
+func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }

@@ -313,6 +313,10 @@ func (r *Rewinder) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 	if plan.newest != nil && plan.state != nil {
 		info.sessionID, info.step = plan.state.SessionID, plan.newest.Hash
 	}
+	notesThen := r.plannedNotes(plan)
+	if info.notes, err = r.notesBefore(ctx, notesThen); err != nil {
+		return nil, fmt.Errorf("record the notes (nothing was changed): %w", err)
+	}
 	ref, err := r.recordUndo(ctx, plan.head, plan.headTree, plan.candidates, saved, info)
 	if err != nil {
 		return nil, fmt.Errorf("record undo point (nothing was changed): %w", err)
@@ -330,6 +334,9 @@ func (r *Rewinder) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 		return res, fmt.Errorf("%w (undo with `entire rewind --undo`)", err)
 	}
 	if err := r.writeTranscripts(plan.Transcripts); err != nil {
+		return res, err
+	}
+	if err := r.restoreNotes(ctx, notesThen); err != nil {
 		return res, err
 	}
 	if plan.target != nil && plan.state != nil {

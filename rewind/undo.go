@@ -86,6 +86,9 @@ func (r *Rewinder) recordUndo(ctx context.Context, head, headTree plumbing.Hash,
 		}
 		parents = append(parents, tc)
 	}
+	if !info.notes.IsZero() {
+		parents = append(parents, info.notes) // keeps the notes reachable
+	}
 	c, err := r.repo.WriteCommit(&object.Commit{Author: sig, Committer: sig, TreeHash: tree, ParentHashes: parents,
 		Message: info.message()})
 	if err != nil {
@@ -106,6 +109,9 @@ type undoInfo struct {
 	what      string
 	sessionID string
 	step      plumbing.Hash
+	// notes is the commit of the notes before the rewind (see
+	// notesBefore), ZeroHash when the rewind changes no notes.
+	notes plumbing.Hash
 }
 
 const (
@@ -115,8 +121,15 @@ const (
 
 func (u undoInfo) message() string {
 	msg := "entire: undo point before " + u.what + "\n"
+	var tr checkpoint.Trailers
 	if u.sessionID != "" {
-		msg += "\n" + checkpoint.Trailers{{Key: trailerUndoSession, Value: u.sessionID}, {Key: trailerUndoStep, Value: u.step.String()}}.String()
+		tr = append(tr, checkpoint.Trailer{Key: trailerUndoSession, Value: u.sessionID}, checkpoint.Trailer{Key: trailerUndoStep, Value: u.step.String()})
+	}
+	if !u.notes.IsZero() {
+		tr = append(tr, checkpoint.Trailer{Key: trailerUndoNotes, Value: u.notes.String()})
+	}
+	if len(tr) > 0 {
+		msg += "\n" + tr.String()
 	}
 	return msg
 }
@@ -275,6 +288,13 @@ func (r *Rewinder) Undo(ctx context.Context, name string) (*Result, error) {
 	if err := r.writeTranscripts(res.Transcripts); err != nil {
 		return res, err
 	}
+	notesBack, err := r.undoNotes(c)
+	if err != nil {
+		return res, err
+	}
+	if err := r.restoreNotes(ctx, notesBack); err != nil {
+		return res, err
+	}
 	r.recordUndoStep(ctx, c, hc.TreeHash, sortedSet(cand))
 	return res, nil
 }
@@ -312,6 +332,9 @@ func (r *Rewinder) recordUndoStep(ctx context.Context, undo *object.Commit, head
 func (r *Rewinder) savedTranscripts(c *object.Commit) ([]savedTranscript, error) {
 	if len(c.ParentHashes) < 3 {
 		return nil, nil
+	}
+	if v, _ := checkpoint.ParseTrailers(c.Message).Get(trailerUndoNotes); v == c.ParentHashes[2].String() {
+		return nil, nil // no transcripts: the third parent holds the notes
 	}
 	tc, err := r.repo.Git.CommitObject(c.ParentHashes[2])
 	if err != nil {

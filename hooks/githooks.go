@@ -1,10 +1,10 @@
 package hooks
 
 import (
-	"errors"
-	"io"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/entirecli/entire/push"
 	"github.com/entirecli/entire/strategy"

@@ -19,7 +19,9 @@ func TestGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	sha := strings.Repeat("a", 40)
-	line := func(b string) string { return "refs/heads/" + b + " " + sha + " refs/heads/" + b + " " + zeroSHA + "\n" }
+	line := func(b string) string {
+		return "refs/heads/" + b + " " + sha + " refs/heads/" + b + " " + zeroSHA + "\n"
+	}
 	all := line("main") + line("entire/checkpoints/v1") + line("entire/abc1234-e3b0c4")
 	tests := []struct {
 		name    string

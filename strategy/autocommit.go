@@ -237,7 +237,7 @@ func (a *AutoCommit) saveStep(ctx context.Context, st *session.State, in TurnInp
 	meta := a.metadata(st, an, files)
 	w := checkpoint.SessionWrite{
 		Metadata: meta, Transcript: ts, Prompts: joinPrompts(prompts),
-		Context: stepContext(st.SessionID, subject, prompts, summary, an.ToolUses),
+		Context: stepContext(st.SessionID, subject, prompts, summary, a.mc.redactTools(an.ToolUses)),
 	}
 	if summary != "" {
 		w.Files = map[string][]byte{checkpoint.SummaryFile: []byte(summary)}

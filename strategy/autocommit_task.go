@@ -82,7 +82,7 @@ func (a *AutoCommit) saveTask(ctx context.Context, st *session.State, in TaskInp
 		return err
 	}
 	id := checkpoint.NewID()
-	subject := taskSubject(in)
+	subject := a.env.Redactor.Text(taskSubject(in))
 	commit, err := a.commitCode(ctx, head, files, subject, id)
 	if err != nil || commit.IsZero() {
 		if err == nil {

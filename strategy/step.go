@@ -156,7 +156,7 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 	files := map[string][]byte{
 		checkpoint.PromptFile:  []byte(joinPrompts(prompts)),
 		checkpoint.SummaryFile: []byte(summary),
-		checkpoint.ContextFile: []byte(stepContext(st.SessionID, subject, stepPrompts, summary, a.ToolUses)),
+		checkpoint.ContextFile: []byte(stepContext(st.SessionID, subject, stepPrompts, summary, m.redactTools(a.ToolUses))),
 	}
 	changes, err := repo.WorktreeChanges(ws.Dirty)
 	if err != nil {
@@ -358,6 +358,16 @@ func (m *ManualCommit) redactDocument(b []byte) ([]byte, []renderrefs.Reference)
 		return d.JSONDoc(b), refs
 	}
 	return []byte(m.env.Redactor.Text(string(b))), refs
+}
+
+// redactTools redacts the details of tool calls (a Bash command often
+// carries a token).
+func (m *ManualCommit) redactTools(tools []agent.ToolUse) []agent.ToolUse {
+	out := make([]agent.ToolUse, len(tools))
+	for i, t := range tools {
+		out[i] = agent.ToolUse{Name: t.Name, Detail: m.env.Redactor.Text(t.Detail)}
+	}
+	return out
 }
 
 func (m *ManualCommit) redactAll(ss []string) []string {

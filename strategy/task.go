@@ -135,7 +135,7 @@ func (m *ManualCommit) saveTaskStep(ctx context.Context, st *session.State, in T
 	if err != nil {
 		return err
 	}
-	subject := taskSubject(in)
+	subject := m.env.Redactor.Text(taskSubject(in))
 	_, err = checkpoint.WriteStep(ctx, repo, checkpoint.Step{
 		Branch: shadowBranch(st), BaseTree: hc.TreeHash, Changes: append(changes, tc...), Snapshot: true,
 		MetadataDir: taskDir, MetadataFiles: files,

@@ -1,0 +1,217 @@
+package explain
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/entirecli/entire/agent"
+)
+
+// Role is the speaker of a transcript entry.
+type Role string
+
+// Roles of transcript entries.
+const (
+	RoleUser      Role = "User"
+	RoleAssistant Role = "Assistant"
+	RoleTool      Role = "Tool"
+)
+
+// Entry is one line of a condensed transcript.
+type Entry struct {
+	Role Role
+	// Text is the prompt or assistant text; for RoleTool the tool's most
+	// telling argument (agent.ToolDetail), possibly "".
+	Text string
+	// Tool is the tool name (RoleTool only).
+	Tool string
+}
+
+// skillPreamble starts the user entries Claude Code writes when it loads a
+// skill; they are not prompts and are dropped (SPEC 1.9).
+const skillPreamble = "Base directory for this skill:"
+
+// block is a Claude message content block, as far as the transcript needs it.
+type block struct {
+	Type  string          `json:"type"`
+	Text  string          `json:"text"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+// toolCall is a Gemini tool call.
+type toolCall struct {
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+// line is one JSONL transcript line (Claude Code, or Gemini's JSONL form)
+// or one message of Gemini's JSON document.
+type line struct {
+	Type        string `json:"type"`
+	IsMeta      bool   `json:"isMeta"`
+	IsSidechain bool   `json:"isSidechain"`
+	Message     *struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+	Content   json.RawMessage `json:"content"`
+	ToolCalls []toolCall      `json:"toolCalls"`
+}
+
+// ParseTranscript returns the condensed entries of a stored transcript from
+// position start on: for JSONL transcripts (Claude Code) start counts lines,
+// for Gemini's JSON document it counts messages (checkpoint_transcript_start,
+// SPEC 4.3). A start past the end gives no entries. Malformed lines are
+// skipped; a document that looks like Gemini JSON but does not parse is an
+// error.
+func ParseTranscript(content []byte, start int) ([]Entry, error) {
+	if start < 0 {
+		start = 0
+	}
+	if isDocument(content) {
+		var doc struct {
+			Messages []line `json:"messages"`
+		}
+		if err := json.Unmarshal(content, &doc); err != nil {
+			return nil, fmt.Errorf("parse transcript: %w", err)
+		}
+		var out []Entry
+		for i := range doc.Messages {
+			if i >= start {
+				out = appendLine(out, &doc.Messages[i])
+			}
+		}
+		return out, nil
+	}
+	var out []Entry
+	n := 0
+	for len(content) > 0 {
+		var l []byte
+		if i := bytes.IndexByte(content, '\n'); i >= 0 {
+			l, content = content[:i], content[i+1:]
+		} else {
+			l, content = content, nil
+		}
+		n++
+		if n <= start || len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		var v line
+		if json.Unmarshal(l, &v) != nil {
+			continue
+		}
+		out = appendLine(out, &v)
+	}
+	return out, nil
+}
+
+// isDocument reports whether content is a single JSON document with a
+// "messages" array (Gemini CLI's session file) rather than JSONL: its first
+// line is a lone "{", or it is one line holding an object with "messages".
+func isDocument(content []byte) bool {
+	content = bytes.TrimLeft(content, " \t\r\n")
+	first := content
+	if i := bytes.IndexByte(content, '\n'); i >= 0 {
+		first = content[:i]
+	}
+	first = bytes.TrimSpace(first)
+	if string(first) == "{" {
+		return true
+	}
+	if len(first) != len(bytes.TrimSpace(content)) {
+		return false
+	}
+	obj, err := agent.ParseObject(first)
+	if err != nil {
+		return false
+	}
+	_, ok := obj.Get("messages")
+	return ok
+}
+
+// appendLine adds the entries of one transcript line or message.
+func appendLine(out []Entry, v *line) []Entry {
+	if v.IsMeta || v.IsSidechain {
+		return out
+	}
+	content := v.Content
+	if v.Message != nil && len(v.Message.Content) > 0 {
+		content = v.Message.Content
+	}
+	switch v.Type {
+	case "user", "human":
+		text := agent.PromptText(agent.MessageText(content))
+		if text != "" && !strings.HasPrefix(text, skillPreamble) {
+			out = append(out, Entry{Role: RoleUser, Text: text})
+		}
+	case "assistant", "gemini", "model":
+		if text := strings.TrimSpace(agent.MessageText(content)); text != "" {
+			out = append(out, Entry{Role: RoleAssistant, Text: text})
+		}
+		if len(content) > 0 && content[0] == '[' {
+			var blocks []block
+			if json.Unmarshal(content, &blocks) == nil {
+				for _, b := range blocks {
+					if b.Type == "tool_use" && b.Name != "" {
+						out = append(out, Entry{Role: RoleTool, Tool: b.Name, Text: agent.ToolDetail(b.Name, b.Input)})
+					}
+				}
+			}
+		}
+		for _, c := range v.ToolCalls {
+			if c.Name != "" {
+				out = append(out, Entry{Role: RoleTool, Tool: c.Name, Text: agent.ToolDetail(c.Name, c.Args)})
+			}
+		}
+	}
+	return out
+}
+
+// Line formats one entry as its condensed line(s): "[User] text",
+// "[Assistant] text", "[Tool] Name: detail" (or "[Tool] Name" without a
+// detail). Multi-line texts keep their lines.
+func (e Entry) Line() string {
+	if e.Role == RoleTool {
+		if e.Text == "" {
+			return "[Tool] " + e.Tool
+		}
+		return "[Tool] " + e.Tool + ": " + oneLine(e.Text)
+	}
+	return "[" + string(e.Role) + "] " + strings.TrimSpace(e.Text)
+}
+
+// WriteTranscript writes entries one per line, with a blank line before
+// every user or assistant entry but the first, so that a turn reads as a
+// block.
+func WriteTranscript(w io.Writer, entries []Entry) error {
+	var b strings.Builder
+	for i, e := range entries {
+		if i > 0 && e.Role != RoleTool {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Line())
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// oneLine collapses whitespace runs (newlines included) into single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Truncate shortens s to at most n runes, ending in "..." when cut, after
+// collapsing it to one line.
+func Truncate(s string, n int) string {
+	s = oneLine(s)
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n <= 3 {
+		return string(r[:n])
+	}
+	return string(r[:n-3]) + "..."
+}

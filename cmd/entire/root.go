@@ -43,5 +43,7 @@ func newRootCmd(f *factory) *cobra.Command {
 	root.AddCommand(newHideCmd(f, nil))
 	root.AddCommand(newNoteCmd(f, nil))
 	root.AddCommand(newMCPCmd(f, nil))
+	root.AddCommand(newExplainCmd(f, nil))
+	root.AddCommand(newResumeCmd(f, nil))
 	return root
 }

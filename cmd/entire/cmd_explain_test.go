@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/entirecli/entire/gitrepo/gittest"
+)
+
+// committedSession plays two turns on a feature branch and commits them; it
+// returns the repository and the checkpoint ID of the commit.
+func committedSession(t *testing.T) (*sessionRepo, string) {
+	t.Helper()
+	r := newSessionRepo(t)
+	gittest.Git(t, r.dir, "checkout", "-q", "-b", "feature")
+	r.hook("session-start", map[string]any{"source": "startup"})
+	r.agentTurn("Please add a greeting", map[string]string{"hello.txt": "hello\n"})
+	r.agentTurn("Add a farewell too", map[string]string{"bye.txt": "bye\n"})
+	gittest.Git(t, r.dir, "add", "hello.txt", "bye.txt")
+	if out, err := gitCmd(t, r, "commit", "-q", "-m", "Add greeting and farewell").CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v\n%s", err, out)
+	}
+	id := trailerID(t, r.dir, "HEAD")
+	return r, id
+}
+
+func trailerID(t *testing.T, dir, rev string) string {
+	t.Helper()
+	for _, l := range strings.Split(gittest.Git(t, dir, "log", "-1", "--format=%B", rev), "\n") {
+		if v, ok := strings.CutPrefix(l, "Entire-Checkpoint: "); ok {
+			return v
+		}
+	}
+	t.Fatalf("commit %s has no checkpoint trailer", rev)
+	return ""
+}
+
+func TestExplainEndToEnd(t *testing.T) {
+	t.Parallel()
+	r, id := committedSession(t)
+	run := func(args ...string) (string, string, int) {
+		return runEntire(t, r.dir, r.env, "", append([]string{"explain"}, args...)...)
+	}
+	out, errOut, code := run("--commit", "HEAD", "--no-pager")
+	if code != 0 {
+		t.Fatalf("explain --commit HEAD: %d %s", code, errOut)
+	}
+	sha7 := gittest.Git(t, r.dir, "rev-parse", "--short=7", "HEAD")
+	for _, want := range []string{
+		"Checkpoint: " + id + "\n",
+		"Session: sess-1 (Claude Code)\n",
+		"Author: Test User <test@example.com>\n",
+		"Tokens: 30 (input 20, cache write 0, cache read 0, output 10; 2 API calls)\n",
+		"Commits: (1)\n  " + sha7 + " 2026-01-02 Add greeting and farewell\n",
+		"Intent: Please add a greeting\nOutcome: (not generated)\n",
+		"Prompts: (2)\n  1. Please add a greeting\n  2. Add a farewell too\n",
+		"Files: (2)\n  - bye.txt\n  - hello.txt\n",
+		"Transcript (checkpoint scope):\n[User] Please add a greeting\n[Tool] Write: " + r.dir + "/hello.txt\n\n[Assistant] Done with Please add a greeting\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain --commit HEAD lacks %q:\n%s", want, out)
+		}
+	}
+	// The checkpoint by ID and by prefix gives the same view.
+	if byID, _, code := run("--checkpoint", id, "--no-pager"); code != 0 || byID != out {
+		t.Errorf("--checkpoint %s: exit %d, differs from --commit HEAD:\n%s", id, code, byID)
+	}
+	if byPrefix, _, code := run("-c", id[:6], "--no-pager"); code != 0 || byPrefix != out {
+		t.Errorf("prefix: exit %d\n%s", code, byPrefix)
+	}
+	short, _, _ := run("--checkpoint", id, "--short")
+	if strings.Contains(short, "Transcript") || !strings.HasSuffix(short, "Outcome: (not generated)\n") {
+		t.Errorf("--short:\n%s", short)
+	}
+	if full, _, _ := run("--checkpoint", id, "--full"); !strings.Contains(full, "Transcript (full session):\n[User] Please add a greeting") {
+		t.Errorf("--full:\n%s", full)
+	}
+	raw, _, _ := run("--checkpoint", id, "--raw-transcript")
+	live, _ := os.ReadFile(r.transcript)
+	if raw != string(live) {
+		t.Errorf("--raw-transcript differs from the live transcript")
+	}
+	list, _, code := run()
+	if code != 0 || !strings.HasPrefix(list, "Branch: feature\nCheckpoints: 1\n\n["+id+"] \"Please add a greeting\"\n  01-02 03:04 ("+sha7+") Add greeting and farewell\n") {
+		t.Errorf("list: %d\n%s", code, list)
+	}
+	if l, _, _ := run("--session", "nope"); !strings.Contains(l, "Checkpoints: 0\nFiltered by session: nope\n\nNo checkpoints found on this branch.") {
+		t.Errorf("filtered list:\n%s", l)
+	}
+	// A commit without trailer.
+	if out, _, code := run("--commit", "HEAD~1"); code != 0 || !strings.HasPrefix(out, "No associated Entire checkpoint") {
+		t.Errorf("--commit HEAD~1: %d %q", code, out)
+	}
+}
+
+func TestExplainBadInput(t *testing.T) {
+	t.Parallel()
+	r, id := committedSession(t)
+	before := gittest.Git(t, r.dir, "for-each-ref")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--checkpoint", "ffffffffffff"}, "checkpoint not found: ffffffffffff"},
+		{[]string{"--checkpoint", "zz"}, "checkpoint not found: zz"},
+		{[]string{"--commit", "no-such-rev"}, `unknown commit "no-such-rev"`},
+		{[]string{"--commit", "HEAD", "--checkpoint", id}, "cannot specify multiple of --session, --commit, --checkpoint"},
+		{[]string{"--short", "--full", "-c", id}, "mutually exclusive"},
+		{[]string{"--generate"}, "--generate requires --checkpoint"},
+		{[]string{"--force", "-c", id}, "--force requires --generate"},
+		{[]string{"--raw-transcript"}, "--raw-transcript requires --checkpoint"},
+		{[]string{"extra"}, "Hint: use --checkpoint, --session, or --commit"},
+		{[]string{"-c", id, "--generate"}, "the claude command is not installed"},
+	} {
+		env := r.env
+		if tc.args[len(tc.args)-1] == "--generate" {
+			env = append(env[:len(env):len(env)], "PATH="+emptyPath(t))
+		}
+		_, errOut, code := runEntire(t, r.dir, env, "", append([]string{"explain"}, tc.args...)...)
+		if code != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("explain %v: exit %d, stderr %q (want %q)", tc.args, code, errOut, tc.want)
+		}
+	}
+	if after := gittest.Git(t, r.dir, "for-each-ref"); after != before {
+		t.Errorf("bad input changed refs:\n%s\n%s", before, after)
+	}
+}
+
+// emptyPath is a PATH with git but without any agent CLI.
+func emptyPath(t *testing.T) string {
+	t.Helper()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git not on PATH")
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(git, filepath.Join(dir, "git")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestExplainFlagParsing(t *testing.T) {
+	t.Parallel()
+	f, _, _ := testFactory(t.TempDir(), nil)
+	var got *explainOptions
+	cmd := newExplainCmd(f, func(_ context.Context, o *explainOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"-c", "abc", "-s", "--no-pager", "--search-all"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Checkpoint != "abc" || !got.Short || !got.NoPager || !got.SearchAll || got.Full {
+		t.Errorf("options %+v", got)
+	}
+}

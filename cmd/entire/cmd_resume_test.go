@@ -1,0 +1,124 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/entirecli/entire/gitrepo/gittest"
+)
+
+// publish pushes the feature branch and the metadata branch of r to a new
+// bare repository and returns its path.
+func publish(t *testing.T, r *sessionRepo) string {
+	t.Helper()
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	gittest.Git(t, r.dir, "init", "-q", "--bare", bare)
+	gittest.Git(t, r.dir, "push", "-q", "--no-verify", bare, "main", "feature", "entire/checkpoints/v1")
+	return bare
+}
+
+// secondClone makes a repository that has fetched only the given branches
+// from remote (as another machine would), checked out on main.
+func secondClone(t *testing.T, remote string, branches ...string) string {
+	t.Helper()
+	dir := gittest.Init(t)
+	gittest.Git(t, dir, "remote", "add", "origin", remote)
+	for _, b := range append([]string{"main"}, branches...) {
+		gittest.Git(t, dir, "fetch", "-q", "origin", "+refs/heads/"+b+":refs/remotes/origin/"+b)
+	}
+	gittest.Git(t, dir, "checkout", "-q", "-b", "main", "origin/main")
+	return dir
+}
+
+func TestResumeInSecondClone(t *testing.T) {
+	t.Parallel()
+	r, _ := committedSession(t)
+	remote := publish(t, r)
+	live, _ := os.ReadFile(r.transcript)
+	for _, tc := range []struct {
+		name    string
+		fetched []string
+	}{
+		{"metadata fetched", []string{"feature", "entire/checkpoints/v1"}},
+		{"metadata fetched by resume", []string{"feature"}},
+		{"branch fetched by resume", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			clone := secondClone(t, remote, tc.fetched...)
+			projects := t.TempDir()
+			env := []string{"ENTIRE_TEST_CLAUDE_PROJECT_DIR=" + projects}
+			_, errOut, code := runEntire(t, clone, env, "", "resume", "feature")
+			if code != 0 {
+				t.Fatalf("resume: exit %d\n%s", code, errOut)
+			}
+			if b := gittest.Git(t, clone, "branch", "--show-current"); b != "feature" {
+				t.Errorf("on branch %q", b)
+			}
+			got, err := os.ReadFile(filepath.Join(projects, "sess-1.jsonl"))
+			if err != nil || string(got) != string(live) {
+				t.Errorf("restored transcript differs (%v)", err)
+			}
+			if !strings.Contains(errOut, "To continue this session, run:\n  claude -r sess-1  # Add a farewell too\n") {
+				t.Errorf("stderr:\n%s", errOut)
+			}
+		})
+	}
+}
+
+func TestResumeBadInput(t *testing.T) {
+	t.Parallel()
+	r, _ := committedSession(t)
+	gittest.Git(t, r.dir, "checkout", "-q", "main")
+	projects := t.TempDir()
+	target := filepath.Join(projects, "sess-1.jsonl")
+	check := func(name string, env []string, args []string, want string) {
+		t.Helper()
+		before := gittest.Git(t, r.dir, "for-each-ref") + gittest.Git(t, r.dir, "status", "--porcelain")
+		_, errOut, code := runEntire(t, r.dir, env, "", append([]string{"resume"}, args...)...)
+		if code != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, stderr %q (want %q)", name, code, errOut, want)
+		}
+		after := gittest.Git(t, r.dir, "for-each-ref") + gittest.Git(t, r.dir, "status", "--porcelain")
+		if b := gittest.Git(t, r.dir, "branch", "--show-current"); b != "main" || after != before {
+			t.Errorf("%s: changed the repository (branch %s)", name, b)
+		}
+	}
+	env := []string{"ENTIRE_TEST_CLAUDE_PROJECT_DIR=" + projects}
+	check("unknown branch", env, []string{"no-such-branch"}, "branch 'no-such-branch' not found locally or on origin")
+	check("bad name", env, []string{"a..b"}, `invalid branch name "a..b"`)
+	check("no args", env, nil, "exactly one argument")
+	check("missing agent dir", []string{"ENTIRE_TEST_CLAUDE_PROJECT_DIR=" + filepath.Join(projects, "gone", "deeper")},
+		[]string{"feature"}, "Claude Code session directory")
+	if _, err := os.Stat(filepath.Join(projects, "gone")); err == nil {
+		t.Error("missing agent dir was created")
+	}
+
+	// A local transcript with newer entries is kept without --force.
+	newer := `{"type":"user","uuid":"x","timestamp":"2099-01-01T00:00:00Z","message":{"role":"user","content":"later"}}` + "\n"
+	if err := os.WriteFile(target, []byte(newer), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check("newer local", env, []string{"feature"}, "use --force to overwrite")
+	if b, _ := os.ReadFile(target); string(b) != newer {
+		t.Error("newer local transcript overwritten without --force")
+	}
+	// Uncommitted changes stop the checkout.
+	gittest.WriteFile(t, r.dir, "README.md", "changed\n")
+	check("dirty", env, []string{"feature", "--force"}, "you have uncommitted changes")
+	gittest.Git(t, r.dir, "checkout", "--", "README.md")
+
+	if _, errOut, code := runEntire(t, r.dir, env, "", "resume", "feature", "--force"); code != 0 {
+		t.Fatalf("resume --force: %d %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(target); string(b) == newer {
+		t.Error("--force did not overwrite")
+	}
+	// No checkpoint on main: informational, exit 0.
+	gittest.Git(t, r.dir, "checkout", "-q", "main")
+	if _, errOut, code := runEntire(t, r.dir, env, "", "resume", "main"); code != 0 || !strings.Contains(errOut, "No Entire checkpoint found on branch 'main'") {
+		t.Errorf("resume main: %d %q", code, errOut)
+	}
+}

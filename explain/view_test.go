@@ -141,12 +141,12 @@ func TestRenderList(t *testing.T) {
 func TestParseSummary(t *testing.T) {
 	t.Parallel()
 	for in, wantIntent := range map[string]string{
-		`{"intent":"a","outcome":"b"}`:                                 "a",
+		`{"intent":"a","outcome":"b"}`:                                       "a",
 		"```json\n{\"intent\":\"a\",\"outcome\":\"b\",\"friction\":[]}\n```": "a",
-		"Here it is:\n{\"intent\":\"x\",\"outcome\":\"\"}\nThanks":             "x",
-		`{"intent":"","outcome":""}`:                                   "",
-		`no json here`:                                                 "",
-		`{"intent": 5}`:                                                "",
+		"Here it is:\n{\"intent\":\"x\",\"outcome\":\"\"}\nThanks":           "x",
+		`{"intent":"","outcome":""}`:                                         "",
+		`no json here`:                                                       "",
+		`{"intent": 5}`:                                                      "",
 	} {
 		s, err := ParseSummary(in)
 		switch {

@@ -99,6 +99,7 @@ func (l *Loader) Checkpoint(ctx context.Context, id checkpoint.ID, opts ViewOpti
 		if err != nil {
 			return nil, nil, err
 		}
+		l.relativize(sv.Transcript)
 		v.Sessions = append(v.Sessions, sv)
 		if len(cp.Root.FilesTouched) == 0 {
 			for _, f := range m.FilesTouched {
@@ -158,6 +159,17 @@ func sessionView(s *checkpoint.Session, mode Mode) (SessionView, error) {
 		}
 	}
 	return sv, nil
+}
+
+// relativize shows tool arguments that are paths inside the repository
+// relative to its root.
+func (l *Loader) relativize(entries []Entry) {
+	prefix := strings.TrimSuffix(l.Repo.Root, "/") + "/"
+	for i, e := range entries {
+		if e.Role == RoleTool {
+			entries[i].Text = strings.TrimPrefix(e.Text, prefix)
+		}
+	}
 }
 
 func prompts(entries []Entry) []string {
@@ -326,6 +338,7 @@ func (l *Loader) TemporaryView(c *object.Commit, mode Mode) (*CheckpointView, er
 				if sv.Transcript, err = ParseTranscript(content, 0); err != nil {
 					return nil, err
 				}
+				l.relativize(sv.Transcript)
 			}
 		}
 	}

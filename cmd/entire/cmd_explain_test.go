@@ -59,7 +59,7 @@ func TestExplainEndToEnd(t *testing.T) {
 		"Intent: Please add a greeting\nOutcome: (not generated)\n",
 		"Prompts: (2)\n  1. Please add a greeting\n  2. Add a farewell too\n",
 		"Files: (2)\n  - bye.txt\n  - hello.txt\n",
-		"Transcript (checkpoint scope):\n[User] Please add a greeting\n[Tool] Write: " + r.dir + "/hello.txt\n\n[Assistant] Done with Please add a greeting\n",
+		"Transcript (checkpoint scope):\n[User] Please add a greeting\n[Tool] Write: hello.txt\n\n[Assistant] Done with Please add a greeting\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("explain --commit HEAD lacks %q:\n%s", want, out)

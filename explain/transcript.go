@@ -96,7 +96,7 @@ func ParseTranscript(content []byte, start int) ([]Entry, error) {
 			l, content = content, nil
 		}
 		n++
-		if n <= start || len(bytes.TrimSpace(l)) == 0 {
+		if n <= start || len(bytes.TrimSpace(l)) == 0 || toolResultOnly(l) {
 			continue
 		}
 		var v line
@@ -132,6 +132,39 @@ func isDocument(content []byte) bool {
 	return ok
 }
 
+// toolResultOnly reports, without decoding it, whether a JSONL line can
+// only be a tool result: it has tool_result blocks and no text block. Such
+// lines carry the bulk of a transcript (file contents, command output) and
+// give no entry, so they are not decoded.
+func toolResultOnly(l []byte) bool {
+	return bytes.Contains(l, []byte(`"type":"tool_result"`)) && !bytes.Contains(l, []byte(`"type":"text"`))
+}
+
+// contentParts decodes a message content value once: a string, or an array
+// of blocks. Malformed content gives nothing.
+func contentParts(content json.RawMessage) (text string, blocks []block) {
+	if len(content) == 0 {
+		return "", nil
+	}
+	switch content[0] {
+	case '"':
+		_ = json.Unmarshal(content, &text)
+		return text, nil
+	case '[':
+		if json.Unmarshal(content, &blocks) != nil {
+			return "", nil
+		}
+		var texts []string
+		for _, b := range blocks {
+			if (b.Type == "text" || b.Type == "") && b.Text != "" {
+				texts = append(texts, b.Text)
+			}
+		}
+		return strings.Join(texts, "\n\n"), blocks
+	}
+	return "", nil
+}
+
 // appendLine adds the entries of one transcript line or message.
 func appendLine(out []Entry, v *line) []Entry {
 	if v.IsMeta || v.IsSidechain {
@@ -143,22 +176,19 @@ func appendLine(out []Entry, v *line) []Entry {
 	}
 	switch v.Type {
 	case "user", "human":
-		text := agent.PromptText(agent.MessageText(content))
+		raw, _ := contentParts(content)
+		text := agent.PromptText(raw)
 		if text != "" && !strings.HasPrefix(text, skillPreamble) {
 			out = append(out, Entry{Role: RoleUser, Text: text})
 		}
 	case "assistant", "gemini", "model":
-		if text := strings.TrimSpace(agent.MessageText(content)); text != "" {
+		raw, blocks := contentParts(content)
+		if text := strings.TrimSpace(raw); text != "" {
 			out = append(out, Entry{Role: RoleAssistant, Text: text})
 		}
-		if len(content) > 0 && content[0] == '[' {
-			var blocks []block
-			if json.Unmarshal(content, &blocks) == nil {
-				for _, b := range blocks {
-					if b.Type == "tool_use" && b.Name != "" {
-						out = append(out, Entry{Role: RoleTool, Tool: b.Name, Text: agent.ToolDetail(b.Name, b.Input)})
-					}
-				}
+		for _, b := range blocks {
+			if b.Type == "tool_use" && b.Name != "" {
+				out = append(out, Entry{Role: RoleTool, Tool: b.Name, Text: agent.ToolDetail(b.Name, b.Input)})
 			}
 		}
 		for _, c := range v.ToolCalls {

@@ -87,7 +87,7 @@ func (l *Loader) Checkpoint(ctx context.Context, id checkpoint.ID, opts ViewOpti
 	if err != nil {
 		return nil, nil, err
 	}
-	v := &CheckpointView{ID: string(id), Files: cp.Root.FilesTouched, CommitsSearched: true}
+	v := &CheckpointView{ID: string(id), Files: cp.Root.FilesTouched, CommitsSearched: true, SearchedAll: opts.SearchAll}
 	tokens := &agent.TokenUsage{}
 	for _, s := range cp.Sessions {
 		m := s.Metadata

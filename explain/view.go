@@ -66,6 +66,8 @@ type CheckpointView struct {
 	// none).
 	Commits         []Commit
 	CommitsSearched bool
+	// SearchedAll says the commits were looked for in every branch.
+	SearchedAll bool
 	// Summary is the AI summary of the latest session (nil: not generated).
 	Summary     *checkpoint.Summary
 	Files       []string
@@ -129,7 +131,11 @@ func RenderCheckpoint(w io.Writer, v *CheckpointView, mode Mode) error {
 	}
 	if v.CommitsSearched {
 		if len(v.Commits) == 0 {
-			p("Commits: No commits found on this branch\n")
+			if v.SearchedAll {
+				p("Commits: No commits found in any branch\n")
+			} else {
+				p("Commits: No commits found on this branch (--search-all looks in every branch)\n")
+			}
 		} else {
 			p("Commits: (%d)\n", len(v.Commits))
 			for _, c := range v.Commits {

@@ -97,7 +97,7 @@ Transcript (full session):
 			v.Sessions[0].Prompts = nil
 		}, ModeShort, "Checkpoint: a3b2c4d5e6f7 [temporary]\nSession: s1 (Claude Code)\nCreated: 2026-01-02 03:04:05\nTokens: 0 (not recorded)\nIntent: (no prompt)\nOutcome: (not generated)\n"},
 		{"no linked commit", func(v *CheckpointView) { v.Commits = nil }, ModeShort,
-			strings.Replace(sampleHeader, "Commits: (1)\n  0123456 2026-01-03 Add parser\n", "Commits: No commits found on this branch\n", 1)},
+			strings.Replace(sampleHeader, "Commits: (1)\n  0123456 2026-01-03 Add parser\n", "Commits: No commits found on this branch (--search-all looks in every branch)\n", 1)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -105,6 +105,11 @@ func TestResumeBadInput(t *testing.T) {
 	if b, _ := os.ReadFile(target); string(b) != newer {
 		t.Error("newer local transcript overwritten without --force")
 	}
+	// A newer commit without checkpoint needs confirmation.
+	gittest.Git(t, r.dir, "checkout", "-q", "feature")
+	gittest.Git(t, r.dir, "commit", "-q", "--allow-empty", "--no-verify", "-m", "later work")
+	gittest.Git(t, r.dir, "checkout", "-q", "main")
+	check("older checkpoint", env, []string{"feature"}, "not resuming from an older checkpoint without confirmation (use --force)")
 	// Uncommitted changes stop the checkout.
 	gittest.WriteFile(t, r.dir, "README.md", "changed\n")
 	check("dirty", env, []string{"feature", "--force"}, "you have uncommitted changes")

@@ -96,6 +96,11 @@ type SessionWrite struct {
 	// Trees are existing trees grafted at slash paths relative to the slot
 	// (notes/).
 	Trees map[string]plumbing.Hash
+	// CheckpointFiles are files by slash path relative to the checkpoint
+	// directory <id[:2]>/<id[2:]>/, outside every slot: auto-commit task
+	// checkpoints keep tasks/<tool_use_id>/... there (SPEC 3.7). Paths
+	// must not start with a slot number or name the root metadata.json.
+	CheckpointFiles map[string][]byte
 }
 
 // CommitInfo describes the metadata commit of a write.
@@ -220,6 +225,16 @@ func (s *Store) sessionChanges(id ID, slot int, w SessionWrite, existing []slotI
 	}
 	for _, name := range sortedKeys(w.Trees) {
 		changes = append(changes, gitrepo.Change{Path: dir + "/" + name, Mode: filemode.Dir, Hash: w.Trees[name]})
+	}
+	for _, name := range sortedKeys(w.CheckpointFiles) {
+		if name == MetadataFile || (name != "" && name[0] >= '0' && name[0] <= '9') {
+			return nil, nil, fmt.Errorf("checkpoint file %q: %w", name, gitrepo.ErrBadPath)
+		}
+		h, err := s.repo.WriteBlob(w.CheckpointFiles[name])
+		if err != nil {
+			return nil, nil, err
+		}
+		changes = append(changes, gitrepo.Change{Path: id.Shard() + "/" + name, Mode: filemode.Regular, Hash: h})
 	}
 
 	sessions := append([]slotInfo(nil), existing...)

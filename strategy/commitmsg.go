@@ -42,7 +42,7 @@ func (m *ManualCommit) PrepareCommitMsg(ctx context.Context, msgFile, source str
 		return fmt.Errorf("read commit message: %w", err)
 	}
 	msg := string(data)
-	if _, ok := checkpoint.CheckpointOf(msg); ok {
+	if _, ok := linkedCheckpoint(msg); ok {
 		return nil
 	}
 	sums := m.recentSessions()
@@ -198,6 +198,28 @@ func (m *ManualCommit) confirmLink(agentLabel, prompt string) bool {
 	line, _ := bufio.NewReader(tty).ReadString('\n')
 	answer := strings.ToLower(strings.TrimSpace(line))
 	return answer == "" || answer == "y" || answer == "yes"
+}
+
+// linkedCheckpoint returns the checkpoint a commit message links to. The
+// trailer is looked for in git's trailer block first and then, as SPEC 3.8
+// parses it, on any line of its own: a user's commit-msg hook that appends
+// a paragraph ("\nSigned-off-by: ...") leaves our trailer in the one before
+// it, and the commit must still be condensed under that ID (else it links
+// to a checkpoint that is never written).
+func linkedCheckpoint(msg string) (checkpoint.ID, bool) {
+	if id, ok := checkpoint.CheckpointOf(msg); ok {
+		return id, true
+	}
+	for _, line := range strings.Split(msg, "\n") {
+		v, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), checkpoint.TrailerCheckpoint+":")
+		if !ok {
+			continue
+		}
+		if id, err := checkpoint.ParseID(strings.TrimSpace(v)); err == nil {
+			return id, true
+		}
+	}
+	return "", false
 }
 
 // CommitMsg removes a trailer that is the only content of a message, so

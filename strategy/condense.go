@@ -42,7 +42,7 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read HEAD commit: %w", err)
 	}
-	id, linked := checkpoint.CheckpointOf(commit.Message)
+	id, linked := linkedCheckpoint(commit.Message)
 	sums := m.recentSessions()
 	if !linked {
 		for _, s := range sums {
@@ -230,6 +230,10 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	if !tip.IsZero() {
 		meta.InitialAttribution = m.attribution(st, tip, commit, files)
 	}
+	// A commit that keeps an earlier commit's trailer (`git commit --amend`
+	// after more agent work) is condensed into the same checkpoint: merge
+	// with the slot it already has rather than replace it.
+	prompts = m.mergePreviousSlot(id, &meta, prompts)
 	slot, err := m.env.checkpoints().WriteSession(ctx, id, checkpoint.SessionWrite{
 		Metadata: meta, Transcript: ts, Prompts: joinPrompts(prompts), Context: condensedContext(prompts),
 	}, checkpoint.CommitInfo{EphemeralBranch: branch})
@@ -370,4 +374,57 @@ func short8(s string) string {
 		return s[:8]
 	}
 	return s
+}
+
+// CondenseSession forces the condensation of a session's temporary
+// checkpoints onto the metadata branch under checkpoint id, which no
+// commit references (`entire doctor`). The session then has no pending
+// steps, is idle, keeps its base commit, and records id as its last
+// checkpoint; its shadow branch is deleted when no other session uses it.
+// It fails, changing nothing, when the session does not exist
+// (session.ErrNotFound), has no checkpoints, or its shadow branch is gone.
+func (m *ManualCommit) CondenseSession(ctx context.Context, sessionID string, id checkpoint.ID) error {
+	repo := m.env.Repo
+	var branch string
+	var tip plumbing.Hash
+	err := m.env.Sessions.Update(sessionID, func(st *session.State, exists bool) error {
+		if !exists {
+			return fmt.Errorf("%w: %s", session.ErrNotFound, sessionID)
+		}
+		if st.CheckpointCount == 0 {
+			return fmt.Errorf("session %s has no checkpoints to condense", sessionID)
+		}
+		branch = shadowBranch(st)
+		var err error
+		if tip, err = repo.ReadRef(checkpoint.ShadowRef(branch)); err != nil {
+			return err
+		}
+		if tip.IsZero() {
+			return fmt.Errorf("session %s: shadow branch %s not found", sessionID, branch)
+		}
+		// Condensing against the shadow tip itself: the "commit" takes the
+		// whole snapshot, so nothing is carried forward.
+		tc, err := repo.Git.CommitObject(tip)
+		if err != nil {
+			return fmt.Errorf("read shadow branch %s: %w", branch, err)
+		}
+		base := st.BaseCommit
+		if err := m.condense(ctx, st, id, tc); err != nil {
+			return err
+		}
+		st.BaseCommit, st.AttributionBaseCommit = base, base
+		st.Phase = session.PhaseIdle
+		st.TurnCheckpointIDs = nil
+		st.CheckpointCount, st.FilesTouched = 0, nil
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("condense session %s: %w", sessionID, err)
+	}
+	if !m.branchInUse(branch, "") {
+		if err := repo.DeleteRef(ctx, checkpoint.ShadowRef(branch), tip); err != nil {
+			m.env.Log.Warn("delete shadow branch", "branch", branch, "error", err)
+		}
+	}
+	return nil
 }

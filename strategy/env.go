@@ -110,8 +110,11 @@ type GitHooks interface {
 	PostCommit(ctx context.Context) error
 }
 
-// New returns the strategy configured in env's settings.
-// (auto-commit: see NewAutoCommit.)
+// New returns the strategy configured in env's settings: AutoCommit for
+// "auto-commit", else ManualCommit.
 func New(env *Env) Strategy {
+	if env.Settings != nil && env.Settings.StrategyName() == checkpoint.StrategyAutoCommit {
+		return NewAutoCommit(env)
+	}
 	return &ManualCommit{env: env}
 }

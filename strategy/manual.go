@@ -94,9 +94,14 @@ func (m *ManualCommit) SessionEnd(ctx context.Context, in TurnInput) error {
 // transition applies a state-machine event and its bookkeeping actions
 // (the condensation actions are the caller's).
 func (m *ManualCommit) transition(st *session.State, ev session.Event, tc session.TransitionContext) []session.Action {
+	return m.env.transition(st, ev, tc)
+}
+
+// transition is shared by the strategies; see ManualCommit.transition.
+func (e *Env) transition(st *session.State, ev session.Event, tc session.TransitionContext) []session.Action {
 	phase, actions := session.Transition(st.Phase, ev, tc)
 	st.Phase = phase
-	now := m.env.Now().UTC()
+	now := e.Now().UTC()
 	for _, a := range actions {
 		switch a {
 		case session.ActionClearEndedAt:
@@ -104,7 +109,7 @@ func (m *ManualCommit) transition(st *session.State, ev session.Event, tc sessio
 		case session.ActionUpdateLastInteraction:
 			st.LastInteractionTime = &now
 		case session.ActionWarnStaleSession:
-			m.env.Log.Warn("session start for a session that is still active", "session_id", st.SessionID)
+			e.Log.Warn("session start for a session that is still active", "session_id", st.SessionID)
 		}
 	}
 	return actions
@@ -122,6 +127,11 @@ func (m *ManualCommit) TurnStart(ctx context.Context, in TurnInput) error {
 	if head.IsZero() {
 		return nil // no commit yet: nothing to hang checkpoints on
 	}
+	// Re-install missing git hooks before taking the untracked-file list:
+	// with core.hooksPath inside the work tree (husky's .husky/, a team's
+	// .githooks/) the files it writes would otherwise count as new files
+	// of the agent's turn.
+	m.ensureSetup(ctx)
 	ws, err := readStatus(ctx, repo)
 	if err != nil {
 		return err
@@ -169,7 +179,6 @@ func (m *ManualCommit) TurnStart(ctx context.Context, in TurnInput) error {
 		return err
 	}
 	m.env.printf("Captured state before prompt: %d untracked files, transcript at entry %d\n", len(ws.Untracked), cursor.Entries)
-	m.ensureSetup(ctx)
 	return nil
 }
 
@@ -187,6 +196,13 @@ func (m *ManualCommit) migrate(ctx context.Context, st *session.State, head plum
 	tip, err := repo.ReadRef(checkpoint.ShadowRef(oldName))
 	if err != nil {
 		return err
+	}
+	// A session with no steps and no touched files has nothing of its own
+	// on the old branch: whatever is there belongs to other sessions
+	// sharing it. Copying it would leave a stale shadow branch on the new
+	// HEAD (e.g. after a commit that condensed only the other sessions).
+	if st.CheckpointCount == 0 && len(st.FilesTouched) == 0 {
+		tip = plumbing.ZeroHash
 	}
 	if tip.IsZero() {
 		m.env.printf("Updated session base commit to %s (HEAD changed during session)\n", head.String()[:7])

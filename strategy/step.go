@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"sync"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
@@ -36,11 +38,28 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 		return fmt.Errorf("transcript %q: %w", in.TranscriptPath, err)
 	}
 	pre, _ := session.ReadPrePrompt(repo.Root, in.SessionID)
-	ws, err := readStatus(ctx, repo)
-	if err != nil {
-		return err
-	}
+	// The one git status of this hook runs while the transcript is read
+	// and redacted: they are independent, and there are two cores.
+	statusDone := make(chan struct{})
+	var ws *worktreeStatus
+	var statusErr error
+	go func() {
+		defer close(statusDone)
+		ws, statusErr = readStatus(ctx, repo)
+	}()
 	err = m.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {
+		if in.TranscriptPath != "" {
+			st.TranscriptPath = in.TranscriptPath
+		}
+		a := m.scan(in, cursorOf(st))
+		src, srcErr := m.readTranscript(st, in)
+		<-statusDone
+		if statusErr != nil {
+			return statusErr
+		}
+		if srcErr != nil {
+			return srcErr
+		}
 		if !exists || st.BaseCommit == "" {
 			m.initState(st, in, head, ws)
 		} else if st.BaseCommit != head.String() {
@@ -48,10 +67,6 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 				return err
 			}
 		}
-		if in.TranscriptPath != "" {
-			st.TranscriptPath = in.TranscriptPath
-		}
-		a := m.scan(in, cursorOf(st))
 		untrackedBefore := st.UntrackedFilesAtStart
 		if pre != nil {
 			untrackedBefore = pre.UntrackedFiles
@@ -59,7 +74,7 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 		stepFiles := unionSorted(transcriptFiles(repo, in.Cwd, a.ModifiedFiles), ws.newFiles(untrackedBefore), ws.Deleted)
 		if len(stepFiles) == 0 {
 			m.env.printf("No files were modified during this session\nSkipping commit\n")
-		} else if err := m.saveStep(ctx, st, in, head, ws, a, stepFiles); err != nil {
+		} else if err := m.saveStep(ctx, st, in, head, ws, a, src, stepFiles); err != nil {
 			return err
 		}
 		setCursor(st, a.To)
@@ -67,6 +82,7 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 		m.finalizeTurnCheckpoints(ctx, st, in)
 		return nil
 	})
+	<-statusDone
 	if err != nil {
 		return fmt.Errorf("end turn: %w", err)
 	}
@@ -111,31 +127,34 @@ func (m *ManualCommit) scan(in TurnInput, from checkpointCursor) *agent.Analysis
 
 // saveStep writes the temporary checkpoint of a turn and records it in the
 // session state.
-func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnInput, head plumbing.Hash, ws *worktreeStatus, a *agent.Analysis, stepFiles []string) error {
+func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnInput, head plumbing.Hash, ws *worktreeStatus, a *agent.Analysis, src *transcriptSource, stepFiles []string) error {
 	repo := m.env.Repo
 	branch := shadowBranch(st)
 	tip, err := repo.ReadRef(checkpoint.ShadowRef(branch))
 	if err != nil {
 		return err
 	}
-	ts, err := m.storeTranscript(st, in)
+	ts, err := m.storeSource(st, src)
 	if err != nil {
 		return err
 	}
-	prompts := m.redactAll(a.Prompts)
+	stepPrompts := m.redactAll(a.Prompts)
+	prompts := stepPrompts
 	if st.CheckpointCount > 0 && !tip.IsZero() {
 		prompts = append(readShadowPrompts(repo, tip, st.SessionID), prompts...)
 	}
 	subject := defaultSubject
-	if len(a.Prompts) > 0 {
-		subject = CommitSubject(a.Prompts[len(a.Prompts)-1])
+	if len(stepPrompts) > 0 {
+		// From the redacted prompt: the subject must not leak a secret
+		// that the metadata files of the same commit have redacted.
+		subject = CommitSubject(stepPrompts[len(stepPrompts)-1])
 	}
 	summary := m.env.Redactor.Text(a.LastAssistant)
 	dir := metadataDir(st.SessionID)
 	files := map[string][]byte{
 		checkpoint.PromptFile:  []byte(joinPrompts(prompts)),
 		checkpoint.SummaryFile: []byte(summary),
-		checkpoint.ContextFile: []byte(stepContext(st.SessionID, subject, m.redactAll(a.Prompts), summary, a.ToolUses)),
+		checkpoint.ContextFile: []byte(stepContext(st.SessionID, subject, stepPrompts, summary, a.ToolUses)),
 	}
 	changes, err := repo.WorktreeChanges(ws.Dirty)
 	if err != nil {
@@ -175,35 +194,64 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 	return nil
 }
 
-// storeTranscript stores the transcript lines appended since the last
-// stored position, redacted, and returns the new transcript state. A
-// single-document transcript (Gemini JSON) is stored whole; its unchanged
-// chunks are not written again.
-func (m *ManualCommit) storeTranscript(st *session.State, in TurnInput) (*checkpoint.TranscriptState, error) {
-	repo := m.env.Repo
+// transcriptSource is what a transcript gained since it was last stored,
+// already redacted: new JSONL lines, or a whole JSON document.
+type transcriptSource struct {
+	path    string
+	lines   []byte // redacted complete lines (JSONL)
+	end     int64  // source offset just past lines
+	restart bool   // the source was rewritten: store it from scratch
+	doc     []byte // redacted whole document (Gemini JSON), nil for JSONL
+}
+
+// readTranscript reads and redacts what the transcript gained since the
+// last stored position (the whole file for a single-document transcript).
+func (m *ManualCommit) readTranscript(st *session.State, in TurnInput) (*transcriptSource, error) {
+	src := &transcriptSource{path: in.TranscriptPath}
 	if isJSONDocument(in.TranscriptPath) {
 		content, err := os.ReadFile(in.TranscriptPath)
 		if err != nil {
 			return nil, fmt.Errorf("read transcript: %w", err)
 		}
-		return checkpoint.WriteWhole(repo, m.redactDocument(content), agent.AgentTypeGemini)
+		src.doc = m.redactDocument(content)
+		return src, nil
 	}
 	data, end, restart, err := checkpoint.ReadSource(in.TranscriptPath, st.ShadowTranscript)
 	if err != nil {
 		return nil, err
 	}
+	src.lines, src.end, src.restart = m.redactLines(data), end, restart
+	return src, nil
+}
+
+// storeSource stores what readTranscript read after the session's stored
+// transcript and returns the new transcript state.
+func (m *ManualCommit) storeSource(st *session.State, src *transcriptSource) (*checkpoint.TranscriptState, error) {
+	if src.doc != nil {
+		return checkpoint.WriteWhole(m.env.Repo, src.doc, agent.AgentTypeGemini)
+	}
 	prev := st.ShadowTranscript
-	if restart {
+	if src.restart {
 		prev = nil
 	}
-	ts, err := checkpoint.AppendJSONL(repo, prev, m.redactLines(data))
+	ts, err := checkpoint.AppendJSONL(m.env.Repo, prev, src.lines)
 	if err != nil {
 		return nil, err
 	}
-	if err := ts.SetSource(in.TranscriptPath, end); err != nil {
+	if err := ts.SetSource(src.path, src.end); err != nil {
 		return nil, err
 	}
 	return ts, nil
+}
+
+// storeTranscript stores the transcript lines appended since the last
+// stored position, redacted, and returns the new transcript state.
+func (m *ManualCommit) storeTranscript(st *session.State, in TurnInput) (*checkpoint.TranscriptState, error) {
+	src, err := m.readTranscript(st, in)
+	if err != nil {
+		return nil, err
+	}
+	return m.storeSource(st, src)
 }
 
 // isJSONDocument reports whether a transcript file is one JSON document
@@ -226,11 +274,45 @@ func isJSONDocument(path string) bool {
 }
 
 // redactLines redacts complete JSONL lines one by one, so that a line
-// always gives the same bytes.
+// always gives the same bytes; large inputs are split at line boundaries
+// over the available cores.
 func (m *ManualCommit) redactLines(data []byte) []byte {
-	if _, ok := m.env.Redactor.(NoRedaction); ok {
+	if _, ok := m.env.Redactor.(NoRedaction); ok || len(data) == 0 {
 		return data
 	}
+	parts := runtime.GOMAXPROCS(0)
+	if len(data) < 256<<10 || parts < 2 {
+		return redactLineRange(m.env.Redactor, data)
+	}
+	var cuts [][]byte
+	for len(data) > 0 && len(cuts) < parts-1 {
+		cut := len(data) / (parts - len(cuts))
+		if i := bytes.IndexByte(data[cut:], '\n'); i >= 0 {
+			cut += i + 1
+		} else {
+			cut = len(data)
+		}
+		cuts = append(cuts, data[:cut])
+		data = data[cut:]
+	}
+	if len(data) > 0 {
+		cuts = append(cuts, data)
+	}
+	out := make([][]byte, len(cuts))
+	var wg sync.WaitGroup
+	for i, c := range cuts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = redactLineRange(m.env.Redactor, c)
+		}()
+	}
+	wg.Wait()
+	return bytes.Join(out, nil)
+}
+
+// redactLineRange redacts each line of data.
+func redactLineRange(r Redactor, data []byte) []byte {
 	out := make([]byte, 0, len(data))
 	for len(data) > 0 {
 		line := data
@@ -240,7 +322,7 @@ func (m *ManualCommit) redactLines(data []byte) []byte {
 		} else {
 			data = nil
 		}
-		out = append(out, m.env.Redactor.JSONLine(line)...)
+		out = append(out, r.JSONLine(line)...)
 		out = append(out, '\n')
 	}
 	return out

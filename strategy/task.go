@@ -28,14 +28,19 @@ type SubagentTranscripts interface {
 
 // TaskStart records the untracked files before a subagent runs.
 func (m *ManualCommit) TaskStart(ctx context.Context, in TaskInput) error {
+	return m.env.taskStart(ctx, in)
+}
+
+// taskStart is shared by the strategies; see ManualCommit.TaskStart.
+func (e *Env) taskStart(ctx context.Context, in TaskInput) error {
 	if err := session.ValidateToolUseID(in.ToolUseID); err != nil {
 		return err
 	}
-	ws, err := readStatus(ctx, m.env.Repo)
+	ws, err := readStatus(ctx, e.Repo)
 	if err != nil {
 		return err
 	}
-	return session.WritePreTask(m.env.Repo.Root, &session.PreTask{ToolUseID: in.ToolUseID, Timestamp: m.env.Now(), UntrackedFiles: ws.Untracked})
+	return session.WritePreTask(e.Repo.Root, &session.PreTask{ToolUseID: in.ToolUseID, Timestamp: e.Now(), UntrackedFiles: ws.Untracked})
 }
 
 // TaskEnd saves a subagent's changes as a task checkpoint on the shadow
@@ -166,7 +171,11 @@ func truncateBytes(s string, max int) string {
 }
 
 // subagentTranscript finds the subagent's own transcript file, "" if none.
-func (m *ManualCommit) subagentTranscript(in TaskInput) string {
+func (m *ManualCommit) subagentTranscript(in TaskInput) string { return subagentTranscript(in) }
+
+// subagentTranscript is shared by the strategies; see
+// ManualCommit.subagentTranscript.
+func subagentTranscript(in TaskInput) string {
 	if in.AgentID == "" {
 		return ""
 	}

@@ -2,6 +2,23 @@
 // lets people rewind, resume, explain and share that work.
 package main
 
-import "os"
+import (
+	"os"
+	"runtime/pprof"
+)
 
-func main() { os.Exit(int(run(os.Args[1:], newFactory()))) }
+func main() {
+	// ENTIRE_CPUPROFILE=<file> writes a CPU profile of the command, to
+	// measure hooks as the agent runs them.
+	if p := os.Getenv("ENTIRE_CPUPROFILE"); p != "" {
+		if f, err := os.Create(p); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				code := run(os.Args[1:], newFactory())
+				pprof.StopCPUProfile()
+				f.Close()
+				os.Exit(int(code))
+			}
+		}
+	}
+	os.Exit(int(run(os.Args[1:], newFactory())))
+}

@@ -1,0 +1,43 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/gitrepo/gittest"
+)
+
+func TestWriteSessionCheckpointFiles(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	store := NewStore(openRepo(t, dir), fixedNow)
+	ctx := context.Background()
+	id := ID("0a1b2c3d4e5f")
+	w := SessionWrite{
+		Metadata:        SessionMetadata{SessionID: "s1", Strategy: StrategyAutoCommit, IsTask: true, ToolUseID: "toolu_1"},
+		CheckpointFiles: map[string][]byte{"tasks/toolu_1/checkpoint.json": []byte("{}\n")},
+	}
+	if _, err := store.WriteSession(ctx, id, w, CommitInfo{}); err != nil {
+		t.Fatal(err)
+	}
+	files := gittest.Git(t, dir, "ls-tree", "-r", "--name-only", MetadataBranch)
+	if files != "0a/1b2c3d4e5f/0/metadata.json\n0a/1b2c3d4e5f/metadata.json\n0a/1b2c3d4e5f/tasks/toolu_1/checkpoint.json" {
+		t.Errorf("tree:\n%s", files)
+	}
+	cp, err := store.Read(id)
+	if err != nil || len(cp.Sessions) != 1 {
+		t.Fatalf("read back: %v", err)
+	}
+	for _, bad := range []string{"0/x.json", MetadataFile, "../x"} {
+		w.CheckpointFiles = map[string][]byte{bad: []byte("x")}
+		_, err := store.WriteSession(ctx, id, w, CommitInfo{})
+		if !errors.Is(err, gitrepo.ErrBadPath) {
+			t.Errorf("checkpoint file %q: %v", bad, err)
+		}
+	}
+	if files2 := gittest.Git(t, dir, "ls-tree", "-r", "--name-only", MetadataBranch); files2 != files {
+		t.Errorf("a refused write changed the tree:\n%s", files2)
+	}
+}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/charmbracelet/huh"
+	"github.com/spf13/cobra"
+
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/strategy"
+)
+
+// doctorOptions holds the dependencies and flag values of `entire doctor`.
+type doctorOptions struct {
+	f *factory
+
+	Force bool // --force: condense when possible, else discard, without asking
+}
+
+func newDoctorCmd(f *factory, runF func(context.Context, *doctorOptions) error) *cobra.Command {
+	opts := &doctorOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Find and fix stuck sessions",
+		Long: `Find sessions that are stuck: active with no interaction for over an hour
+(or none recorded), or ended with temporary checkpoints that no commit
+condensed. For each, choose:
+
+  Condense  write its checkpoints to the metadata branch under a new
+            checkpoint ID (manual-commit, when its shadow branch exists)
+  Discard   delete its state (and its shadow branch if no other session
+            uses it)
+  Skip      leave it
+
+With --force, every stuck session is condensed when possible, else
+discarded, without asking. Without a terminal, --force is required.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runDoctor(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVarP(&opts.Force, "force", "f", false, "fix every stuck session without asking")
+	return cmd
+}
+
+// stuckAfter is how long an active session may go without interaction
+// before doctor calls it stuck.
+const stuckAfter = time.Hour
+
+// stuckSession is a session doctor reports, with what it found.
+type stuckSession struct {
+	st          *session.State
+	reason      string
+	branch      string // shadow branch name ("" without a base commit)
+	shadowFound bool
+}
+
+// canCondense reports whether the session's checkpoints can be condensed.
+func (s stuckSession) canCondense(strategyName string) bool {
+	return strategyName == settings.StrategyManualCommit && s.shadowFound && s.st.CheckpointCount > 0
+}
+
+func runDoctor(ctx context.Context, opts *doctorOptions) error {
+	f := opts.f
+	repo, err := f.OpenRepo()
+	if err != nil {
+		return err
+	}
+	store := sessionStore(f, repo)
+	states, corrupt, err := store.List()
+	if err != nil {
+		return err
+	}
+	if len(corrupt) > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "Warning: skipped %d unreadable session state files\n", len(corrupt))
+	}
+	stuck, err := findStuck(repo, states, f.Now())
+	if err != nil {
+		return err
+	}
+	out := f.IO.Out
+	if len(stuck) == 0 {
+		fmt.Fprintln(out, "No stuck sessions found.")
+		return nil
+	}
+	fmt.Fprintf(out, "Found %d stuck session(s):\n", len(stuck))
+	for _, s := range stuck {
+		printStuck(out, s)
+	}
+	if !opts.Force && !f.IO.CanPrompt() {
+		return errors.New("cannot ask what to do (not a terminal): run `entire doctor --force` to condense each session when possible, else discard it")
+	}
+	strategyName := loadSettings(repo).StrategyName()
+	var mc *strategy.ManualCommit
+	failures := 0
+	for _, s := range stuck {
+		action := "discard"
+		if s.canCondense(strategyName) {
+			action = "condense"
+		}
+		if !opts.Force {
+			if action, err = chooseAction(f, s, strategyName); err != nil {
+				return err
+			}
+		}
+		switch action {
+		case "condense":
+			if mc == nil {
+				env, log := openStrategyEnv(f, repo, "doctor")
+				defer log.Close()
+				mc = strategy.NewManualCommit(env)
+			}
+			id := checkpoint.NewID()
+			if err := mc.CondenseSession(ctx, s.st.SessionID, id); err != nil {
+				fmt.Fprintf(f.IO.ErrOut, "Could not condense session %s: %v\n", s.st.SessionID, err)
+				failures++
+				continue
+			}
+			fmt.Fprintf(out, "Condensed session %s into checkpoint %s\n", s.st.SessionID, id)
+		case "discard":
+			branch, err := discardSession(ctx, repo, store, s.st)
+			if err != nil {
+				fmt.Fprintf(f.IO.ErrOut, "Could not discard session %s: %v\n", s.st.SessionID, err)
+				failures++
+				continue
+			}
+			fmt.Fprintf(out, "Discarded session %s\n", s.st.SessionID)
+			if branch != "" {
+				fmt.Fprintf(out, "Deleted shadow branch %s\n", branch)
+			}
+		default:
+			fmt.Fprintf(out, "Skipped session %s\n", s.st.SessionID)
+		}
+	}
+	if failures > 0 {
+		return silentError(fmt.Errorf("%d session(s) could not be fixed", failures))
+	}
+	return nil
+}
+
+// findStuck returns the stuck sessions among states (SPEC 1.12).
+func findStuck(repo *gitrepo.Repo, states []*session.State, now time.Time) ([]stuckSession, error) {
+	var out []stuckSession
+	for _, st := range states {
+		s := stuckSession{st: st}
+		if st.BaseCommit != "" {
+			s.branch = checkpoint.ShadowBranchName(st.BaseCommit, st.WorktreeID)
+			tip, err := repo.ReadRef(checkpoint.ShadowRef(s.branch))
+			if err != nil {
+				return nil, err
+			}
+			s.shadowFound = !tip.IsZero()
+		}
+		switch {
+		case st.Phase == session.PhaseActive && st.LastInteractionTime == nil:
+			s.reason = "active, but no interaction was ever recorded"
+		case st.Phase == session.PhaseActive && now.Sub(*st.LastInteractionTime) > stuckAfter:
+			s.reason = fmt.Sprintf("active, but no interaction for %s", now.Sub(*st.LastInteractionTime).Round(time.Minute))
+		case st.Phase == session.PhaseEnded && st.CheckpointCount > 0 && s.shadowFound:
+			s.reason = fmt.Sprintf("ended with %d checkpoint(s) that no commit condensed", st.CheckpointCount)
+		default:
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// printStuck prints one stuck session's details.
+func printStuck(w io.Writer, s stuckSession) {
+	st := s.st
+	last := "never"
+	if st.LastInteractionTime != nil {
+		last = st.LastInteractionTime.UTC().Format(time.RFC3339)
+	}
+	shadow := "not found"
+	if s.shadowFound {
+		shadow = fmt.Sprintf("exists (%s)", s.branch)
+	}
+	agentType := st.AgentType
+	if agentType == "" {
+		agentType = "unknown"
+	}
+	fmt.Fprintf(w, "\nSession: %s\n  Phase: %s\n  Reason: %s\n  Agent: %s\n  Last interaction: %s\n  Shadow branch: %s\n  Checkpoints: %d, Files touched: %d\n",
+		st.SessionID, st.Phase, s.reason, agentType, last, shadow, st.CheckpointCount, len(st.FilesTouched))
+}
+
+// chooseAction asks what to do with a stuck session: "condense" (offered
+// only when possible), "discard" or "skip". An aborted question skips.
+func chooseAction(f *factory, s stuckSession, strategyName string) (string, error) {
+	var opts []huh.Option[string]
+	if s.canCondense(strategyName) {
+		opts = append(opts, huh.NewOption("Condense (save its checkpoints under a new checkpoint ID)", "condense"))
+	}
+	opts = append(opts,
+		huh.NewOption("Discard (delete its state and unused shadow branch)", "discard"),
+		huh.NewOption("Skip", "skip"))
+	choice := "skip"
+	form := huh.NewForm(huh.NewGroup(
+		huh.NewSelect[string]().Title(fmt.Sprintf("Session %s: what should be done?", s.st.SessionID)).Options(opts...).Value(&choice),
+	)).WithTheme(huh.ThemeDracula()).
+		WithAccessible(f.Getenv("ACCESSIBLE") != "").
+		WithInput(f.IO.In).
+		WithOutput(f.IO.ErrOut)
+	if err := form.Run(); err != nil {
+		if errors.Is(err, huh.ErrUserAborted) {
+			return "skip", nil
+		}
+		return "", err
+	}
+	return choice, nil
+}

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/settings"
+)
+
+// newAutoCommitRepo is a session repository set to the auto-commit
+// strategy, the settings change committed so that the work tree is clean.
+func newAutoCommitRepo(t *testing.T) *sessionRepo {
+	t.Helper()
+	r := newSessionRepo(t)
+	s := settings.Defaults()
+	s.Strategy = settings.StrategyAutoCommit
+	if err := settings.Save(settings.ProjectPath(r.dir), s); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := gitCmd(t, r, "commit", "-q", "-am", "use auto-commit").CombinedOutput(); err != nil {
+		t.Fatalf("commit settings: %v\n%s", err, out)
+	}
+	return r
+}
+
+// checkpointOf returns the Entire-Checkpoint trailer of a commit message.
+func checkpointOf(t *testing.T, msg string) string {
+	t.Helper()
+	for _, l := range strings.Split(msg, "\n") {
+		if v, ok := strings.CutPrefix(l, "Entire-Checkpoint: "); ok {
+			return v
+		}
+	}
+	t.Fatalf("no Entire-Checkpoint trailer in:\n%s", msg)
+	return ""
+}
+
+// sessionMeta reads the metadata.json of slot 0 of a checkpoint.
+func sessionMeta(t *testing.T, dir, id string) map[string]any {
+	t.Helper()
+	raw := gittest.Git(t, dir, "show", "entire/checkpoints/v1:"+id[:2]+"/"+id[2:]+"/0/metadata.json")
+	var m map[string]any
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		t.Fatalf("session metadata of %s: %v\n%s", id, err, raw)
+	}
+	return m
+}
+
+func TestAutoCommitSessionEndToEnd(t *testing.T) {
+	t.Parallel()
+	r := newAutoCommitRepo(t)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	base := gittest.Git(t, r.dir, "rev-parse", "HEAD")
+
+	errOut := r.agentTurn("Please add a greeting", map[string]string{"hello.txt": "hello\n"})
+	if !strings.Contains(errOut, "Committed code changes to active branch (") || !strings.Contains(errOut, "Committed session metadata to entire/checkpoints/v1 (") {
+		t.Errorf("turn 1 stderr:\n%s", errOut)
+	}
+	msg1 := gittest.Git(t, r.dir, "log", "-1", "--format=%B")
+	id1 := checkpointOf(t, msg1)
+	if want := "Add a greeting\n\nEntire-Checkpoint: " + id1; msg1 != want {
+		t.Errorf("commit message %q, want %q", msg1, want)
+	}
+	if parent := gittest.Git(t, r.dir, "rev-parse", "HEAD^"); parent != base {
+		t.Errorf("checkpoint commit's parent %s, want %s", parent, base)
+	}
+	if author := gittest.Git(t, r.dir, "log", "-1", "--format=%an <%ae>"); author != "Test User <test@example.com>" {
+		t.Errorf("author %q", author)
+	}
+	if files := gittest.Git(t, r.dir, "show", "--format=", "--name-only", "HEAD"); files != "hello.txt" {
+		t.Errorf("turn 1 committed %q", files)
+	}
+	m := sessionMeta(t, r.dir, id1)
+	if m["strategy"] != "auto-commit" || m["checkpoints_count"] != float64(1) || m["session_id"] != "sess-1" ||
+		m["agent"] != "Claude Code" || m["turn_id"] == nil || m["token_usage"] == nil || m["branch"] == nil {
+		t.Errorf("turn 1 metadata %v", m)
+	}
+	if ft, _ := json.Marshal(m["files_touched"]); string(ft) != `["hello.txt"]` {
+		t.Errorf("turn 1 files_touched %s", ft)
+	}
+	if _, ok := m["checkpoint_transcript_start"]; ok {
+		t.Errorf("turn 1 starts at the transcript start, got %v", m["checkpoint_transcript_start"])
+	}
+	shard := "entire/checkpoints/v1:" + id1[:2] + "/" + id1[2:] + "/0/"
+	if p := gittest.Git(t, r.dir, "show", shard+"prompt.txt"); p != "Please add a greeting" {
+		t.Errorf("prompt.txt %q", p)
+	}
+	if c := gittest.Git(t, r.dir, "show", shard+"context.md"); !strings.Contains(c, "**Commit Message:** Add a greeting") {
+		t.Errorf("context.md:\n%s", c)
+	}
+	live, _ := os.ReadFile(r.transcript)
+	if tr := gittest.Git(t, r.dir, "show", shard+"full.jsonl"); tr != strings.TrimSuffix(string(live), "\n") {
+		t.Errorf("stored transcript differs from the live one")
+	}
+	if st := gittest.Git(t, r.dir, "status", "--porcelain"); st != "" {
+		t.Errorf("git status after turn 1:\n%s", st)
+	}
+
+	r.agentTurn("Add a farewell too", map[string]string{"bye.txt": "bye\n", "src/app.go": "package app\n"})
+	id2 := checkpointOf(t, gittest.Git(t, r.dir, "log", "-1", "--format=%B"))
+	if id2 == id1 {
+		t.Fatal("turn 2 reused the checkpoint ID")
+	}
+	m = sessionMeta(t, r.dir, id2)
+	if ft, _ := json.Marshal(m["files_touched"]); string(ft) != `["bye.txt","src/app.go"]` {
+		t.Errorf("turn 2 files_touched %s", ft)
+	}
+	if m["checkpoint_transcript_start"] != float64(4) || m["checkpoints_count"] != float64(1) {
+		t.Errorf("turn 2 metadata %v", m)
+	}
+	if n := gittest.Git(t, r.dir, "rev-list", "--count", base+"..HEAD"); n != "2" {
+		t.Errorf("%s commits after two turns, want 2", n)
+	}
+
+	// A turn that changes nothing makes no commit and no checkpoint.
+	metaTip := gittest.Git(t, r.dir, "rev-parse", "entire/checkpoints/v1")
+	head := gittest.Git(t, r.dir, "rev-parse", "HEAD")
+	r.agentTurn("Explain the code", nil)
+	if h := gittest.Git(t, r.dir, "rev-parse", "HEAD"); h != head {
+		t.Errorf("a turn without changes committed %s", h)
+	}
+	if tip := gittest.Git(t, r.dir, "rev-parse", "entire/checkpoints/v1"); tip != metaTip {
+		t.Errorf("a turn without changes wrote a checkpoint")
+	}
+
+	// A deletion is committed as a deletion.
+	if err := os.Remove(r.dir + "/bye.txt"); err != nil {
+		t.Fatal(err)
+	}
+	r.agentTurn("Remove the farewell", nil)
+	if files := gittest.Git(t, r.dir, "show", "--format=", "--name-status", "HEAD"); files != "D\tbye.txt" {
+		t.Errorf("deletion commit %q", files)
+	}
+	if st := gittest.Git(t, r.dir, "status", "--porcelain"); st != "" {
+		t.Errorf("git status at the end:\n%s", st)
+	}
+	if b := gittest.Git(t, r.dir, "branch", "--list", "entire/*", "--format=%(refname:short)"); b != "entire/checkpoints/v1" {
+		t.Errorf("auto-commit made branches:\n%s", b)
+	}
+	gittest.Fsck(t, r.dir)
+}
+
+func TestAutoCommitUserCommitsAreNotLinked(t *testing.T) {
+	t.Parallel()
+	r := newAutoCommitRepo(t)
+	r.agentTurn("Add a greeting", map[string]string{"hello.txt": "hello\n"})
+	gittest.WriteFile(t, r.dir, "notes.txt", "mine\n")
+	gittest.Git(t, r.dir, "add", "notes.txt")
+	if out, err := gitCmd(t, r, "commit", "-q", "-m", "my own change").CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v\n%s", err, out)
+	}
+	if msg := gittest.Git(t, r.dir, "log", "-1", "--format=%B"); msg != "my own change" {
+		t.Errorf("user commit message changed: %q", msg)
+	}
+}
+
+func TestAutoCommitTaskCheckpoint(t *testing.T) {
+	t.Parallel()
+	r := newAutoCommitRepo(t)
+	r.hook("user-prompt-submit", map[string]any{"prompt": "Write tests with a subagent"})
+	r.appendTranscript(map[string]any{"type": "user", "uuid": "u1", "message": map[string]any{"role": "user", "content": "Write tests with a subagent"}})
+	task := map[string]any{"tool_name": "Task", "tool_use_id": "toolu_task1", "tool_input": map[string]any{"description": "write tests", "subagent_type": "general", "prompt": "go"}}
+	r.hook("pre-task", task)
+	gittest.WriteFile(t, r.dir, "tests/a_test.go", "package tests\n")
+	task["tool_response"] = map[string]any{"agentId": "ag1"}
+	_, errOut := r.hook("post-task", task)
+	msg := gittest.Git(t, r.dir, "log", "-1", "--format=%B")
+	id := checkpointOf(t, msg)
+	if !strings.HasPrefix(msg, "Completed 'general' agent: write tests (toolu_task1)\n\n") {
+		t.Errorf("task commit message %q (stderr %s)", msg, errOut)
+	}
+	m := sessionMeta(t, r.dir, id)
+	if m["is_task"] != true || m["tool_use_id"] != "toolu_task1" {
+		t.Errorf("task metadata %v", m)
+	}
+	cp := gittest.Git(t, r.dir, "show", "entire/checkpoints/v1:"+id[:2]+"/"+id[2:]+"/tasks/toolu_task1/checkpoint.json")
+	if !strings.Contains(cp, `"tool_use_id": "toolu_task1"`) || !strings.Contains(cp, `"agent_id": "ag1"`) {
+		t.Errorf("checkpoint.json %s", cp)
+	}
+	body := gittest.Git(t, r.dir, "log", "-1", "--format=%B", "entire/checkpoints/v1")
+	if !strings.Contains(body, "Completed 'general' agent: write tests") || !strings.Contains(body, "Entire-Metadata-Task: "+id[:2]+"/"+id[2:]+"/tasks/toolu_task1") {
+		t.Errorf("metadata commit:\n%s", body)
+	}
+	if st := gittest.Git(t, r.dir, "status", "--porcelain"); st != "" {
+		t.Errorf("git status after the task:\n%s", st)
+	}
+	gittest.Fsck(t, r.dir)
+}
+
+func TestAutoCommitIncrementalTaskCheckpoints(t *testing.T) {
+	t.Parallel()
+	r := newAutoCommitRepo(t)
+	r.hook("user-prompt-submit", map[string]any{"prompt": "Build it with a subagent"})
+	task := map[string]any{"tool_name": "Task", "tool_use_id": "toolu_task2", "tool_input": map[string]any{"description": "build", "subagent_type": "general", "prompt": "go"}}
+	todo := func(done ...string) map[string]any {
+		var todos []any
+		for _, d := range done {
+			todos = append(todos, map[string]any{"content": d, "activeForm": d, "status": "completed"})
+		}
+		return map[string]any{"tool_name": "TodoWrite", "tool_use_id": "toolu_todo", "tool_input": map[string]any{"todos": todos}}
+	}
+
+	// On the default branch incremental checkpoints are skipped.
+	r.hook("pre-task", task)
+	gittest.WriteFile(t, r.dir, "x.go", "package x\n")
+	head := gittest.Git(t, r.dir, "rev-parse", "HEAD")
+	if _, errOut := r.hook("post-todo", todo("step one")); !strings.Contains(errOut, "skipping incremental checkpoint on branch") {
+		t.Errorf("post-todo on the default branch: %q", errOut)
+	}
+	if h := gittest.Git(t, r.dir, "rev-parse", "HEAD"); h != head {
+		t.Error("incremental checkpoint committed on the default branch")
+	}
+
+	gittest.Git(t, r.dir, "checkout", "-q", "-b", "feature")
+	r.hook("post-todo", todo("step one"))
+	gittest.WriteFile(t, r.dir, "y.go", "package x\n")
+	r.hook("post-todo", todo("step one", "step two"))
+	log := gittest.Git(t, r.dir, "log", "--format=%s", head+"..HEAD")
+	if log != "step two (toolu_task2)\nstep one (toolu_task2)" {
+		t.Fatalf("incremental commits:\n%s", log)
+	}
+	id := checkpointOf(t, gittest.Git(t, r.dir, "log", "-1", "--format=%B"))
+	rec := gittest.Git(t, r.dir, "show", "entire/checkpoints/v1:"+id[:2]+"/"+id[2:]+"/tasks/toolu_task2/checkpoints/002-toolu_task2.json")
+	if !strings.Contains(rec, `"type": "TodoWrite"`) || !strings.Contains(rec, "step two") {
+		t.Errorf("incremental record:\n%s", rec)
+	}
+	if m := sessionMeta(t, r.dir, id); m["is_task"] != true || m["tool_use_id"] != "toolu_task2" || m["branch"] != "feature" {
+		t.Errorf("incremental metadata %v", m)
+	}
+	if files := gittest.Git(t, r.dir, "show", "--format=", "--name-only", "HEAD"); files != "y.go" {
+		t.Errorf("second incremental commit has %q", files)
+	}
+	if st := gittest.Git(t, r.dir, "status", "--porcelain"); st != "" {
+		t.Errorf("git status:\n%s", st)
+	}
+	gittest.Fsck(t, r.dir)
+}

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/entirecli/entire/gitrepo/gittest"
+)
+
+// geminiSession plays Gemini CLI against a sessionRepo: BeforeAgent /
+// AfterAgent payloads and a transcript that is either one JSON document
+// rewritten whole on every update, or JSONL (header line, message records,
+// $set patches, a message appended again once it has its tool calls).
+type geminiSession struct {
+	r     *sessionRepo
+	id    string
+	path  string
+	jsonl bool
+	msgs  []map[string]any
+	turn  int
+}
+
+func newGeminiSession(r *sessionRepo, id string, jsonl bool) *geminiSession {
+	ext := ".json"
+	if jsonl {
+		ext = ".jsonl"
+	}
+	chats := filepath.Join(r.t.TempDir(), "gemini-tmp", "proj", "chats")
+	if err := os.MkdirAll(chats, 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	return &geminiSession{r: r, id: id, path: filepath.Join(chats, "session-2026-01-02T03-04-"+id[:8]+ext), jsonl: jsonl}
+}
+
+// hook runs `entire hooks gemini <verb>` and returns stdout, stderr and
+// the exit code.
+func (g *geminiSession) hook(verb, event string, payload map[string]any) (string, string, int) {
+	g.r.t.Helper()
+	setDefault(payload, "session_id", g.id)
+	setDefault(payload, "transcript_path", g.path)
+	setDefault(payload, "cwd", g.r.dir)
+	setDefault(payload, "hook_event_name", event)
+	setDefault(payload, "timestamp", time.Now().UTC().Format(time.RFC3339Nano))
+	b, _ := json.Marshal(payload)
+	return runEntire(g.r.t, g.r.dir, g.r.env, string(b), "hooks", "gemini", verb)
+}
+
+// mustHook runs a hook that must succeed: exit 0 and one JSON object on
+// stdout, as Gemini CLI reads it.
+func (g *geminiSession) mustHook(verb, event string, payload map[string]any) string {
+	g.r.t.Helper()
+	out, errOut, code := g.hook(verb, event, payload)
+	var v map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &v) != nil {
+		g.r.t.Fatalf("gemini %s: exit %d stdout %q stderr %q", verb, code, out, errOut)
+	}
+	if msg, ok := v["systemMessage"].(string); ok && strings.HasPrefix(msg, "Entire: ") {
+		g.r.t.Fatalf("gemini %s reported a failure: %s", verb, msg)
+	}
+	return errOut
+}
+
+// record adds messages to the transcript the way Gemini CLI writes them.
+func (g *geminiSession) record(msgs ...map[string]any) {
+	g.r.t.Helper()
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	if !g.jsonl {
+		for _, m := range msgs {
+			if i := slices.IndexFunc(g.msgs, func(o map[string]any) bool { return o["id"] == m["id"] }); i >= 0 {
+				g.msgs[i] = m
+			} else {
+				g.msgs = append(g.msgs, m)
+			}
+		}
+		doc := map[string]any{"sessionId": g.id, "projectHash": "abc123", "startTime": "2026-01-02T03:04:05Z", "lastUpdated": now, "messages": g.msgs, "kind": "main"}
+		b, _ := json.MarshalIndent(doc, "", "  ")
+		if err := os.WriteFile(g.path, b, 0o644); err != nil { // rewritten whole
+			g.r.t.Fatal(err)
+		}
+		return
+	}
+	f, err := os.OpenFile(g.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		g.r.t.Fatal(err)
+	}
+	defer f.Close()
+	var lines []any
+	if fi, _ := f.Stat(); fi.Size() == 0 {
+		lines = append(lines, map[string]any{"sessionId": g.id, "projectHash": "abc123", "startTime": "2026-01-02T03:04:05Z", "lastUpdated": now, "kind": "main"})
+	}
+	for _, m := range msgs {
+		lines = append(lines, m, map[string]any{"$set": map[string]any{"lastUpdated": now}})
+	}
+	for _, l := range lines {
+		b, _ := json.Marshal(l)
+		f.Write(append(b, '\n'))
+	}
+}
+
+// playTurn is one Gemini turn: BeforeAgent, the prompt, the model's answer
+// (first without, then with its write_file calls; one path relative to the
+// project root, one absolute), AfterAgent.
+func (g *geminiSession) playTurn(prompt string, files map[string]string) {
+	g.r.t.Helper()
+	g.turn++
+	g.mustHook("before-agent", "BeforeAgent", map[string]any{"prompt": prompt})
+	g.record(map[string]any{"id": fmt.Sprintf("%s-u%d", g.id, g.turn), "timestamp": time.Now().UTC().Format(time.RFC3339), "type": "user", "content": []any{map[string]any{"text": prompt}}})
+	answerID := fmt.Sprintf("%s-g%d", g.id, g.turn)
+	answer := map[string]any{"id": answerID, "type": "gemini", "content": "Working on: " + prompt, "model": "gemini-2.5-pro",
+		"tokens": map[string]any{"input": 100, "output": 20, "cached": 10, "thoughts": 3, "tool": 0, "total": 123}}
+	g.record(answer)
+	var calls []any
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	for i, p := range paths {
+		gittest.WriteFile(g.r.t, g.r.dir, p, files[p])
+		arg := p
+		if i%2 == 1 {
+			arg = filepath.Join(g.r.dir, p)
+		}
+		calls = append(calls, map[string]any{"id": fmt.Sprintf("write_file-%d-%d", g.turn, i), "name": "write_file", "status": "success",
+			"args": map[string]any{"file_path": arg, "content": files[p]}})
+	}
+	withCalls := map[string]any{}
+	for k, v := range answer {
+		withCalls[k] = v
+	}
+	withCalls["toolCalls"] = calls
+	g.record(withCalls)
+	g.mustHook("after-agent", "AfterAgent", map[string]any{"prompt": prompt, "prompt_response": "Working on: " + prompt, "stop_hook_active": false})
+}
+
+// A Gemini CLI session end to end, for both transcript containers: shadow
+// steps per turn, then one checkpoint at the user's commit.
+func TestE2EGeminiSession(t *testing.T) {
+	t.Parallel()
+	for _, jsonl := range []bool{false, true} {
+		name := "single JSON"
+		if jsonl {
+			name = "JSONL"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := newSessionRepo(t)
+			g := newGeminiSession(r, "7f3c2a10-gemini-session", jsonl)
+			out, _, code := g.hook("session-start", "SessionStart", map[string]any{"source": "startup"})
+			if code != 0 || !strings.Contains(out, "Powered by Entire") {
+				t.Fatalf("session-start: %d %q", code, out)
+			}
+			g.playTurn("Create the parser", map[string]string{"parser.go": "package parser\n", "lexer.go": "package parser\n"})
+			g.playTurn("Add parser tests", map[string]string{"parser_test.go": "package parser\n"})
+
+			shadows := shadowBranches(t, r.dir)
+			if len(shadows) != 1 {
+				t.Fatalf("shadow branches %v", shadows)
+			}
+			if log := gittest.Git(t, r.dir, "log", "--format=%s", shadows[0]); log != "Add parser tests\nCreate the parser" {
+				t.Errorf("shadow log:\n%s", log)
+			}
+			live, _ := os.ReadFile(g.path)
+			stored := gittest.Git(t, r.dir, "show", shadows[0]+":.entire/metadata/"+g.id+"/full.jsonl")
+			if stored != strings.TrimSuffix(string(live), "\n") {
+				t.Errorf("shadow transcript differs from the live one:\n%s", stored)
+			}
+			st := sessionState(t, r.dir, g.id)
+			if st["agent_type"] != "Gemini CLI" || st["checkpoint_count"] != float64(2) {
+				t.Errorf("state: agent %v count %v", st["agent_type"], st["checkpoint_count"])
+			}
+			if ft := anyStrings(st["files_touched"]); !slices.Equal(ft, []string{"lexer.go", "parser.go", "parser_test.go"}) {
+				t.Errorf("files_touched %v", ft)
+			}
+
+			r.mustGit("add", "parser.go", "lexer.go", "parser_test.go")
+			r.mustGit("commit", "-q", "-m", "Add parser")
+			id := checkpointAt(t, r.dir, "HEAD")
+			if id == "" {
+				t.Fatal("commit not linked")
+			}
+			m := showJSON(t, r.dir, cpPath(id, "0/metadata.json"))
+			if m["agent"] != "Gemini CLI" || m["session_id"] != g.id || m["checkpoints_count"] != float64(2) {
+				t.Errorf("session metadata %v", m)
+			}
+			if ft := anyStrings(m["files_touched"]); !slices.Equal(ft, []string{"lexer.go", "parser.go", "parser_test.go"}) {
+				t.Errorf("checkpoint files_touched %v", ft)
+			}
+			if tu, _ := m["token_usage"].(map[string]any); tu["input_tokens"] != float64(200) || tu["output_tokens"] != float64(40) {
+				t.Errorf("token_usage %v", m["token_usage"])
+			}
+			if p := gittest.Git(t, r.dir, "show", cpPath(id, "0/prompt.txt")); p != "Create the parser\n\n---\n\nAdd parser tests" {
+				t.Errorf("prompt.txt %q", p)
+			}
+			if tr := gittest.Git(t, r.dir, "show", cpPath(id, "0/full.jsonl")); tr != strings.TrimSuffix(string(live), "\n") {
+				t.Errorf("checkpoint transcript differs from the live one")
+			}
+			if msg := gittest.Git(t, r.dir, "log", "-1", "--format=%B", "entire/checkpoints/v1"); !strings.Contains(msg, "Entire-Agent: Gemini CLI") {
+				t.Errorf("metadata commit:\n%s", msg)
+			}
+			g.mustHook("session-end", "SessionEnd", map[string]any{"reason": "exit"})
+			if st := sessionState(t, r.dir, g.id); st["phase"] != "ended" || st["ended_at"] == nil {
+				t.Errorf("after session-end: phase %v ended_at %v", st["phase"], st["ended_at"])
+			}
+			assertStoreClean(t, r.dir, id)
+		})
+	}
+}
+
+// Gemini CLI commits in the middle of a turn: the checkpoint is written at
+// once and its transcript replaced by the whole turn's at AfterAgent, for
+// both transcript containers.
+func TestE2EGeminiMidTurnCommit(t *testing.T) {
+	t.Parallel()
+	for _, jsonl := range []bool{false, true} {
+		r := newSessionRepo(t)
+		g := newGeminiSession(r, "abcdef12-gemini-mid", jsonl)
+		g.playTurn("First", map[string]string{"f.txt": "f\n"})
+		g.mustHook("before-agent", "BeforeAgent", map[string]any{"prompt": "Second and commit"})
+		g.record(map[string]any{"id": "u2", "type": "user", "content": []any{map[string]any{"text": "Second and commit"}}})
+		g.record(map[string]any{"id": "g2", "type": "gemini", "content": "ok", "toolCalls": []any{map[string]any{"id": "w2", "name": "write_file", "args": map[string]any{"file_path": "s.txt"}}}})
+		gittest.WriteFile(t, r.dir, "s.txt", "s\n")
+		r.mustGit("add", "f.txt", "s.txt")
+		r.mustGit("commit", "-q", "-m", "Mid-turn")
+		id := checkpointAt(t, r.dir, "HEAD")
+		if id == "" {
+			t.Fatalf("jsonl=%v: mid-turn commit not linked", jsonl)
+		}
+		g.record(map[string]any{"id": "g3", "type": "gemini", "content": "Committed it"})
+		g.mustHook("after-agent", "AfterAgent", map[string]any{})
+		live, _ := os.ReadFile(g.path)
+		if stored := gittest.Git(t, r.dir, "show", cpPath(id, "0/full.jsonl")); stored != strings.TrimSuffix(string(live), "\n") {
+			t.Errorf("jsonl=%v: transcript not finalized:\n%s", jsonl, stored)
+		}
+		m := showJSON(t, r.dir, cpPath(id, "0/metadata.json"))
+		if ft := anyStrings(m["files_touched"]); !slices.Equal(ft, []string{"f.txt", "s.txt"}) {
+			t.Errorf("jsonl=%v: files_touched %v", jsonl, ft)
+		}
+		if p := gittest.Git(t, r.dir, "show", cpPath(id, "0/prompt.txt")); p != "First\n\n---\n\nSecond and commit" {
+			t.Errorf("jsonl=%v: prompt.txt %q", jsonl, p)
+		}
+		if subj := gittest.Git(t, r.dir, "log", "-1", "--format=%s", "entire/checkpoints/v1"); subj != "Finalize transcript for Checkpoint: "+id {
+			t.Errorf("jsonl=%v: last metadata commit %q", jsonl, subj)
+		}
+		assertStoreClean(t, r.dir, id)
+	}
+}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/logging"
+	"github.com/entirecli/entire/redact"
+	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/strategy"
+)
+
+// loadSettings returns the repository's settings, the defaults when they
+// cannot be read (as the hooks do, SPEC 3.2).
+func loadSettings(repo *gitrepo.Repo) *settings.Settings {
+	s, err := settings.Load(repo.Root)
+	if err != nil {
+		return settings.Defaults()
+	}
+	return s
+}
+
+// sessionStore is the session state store of repo.
+func sessionStore(f *factory, repo *gitrepo.Repo) *session.Store {
+	return session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: f.Now})
+}
+
+// openStrategyEnv builds the strategy environment of a command that
+// writes checkpoints (doctor's condensation): settings, the log file
+// (close it with the returned logger) and the user's redaction rules.
+func openStrategyEnv(f *factory, repo *gitrepo.Repo, component string) (*strategy.Env, *logging.Logger) {
+	s := loadSettings(repo)
+	log := logging.Open(logging.Options{RepoRoot: repo.Root, Settings: s, Getenv: f.Getenv, Fallback: f.IO.ErrOut})
+	red, err := redact.New(redact.Options{Patterns: s.RedactionPatterns(), Allow: s.RedactionAllow()})
+	if err != nil {
+		log.Warn("redaction patterns from settings", "error", err)
+		red, _ = redact.New(redact.Options{}) // the built-in rules always compile
+	}
+	env := &strategy.Env{
+		Repo: repo, Sessions: sessionStore(f, repo), Settings: s, Redactor: red,
+		Log: log.ForComponent(component), Stderr: f.IO.ErrOut, Now: f.Now, Getenv: f.Getenv, CLIVersion: version,
+	}
+	return env, log
+}

@@ -128,7 +128,7 @@ func runResume(ctx context.Context, opts *resumeOptions) error {
 	}
 	store := checkpoint.NewStore(repo, f.Now)
 	if !store.Exists(found.id) {
-		if err := fetchMetadata(ctx, f, repo); err != nil {
+		if err := syncMetadata(ctx, f, repo, func() bool { return store.Exists(found.id) }); err != nil {
 			return err
 		}
 		if !store.Exists(found.id) {
@@ -264,15 +264,23 @@ func defaultBranch(repo *gitrepo.Repo) string {
 	return ""
 }
 
-// fetchMetadata fetches the metadata branch from the checkpoint remote
-// (bounded by strategy_options.push_timeout) and creates the local branch
-// from it when there is none.
-func fetchMetadata(ctx context.Context, f *factory, repo *gitrepo.Repo) error {
+// syncMetadata brings checkpoint metadata from the checkpoint remote into
+// the local metadata branch: first what was already fetched
+// (refs/remotes/<remote>/entire/checkpoints/v1); then, when has still
+// reports false, a fetch bounded by strategy_options.push_timeout. The local
+// branch is created from the remote one, fast-forwarded, or merged with it
+// as pre-push merges (no checkpoint is lost on either side). A failed fetch
+// is reported and not an error.
+func syncMetadata(ctx context.Context, f *factory, repo *gitrepo.Repo, has func() bool) error {
 	s, err := settings.Load(repo.Root)
 	if err != nil {
 		s = settings.Defaults()
 	}
 	remote := s.CheckpointRemote()
+	tracking := plumbing.ReferenceName("refs/remotes/" + remote + "/" + checkpoint.MetadataBranch)
+	if err := integrateMetadata(ctx, f, repo, tracking); err != nil || has() {
+		return err
+	}
 	if _, err := repo.RunGit(ctx, "remote", "get-url", "--", remote); err != nil {
 		return nil // no checkpoint remote: nothing to fetch from
 	}
@@ -281,11 +289,31 @@ func fetchMetadata(ctx context.Context, f *factory, repo *gitrepo.Repo) error {
 		fmt.Fprintf(f.IO.ErrOut, "Could not fetch session metadata: %v\n", err)
 		return nil
 	}
-	fetched, _ := repo.ReadRef(plumbing.ReferenceName("refs/remotes/" + remote + "/" + checkpoint.MetadataBranch))
-	if local, _ := repo.ReadRef(checkpoint.MetadataRef); local.IsZero() && !fetched.IsZero() {
-		if err := repo.UpdateRef(checkpoint.MetadataRef, fetched, plumbing.ZeroHash); err != nil {
-			return fmt.Errorf("create %s: %w", checkpoint.MetadataBranch, err)
+	return integrateMetadata(ctx, f, repo, tracking)
+}
+
+// integrateMetadata makes the local metadata branch contain the commit at
+// tracking (nothing when that ref does not exist).
+func integrateMetadata(ctx context.Context, f *factory, repo *gitrepo.Repo, tracking plumbing.ReferenceName) error {
+	fetched, _ := repo.ReadRef(tracking)
+	if fetched.IsZero() {
+		return nil
+	}
+	local, err := repo.ReadRef(checkpoint.MetadataRef)
+	if err != nil {
+		return err
+	}
+	next := fetched
+	if !local.IsZero() {
+		if next, err = push.MergeCommits(ctx, repo, local, fetched, push.MergeOptions{Checkpoints: true, Now: f.Now}); err != nil {
+			return fmt.Errorf("merge %s into %s: %w", tracking.Short(), checkpoint.MetadataBranch, err)
 		}
+	}
+	if next == local {
+		return nil
+	}
+	if err := repo.UpdateRef(checkpoint.MetadataRef, next, local); err != nil {
+		return fmt.Errorf("update %s: %w", checkpoint.MetadataBranch, err)
 	}
 	return nil
 }

@@ -38,16 +38,23 @@ func TestResumeInSecondClone(t *testing.T) {
 	remote := publish(t, r)
 	live, _ := os.ReadFile(r.transcript)
 	for _, tc := range []struct {
-		name    string
-		fetched []string
+		name      string
+		fetched   []string
+		emptyMeta bool // a local metadata branch without the checkpoint
 	}{
-		{"metadata fetched", []string{"feature", "entire/checkpoints/v1"}},
-		{"metadata fetched by resume", []string{"feature"}},
-		{"branch fetched by resume", nil},
+		{"metadata fetched", []string{"feature", "entire/checkpoints/v1"}, false},
+		{"metadata fetched by resume", []string{"feature"}, false},
+		{"branch fetched by resume", nil, false},
+		{"stale local metadata branch", []string{"feature", "entire/checkpoints/v1"}, true},
+		{"empty local metadata branch", []string{"feature"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			clone := secondClone(t, remote, tc.fetched...)
+			if tc.emptyMeta {
+				root := gittest.Git(t, clone, "commit-tree", "4b825dc642cb6eb9a060e54bf8d69288fbee4904", "-m", "Initialize metadata branch")
+				gittest.Git(t, clone, "update-ref", "refs/heads/entire/checkpoints/v1", root)
+			}
 			projects := t.TempDir()
 			env := []string{"ENTIRE_TEST_CLAUDE_PROJECT_DIR=" + projects}
 			_, errOut, code := runEntire(t, clone, env, "", "resume", "feature")
@@ -64,6 +71,10 @@ func TestResumeInSecondClone(t *testing.T) {
 			if !strings.Contains(errOut, "To continue this session, run:\n  claude -r sess-1  # Add a farewell too\n") {
 				t.Errorf("stderr:\n%s", errOut)
 			}
+			if out, _, code := runEntire(t, clone, env, "", "explain", "--commit", "HEAD", "--no-pager"); code != 0 || !strings.Contains(out, "Session: sess-1 (Claude Code)") {
+				t.Errorf("explain in the clone: %d\n%s", code, out)
+			}
+			gittest.Fsck(t, clone)
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/settings"
 )
 
 // publish pushes the feature branch and the metadata branch of r to a new
@@ -136,5 +137,21 @@ func TestResumeBadInput(t *testing.T) {
 	gittest.Git(t, r.dir, "checkout", "-q", "main")
 	if _, errOut, code := runEntire(t, r.dir, env, "", "resume", "main"); code != 0 || !strings.Contains(errOut, "No Entire checkpoint found on branch 'main'") {
 		t.Errorf("resume main: %d %q", code, errOut)
+	}
+}
+
+func TestExplainAndResumeWhenDisabled(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	s := settings.Defaults()
+	s.Enabled = false
+	if err := settings.Save(settings.ProjectPath(dir), s); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"explain"}, {"explain", "--commit", "HEAD"}, {"resume", "main"}} {
+		out, errOut, code := runEntire(t, dir, nil, "", args...)
+		if code != 0 || out != disabledMessage+"\n" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
 	}
 }

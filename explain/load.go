@@ -195,18 +195,63 @@ func (l *Loader) metadataRev() string {
 }
 
 // author returns "name <email>" of the metadata commit that first wrote
-// checkpoint id, "" when unknown.
+// checkpoint id, "" when unknown. It does not walk the whole metadata
+// branch: a checkpoint stays on the branch once written, so the commit that
+// introduced it is found by a binary search over the first-parent chain
+// (about 2·log2(n) tree reads). When that commit merged it in from another
+// clone, the search goes on in the merged side.
 func (l *Loader) author(ctx context.Context, id checkpoint.ID) string {
 	rev := l.metadataRev()
 	if rev == "" {
 		return ""
 	}
-	out, err := l.Repo.RunGit(ctx, "log", "--format=%an <%ae>", "--diff-filter=A", rev, "--", id.Shard()+"/"+checkpoint.MetadataFile)
-	if err != nil {
+	c := l.introducedBy(ctx, plumbing.NewHash(rev), id.Shard(), 4)
+	if c == nil {
 		return ""
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return lines[len(lines)-1]
+	return c.Author.Name + " <" + c.Author.Email + ">"
+}
+
+// introducedBy returns the oldest commit of tip's first-parent chain that
+// has path (nil when tip does not have it), following merged-in sides up to
+// depth merges deep.
+func (l *Loader) introducedBy(ctx context.Context, tip plumbing.Hash, path string, depth int) *object.Commit {
+	out, err := l.Repo.RunGit(ctx, "rev-list", "--first-parent", tip.String())
+	if err != nil {
+		return nil
+	}
+	chain := strings.Fields(string(out))
+	has := func(h plumbing.Hash) bool {
+		c, err := l.Repo.Git.CommitObject(h)
+		if err != nil {
+			return false
+		}
+		t, err := c.Tree()
+		if err != nil {
+			return false
+		}
+		_, err = t.FindEntry(path)
+		return err == nil
+	}
+	if len(chain) == 0 || !has(plumbing.NewHash(chain[0])) {
+		return nil
+	}
+	// has is true for chain[0..k] and false after: find k.
+	k := sort.Search(len(chain), func(i int) bool { return !has(plumbing.NewHash(chain[i])) }) - 1
+	c, err := l.Repo.Git.CommitObject(plumbing.NewHash(chain[k]))
+	if err != nil {
+		return nil
+	}
+	if depth > 0 {
+		for _, p := range c.ParentHashes[min(1, len(c.ParentHashes)):] {
+			if has(p) {
+				if m := l.introducedBy(ctx, p, path, depth-1); m != nil {
+					return m
+				}
+			}
+		}
+	}
+	return c
 }
 
 // logEntry is one commit of a git log.

@@ -91,6 +91,16 @@ func TestExplainEndToEnd(t *testing.T) {
 	if l, _, _ := run("--session", "nope"); !strings.Contains(l, "Checkpoints: 0\nFiltered by session: nope\n\nNo checkpoints found on this branch.") {
 		t.Errorf("filtered list:\n%s", l)
 	}
+	// From another branch the checkpoint still explains; its commit is
+	// found with --search-all.
+	gittest.Git(t, r.dir, "checkout", "-q", "main")
+	if out, _, code := run("-c", id, "--short"); code != 0 || !strings.Contains(out, "Commits: No commits found on this branch (--search-all looks in every branch)\n") {
+		t.Errorf("from main: %d\n%s", code, out)
+	}
+	if out, _, _ := run("-c", id, "--short", "--search-all"); !strings.Contains(out, "Commits: (1)\n  "+sha7+" ") {
+		t.Errorf("--search-all from main:\n%s", out)
+	}
+	gittest.Git(t, r.dir, "checkout", "-q", "feature")
 	// A commit without trailer.
 	if out, _, code := run("--commit", "HEAD~1"); code != 0 || !strings.HasPrefix(out, "No associated Entire checkpoint") {
 		t.Errorf("--commit HEAD~1: %d %q", code, out)
@@ -190,4 +200,33 @@ func TestExplainGenerate(t *testing.T) {
 		t.Errorf("--generate --force: %d %q", code, errOut)
 	}
 	gittest.Fsck(t, r.dir)
+}
+
+func TestExplainTemporaryCheckpoint(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	r.agentTurn("Please add a greeting", map[string]string{"hello.txt": "hello\n"})
+	r.agentTurn("Add a farewell too", map[string]string{"bye.txt": "bye\n"})
+	shadow := gittest.Git(t, r.dir, "for-each-ref", "--format=%(objectname)", "refs/heads/entire/*-*")
+	if len(shadow) != 40 {
+		t.Fatalf("shadow tip %q", shadow)
+	}
+	out, errOut, code := runEntire(t, r.dir, r.env, "", "explain", "-c", shadow[:8], "--no-pager")
+	if code != 0 {
+		t.Fatalf("explain temporary: %d %s", code, errOut)
+	}
+	for _, want := range []string{"Checkpoint: " + shadow + " [temporary]\nSession: sess-1\n", "Intent: Please add a greeting\n",
+		"Files: (1)\n  - bye.txt\n", "[User] Add a farewell too\n[Tool] Write: bye.txt\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	list, _, _ := runEntire(t, r.dir, r.env, "", "explain")
+	if !strings.Contains(list, "Checkpoints: 1\n\n[sess-1] [temporary] \"Please add a greeting\"\n") || strings.Count(list, "(") != 2 {
+		t.Errorf("list:\n%s", list)
+	}
+	if _, errOut, code := runEntire(t, r.dir, r.env, "", "explain", "-c", shadow[:8], "--generate"); code != 1 || !strings.Contains(errOut, "temporary checkpoint") {
+		t.Errorf("--generate on temporary: %d %q", code, errOut)
+	}
 }

@@ -51,10 +51,14 @@ type toolCall struct {
 // line is one JSONL transcript line (Claude Code, or Gemini's JSONL form)
 // or one message of Gemini's JSON document.
 type line struct {
+	ID          string `json:"id"`
 	Type        string `json:"type"`
 	IsMeta      bool   `json:"isMeta"`
 	IsSidechain bool   `json:"isSidechain"`
-	Message     *struct {
+	// IsCompactSummary marks the summary Claude Code writes as a user
+	// message when it compacts the conversation; it is not a prompt.
+	IsCompactSummary bool `json:"isCompactSummary"`
+	Message          *struct {
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
 	Content   json.RawMessage `json:"content"`
@@ -86,7 +90,7 @@ func ParseTranscript(content []byte, start int) ([]Entry, error) {
 		}
 		return out, nil
 	}
-	var out []Entry
+	r := records{byID: map[string]int{}}
 	n := 0
 	for len(content) > 0 {
 		var l []byte
@@ -100,12 +104,52 @@ func ParseTranscript(content []byte, start int) ([]Entry, error) {
 			continue
 		}
 		var v line
-		if json.Unmarshal(l, &v) != nil {
+		if json.Unmarshal(l, &v) == nil {
+			r.add(&v)
 			continue
 		}
-		out = appendLine(out, &v)
+		// Objects glued on one line (a lost newline): keep each one.
+		dec := json.NewDecoder(bytes.NewReader(l))
+		for {
+			var g line
+			if dec.Decode(&g) != nil {
+				break
+			}
+			r.add(&g)
+		}
 	}
-	return out, nil
+	return r.entries(), nil
+}
+
+// records collects the entries of JSONL records in order. Records with a
+// top-level "id" (Gemini CLI's JSONL messages) are upserted: a message
+// written again, e.g. once more with its tool calls, replaces its earlier
+// record in place (FORMATS.md 2.1).
+type records struct {
+	groups [][]Entry
+	byID   map[string]int
+}
+
+func (r *records) add(v *line) {
+	e := appendLine(nil, v)
+	if v.ID != "" {
+		if i, ok := r.byID[v.ID]; ok {
+			r.groups[i] = e
+			return
+		}
+		r.byID[v.ID] = len(r.groups)
+	}
+	if len(e) > 0 || v.ID != "" {
+		r.groups = append(r.groups, e)
+	}
+}
+
+func (r *records) entries() []Entry {
+	var out []Entry
+	for _, g := range r.groups {
+		out = append(out, g...)
+	}
+	return out
 }
 
 // isDocument reports whether content is a single JSON document with a
@@ -167,7 +211,7 @@ func contentParts(content json.RawMessage) (text string, blocks []block) {
 
 // appendLine adds the entries of one transcript line or message.
 func appendLine(out []Entry, v *line) []Entry {
-	if v.IsMeta || v.IsSidechain {
+	if v.IsMeta || v.IsSidechain || v.IsCompactSummary {
 		return out
 	}
 	content := v.Content

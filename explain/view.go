@@ -74,13 +74,14 @@ type CheckpointView struct {
 	Attribution *checkpoint.Attribution
 }
 
-// TotalTokens is the token count explain shows: input + cache creation +
-// cache read + output, subagents included.
+// TotalTokens is the token count explain shows (SPEC 1.9): input + cache
+// creation + cache read + output. Subagent usage is not included; the view
+// shows it apart.
 func TotalTokens(u *agent.TokenUsage) int {
 	if u == nil {
 		return 0
 	}
-	return u.InputTokens + u.CacheCreationTokens + u.CacheReadTokens + u.OutputTokens + TotalTokens(u.SubagentTokens)
+	return u.InputTokens + u.CacheCreationTokens + u.CacheReadTokens + u.OutputTokens
 }
 
 // RenderCheckpoint writes the checkpoint view (SPEC 1.9):

@@ -33,7 +33,7 @@ const sampleHeader = `Checkpoint: a3b2c4d5e6f7
 Session: s1 (Claude Code)
 Created: 2026-01-02 03:04:05
 Author: Ada <ada@example.com>
-Tokens: 128 (input 100, cache write 0, cache read 20, output 5; 2 API calls; subagents 3)
+Tokens: 125 (input 100, cache write 0, cache read 20, output 5; 2 API calls; subagents 3)
 Attribution: 73.0% agent (146 of 200 committed lines; human +50 ~4 -0)
 Commits: (1)
   0123456 2026-01-03 Add parser

@@ -12,7 +12,9 @@ import (
 )
 
 // List loads the list view of the current branch (SPEC 1.9): committed
-// checkpoints linked from the last 500 first-parent commits of HEAD, and
+// checkpoints linked from the last 500 commits of HEAD (on another branch
+// than the default one: its first-parent commits not reachable from the
+// default branch), and
 // the temporary checkpoints on the current worktree's shadow branches whose
 // base commit is reachable from HEAD, grouped by checkpoint (temporary ones
 // by session), newest first, at most 100. A non-empty session keeps only
@@ -29,7 +31,11 @@ func (l *Loader) List(ctx context.Context, session string) (*ListView, error) {
 	} else {
 		v.Branch = "HEAD (" + short7(head.String()) + ")"
 	}
-	entries, err := l.gitLog(ctx, "--grep=Entire-Checkpoint:", "--first-parent", "-n", strconv.Itoa(historyLimit), "HEAD")
+	args := []string{"--grep=Entire-Checkpoint:", "-n", strconv.Itoa(historyLimit), "HEAD"}
+	if def := l.DefaultBranch; def != "" && def != v.Branch && !strings.HasSuffix(def, "/"+v.Branch) {
+		args = append(args, "--first-parent", "--not", def, "--")
+	}
+	entries, err := l.gitLog(ctx, args...)
 	if err != nil {
 		return nil, err
 	}

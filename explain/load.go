@@ -27,10 +27,14 @@ const historyLimit = 500
 // listLimit bounds the number of checkpoints the list view shows.
 const listLimit = 100
 
-// Loader builds views from a repository. Both fields are required.
+// Loader builds views from a repository. Repo and Store are required.
 type Loader struct {
 	Repo  *gitrepo.Repo
 	Store *checkpoint.Store
+	// DefaultBranch is the repository's default branch as a revision
+	// ("main", "origin/main"); "" when unknown. The list view of another
+	// branch stops at commits reachable from it.
+	DefaultBranch string
 }
 
 // Resolve returns the committed checkpoint that id names: the ID itself

@@ -132,7 +132,7 @@ func runExplain(ctx context.Context, opts *explainOptions) error {
 	if err != nil {
 		return err
 	}
-	l := &explain.Loader{Repo: repo, Store: checkpoint.NewStore(repo, f.Now)}
+	l := &explain.Loader{Repo: repo, Store: checkpoint.NewStore(repo, f.Now), DefaultBranch: defaultBranch(repo)}
 	var buf bytes.Buffer
 	switch {
 	case opts.Commit != "":

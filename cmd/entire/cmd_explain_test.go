@@ -100,6 +100,15 @@ func TestExplainEndToEnd(t *testing.T) {
 	if out, _, _ := run("-c", id, "--short", "--search-all"); !strings.Contains(out, "Commits: (1)\n  "+sha7+" ") {
 		t.Errorf("--search-all from main:\n%s", out)
 	}
+	// Once merged, the checkpoint is listed on main, not on a new branch.
+	gittest.Git(t, r.dir, "merge", "-q", "--ff-only", "feature")
+	if l, _, _ := run(); !strings.Contains(l, "Branch: main\nCheckpoints: 1\n") {
+		t.Errorf("list on main after merge:\n%s", l)
+	}
+	gittest.Git(t, r.dir, "checkout", "-q", "-b", "next")
+	if l, _, _ := run(); !strings.HasPrefix(l, "Branch: next\nCheckpoints: 0\n") {
+		t.Errorf("list on a new branch:\n%s", l)
+	}
 	gittest.Git(t, r.dir, "checkout", "-q", "feature")
 	// A commit without trailer.
 	if out, _, code := run("--commit", "HEAD~1"); code != 0 || !strings.HasPrefix(out, "No associated Entire checkpoint") {

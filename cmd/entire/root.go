@@ -43,6 +43,8 @@ func newRootCmd(f *factory) *cobra.Command {
 	root.AddCommand(newHideCmd(f, nil))
 	root.AddCommand(newNoteCmd(f, nil))
 	root.AddCommand(newMCPCmd(f, nil))
+	root.AddCommand(newExplainCmd(f, nil))
+	root.AddCommand(newResumeCmd(f, nil))
 	root.AddCommand(newResetCmd(f, nil))
 	root.AddCommand(newCleanCmd(f, nil))
 	root.AddCommand(newDoctorCmd(f, nil))

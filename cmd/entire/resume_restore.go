@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/explain"
+	"github.com/entirecli/entire/gitrepo"
+)
+
+// sessionFilePather is implemented by agents that say where WriteSession
+// writes a session.
+type sessionFilePather interface {
+	SessionFilePath(session *agent.AgentSession) (string, error)
+}
+
+// testProjectDirEnv maps agents to the environment variable that replaces
+// their session directory in tests (SPEC 4.6).
+var testProjectDirEnv = map[agent.AgentName]string{
+	agent.AgentNameClaudeCode: "ENTIRE_TEST_CLAUDE_PROJECT_DIR",
+	agent.AgentNameGemini:     "ENTIRE_TEST_GEMINI_PROJECT_DIR",
+}
+
+// planRestore decides, for every session of cp, which agent gets its
+// transcript and where, without writing anything. The transcript goes to
+// the agent's session directory for this repository (where `claude -r` and
+// `gemini --resume` look), whatever path it had on the machine that
+// recorded it. It fails when an agent's storage directory does not exist.
+func planRestore(f *factory, repo *gitrepo.Repo, cp *checkpoint.Checkpoint) ([]restorePlan, error) {
+	var plans []restorePlan
+	for _, s := range cp.Sessions {
+		if s.Metadata.SessionID == "" {
+			continue
+		}
+		content, err := s.Transcript()
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint %s: %w", cp.ID, err)
+		}
+		a := sessionAgent(s.Metadata.Agent, content)
+		fp, ok := a.(sessionFilePather)
+		if !ok {
+			return nil, fmt.Errorf("session %s: %s cannot restore sessions", s.Metadata.SessionID, a.Type())
+		}
+		target, err := fp.SessionFilePath(&agent.AgentSession{SessionID: s.Metadata.SessionID, AgentName: a.Name(), RepoPath: repo.Root, NativeData: content})
+		if err != nil {
+			return nil, fmt.Errorf("session %s: %w", s.Metadata.SessionID, err)
+		}
+		if err := checkAgentStorage(f, a, filepath.Dir(target)); err != nil {
+			return nil, err
+		}
+		p := restorePlan{agent: a, session: s, content: content, target: target}
+		if local, err := os.ReadFile(target); err == nil {
+			lt, ct := lastTimestamp(local), lastTimestamp(content)
+			p.newer = !lt.IsZero() && lt.After(ct)
+		}
+		if pr := s.Prompts(); len(pr) > 0 {
+			p.prompt = pr[len(pr)-1]
+		}
+		plans = append(plans, p)
+	}
+	if len(plans) == 0 {
+		return nil, fmt.Errorf("checkpoint %s has no session to restore", cp.ID)
+	}
+	return plans, nil
+}
+
+// sessionAgent picks the agent of a stored session: Gemini when the content
+// is a Gemini transcript, else the one the metadata names, else Claude Code
+// (Entire 0.4.x sometimes labelled Claude transcripts "Gemini CLI").
+func sessionAgent(label agent.AgentType, content []byte) agent.Agent {
+	if agent.DetectAgentTypeFromContent(content) == agent.AgentTypeGemini {
+		if a, err := agent.GetByAgentType(agent.AgentTypeGemini); err == nil {
+			return a
+		}
+	}
+	if label != agent.AgentTypeGemini {
+		if a, err := agent.GetByAgentType(label); err == nil {
+			return a
+		}
+	}
+	a, _ := agent.Get(agent.AgentNameClaudeCode)
+	if a == nil {
+		return agent.Default()
+	}
+	return a
+}
+
+// checkAgentStorage fails with a clear message when the agent keeps no data
+// on this machine: its configuration directory (~/.claude, ~/.gemini) or,
+// in tests, the session directory override does not exist. The project's
+// own session directory below it is created on write.
+func checkAgentStorage(f *factory, a agent.Agent, sessionDir string) error {
+	root := sessionDir
+	if env := testProjectDirEnv[a.Name()]; env == "" || f.Getenv(env) == "" {
+		switch a.Name() {
+		case agent.AgentNameClaudeCode: // <config>/projects/<project>
+			root = filepath.Dir(filepath.Dir(sessionDir))
+		case agent.AgentNameGemini: // ~/.gemini/tmp/<hash>/chats
+			root = filepath.Dir(filepath.Dir(filepath.Dir(sessionDir)))
+		}
+	}
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		return fmt.Errorf("%s session directory %s does not exist: is %s installed and has it been run on this machine? (nothing was changed)", a.Type(), root, a.Type())
+	}
+	return nil
+}
+
+// confirmNewer asks before overwriting local transcripts that have newer
+// entries than the checkpoint, unless force.
+func confirmNewer(f *factory, plans []restorePlan, force bool) error {
+	var newer []restorePlan
+	for _, p := range plans {
+		if p.newer {
+			newer = append(newer, p)
+		}
+	}
+	if len(newer) == 0 || force {
+		return nil
+	}
+	fmt.Fprintln(f.IO.ErrOut, "Warning: Local session log(s) have newer entries than the checkpoint:")
+	for _, p := range newer {
+		fmt.Fprintf(f.IO.ErrOut, "  %s (%s)\n", p.session.Metadata.SessionID, p.target)
+	}
+	ok, err := confirm(f, "Overwrite local session logs with checkpoint versions?", "Overwrite", "Cancel", false)
+	if errors.Is(err, errCannotPrompt) {
+		return errors.New("local session logs are newer than the checkpoint; not overwriting them (use --force to overwrite)")
+	}
+	if err != nil {
+		return err
+	}
+	if !ok {
+		fmt.Fprintln(f.IO.ErrOut, "Cancelled; nothing was changed.")
+		return silentError(nil)
+	}
+	return nil
+}
+
+// printResumeCommands prints how to continue the restored sessions
+// (SPEC 6.5 step 5).
+func printResumeCommands(f *factory, plans []restorePlan) {
+	w := f.IO.ErrOut
+	line := func(p restorePlan) string {
+		cmd := p.agent.FormatResumeCommand(p.session.Metadata.SessionID)
+		if p.prompt != "" {
+			cmd += "  # " + explain.Truncate(p.prompt, 60)
+		}
+		return cmd
+	}
+	if len(plans) == 1 {
+		fmt.Fprintf(w, "Session: %s\n", plans[0].session.Metadata.SessionID)
+		fmt.Fprintf(w, "Restored transcript to %s\n", plans[0].target)
+		fmt.Fprintln(w, "To continue this session, run:")
+		fmt.Fprintf(w, "  %s\n", line(plans[0]))
+		return
+	}
+	fmt.Fprintf(w, "Restored %d sessions. To continue, run:\n", len(plans))
+	for i, p := range plans {
+		suffix := ""
+		if i == len(plans)-1 {
+			suffix = " (most recent)"
+		}
+		fmt.Fprintf(w, "  %s%s\n", line(p), suffix)
+	}
+}
+
+// lastTimestamp returns the newest entry time of a transcript: the last
+// JSONL line with a "timestamp", or the last Gemini message's (or the
+// document's lastUpdated); zero when there is none.
+func lastTimestamp(content []byte) time.Time {
+	var ts struct {
+		Timestamp   string `json:"timestamp"`
+		LastUpdated string `json:"lastUpdated"`
+		Messages    []struct {
+			Timestamp string `json:"timestamp"`
+		} `json:"messages"`
+	}
+	trimmed := bytes.TrimSpace(content)
+	if agent.DetectAgentTypeFromContent(trimmed) == agent.AgentTypeGemini && json.Unmarshal(trimmed, &ts) == nil && len(ts.Messages) > 0 {
+		if t := parseTime(ts.Messages[len(ts.Messages)-1].Timestamp); !t.IsZero() {
+			return t
+		}
+		return parseTime(ts.LastUpdated)
+	}
+	for len(trimmed) > 0 {
+		var l []byte
+		if i := bytes.LastIndexByte(trimmed, '\n'); i >= 0 {
+			l, trimmed = trimmed[i+1:], trimmed[:i]
+		} else {
+			l, trimmed = trimmed, nil
+		}
+		ts.Timestamp = ""
+		if json.Unmarshal(l, &ts) == nil {
+			if t := parseTime(ts.Timestamp); !t.IsZero() {
+				return t
+			}
+		}
+	}
+	return time.Time{}
+}
+
+func parseTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}

@@ -1,0 +1,317 @@
+package explain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/gitrepo"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// ErrAmbiguous is returned when a checkpoint ID prefix matches several
+// checkpoints.
+var ErrAmbiguous = errors.New("explain: ambiguous checkpoint ID")
+
+// historyLimit bounds the commits searched for linked commits and list
+// entries unless a search is asked to cover everything (SPEC 1.9).
+const historyLimit = 500
+
+// listLimit bounds the number of checkpoints the list view shows.
+const listLimit = 100
+
+// Loader builds views from a repository. Repo and Store are required.
+type Loader struct {
+	Repo  *gitrepo.Repo
+	Store *checkpoint.Store
+	// DefaultBranch is the repository's default branch as a revision
+	// ("main", "origin/main"); "" when unknown. The list view of another
+	// branch stops at commits reachable from it.
+	DefaultBranch string
+}
+
+// Resolve returns the committed checkpoint that id names: the ID itself
+// (read directly, without listing the metadata branch) or a unique prefix
+// of one. It returns an error wrapping checkpoint.ErrNotFound when nothing
+// matches and ErrAmbiguous (listing up to 5 candidates) when several do.
+func (l *Loader) Resolve(id string) (checkpoint.ID, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	if cid := checkpoint.ID(id); cid.Valid() {
+		if l.Store.Exists(cid) {
+			return cid, nil
+		}
+		return "", fmt.Errorf("%w: %s", checkpoint.ErrNotFound, id)
+	}
+	if id == "" || len(id) > 12 || strings.Trim(id, "0123456789abcdef") != "" {
+		return "", fmt.Errorf("%w: %q is not a checkpoint ID or prefix", checkpoint.ErrNotFound, id)
+	}
+	ids, err := l.Store.List()
+	if err != nil {
+		return "", err
+	}
+	var match []string
+	for _, c := range ids {
+		if strings.HasPrefix(string(c), id) {
+			match = append(match, string(c))
+		}
+	}
+	switch len(match) {
+	case 0:
+		return "", fmt.Errorf("%w: %s", checkpoint.ErrNotFound, id)
+	case 1:
+		return checkpoint.ID(match[0]), nil
+	}
+	shown := match
+	if len(shown) > 5 {
+		shown = shown[:5]
+	}
+	return "", fmt.Errorf("%w: %s matches %d checkpoints: %s", ErrAmbiguous, id, len(match), strings.Join(shown, ", "))
+}
+
+// ViewOptions selects what Checkpoint loads.
+type ViewOptions struct {
+	Mode Mode
+	// SearchAll looks for linked commits in every ref without a depth
+	// limit instead of the last 500 first-parent commits of HEAD.
+	SearchAll bool
+}
+
+// Checkpoint loads the view of committed checkpoint id. It reads that
+// checkpoint's files, one bounded git log for the linked commits and one
+// path-limited log of the metadata branch for the author.
+func (l *Loader) Checkpoint(ctx context.Context, id checkpoint.ID, opts ViewOptions) (*CheckpointView, *checkpoint.Checkpoint, error) {
+	cp, err := l.Store.Read(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	v := &CheckpointView{ID: string(id), Files: cp.Root.FilesTouched, CommitsSearched: true, SearchedAll: opts.SearchAll}
+	tokens := &agent.TokenUsage{}
+	for _, s := range cp.Sessions {
+		m := s.Metadata
+		if v.Created.IsZero() || (!m.CreatedAt.IsZero() && m.CreatedAt.Before(v.Created)) {
+			v.Created = m.CreatedAt
+		}
+		tokens.Add(m.TokenUsage)
+		sv, err := sessionView(s, opts.Mode)
+		if err != nil {
+			return nil, nil, err
+		}
+		l.relativize(sv.Transcript)
+		v.Sessions = append(v.Sessions, sv)
+		if len(cp.Root.FilesTouched) == 0 {
+			for _, f := range m.FilesTouched {
+				v.Files = agent.AppendUnique(v.Files, f)
+			}
+		}
+	}
+	if cp.Root.TokenUsage != nil {
+		tokens = cp.Root.TokenUsage
+	}
+	if !tokens.IsZero() {
+		v.Tokens = tokens
+	}
+	latest := cp.Sessions[len(cp.Sessions)-1].Metadata
+	v.Summary, v.Attribution = latest.Summary, latest.InitialAttribution
+	v.Author = l.author(ctx, id)
+	if v.Commits, err = l.LinkedCommits(ctx, id, opts.SearchAll); err != nil {
+		return nil, nil, err
+	}
+	return v, cp, nil
+}
+
+// Scope returns the start of a session's checkpoint scope (SPEC 4.3).
+func Scope(m checkpoint.SessionMetadata) int {
+	if m.CheckpointTranscriptStart > 0 {
+		return m.CheckpointTranscriptStart
+	}
+	return m.TranscriptLinesAtStart
+}
+
+// sessionView reads one session's prompts and, unless mode is ModeShort,
+// its condensed transcript.
+func sessionView(s *checkpoint.Session, mode Mode) (SessionView, error) {
+	m := s.Metadata
+	sv := SessionView{ID: m.SessionID, Agent: m.Agent, Tokens: m.TokenUsage}
+	if mode == ModeShort {
+		sv.Prompts = s.Prompts()
+		return sv, nil
+	}
+	content, err := s.Transcript()
+	if err != nil {
+		sv.Prompts = s.Prompts()
+		return sv, nil // a session without transcript still has its metadata
+	}
+	scoped, err := ParseTranscript(content, Scope(m))
+	if err != nil {
+		return sv, fmt.Errorf("session %s: %w", m.SessionID, err)
+	}
+	sv.Prompts = prompts(scoped)
+	if len(sv.Prompts) == 0 {
+		sv.Prompts = s.Prompts()
+	}
+	sv.Transcript = scoped
+	if mode == ModeFull && Scope(m) > 0 {
+		if sv.Transcript, err = ParseTranscript(content, 0); err != nil {
+			return sv, fmt.Errorf("session %s: %w", m.SessionID, err)
+		}
+	}
+	return sv, nil
+}
+
+// relativize shows tool arguments that are paths inside the repository
+// relative to its root.
+func (l *Loader) relativize(entries []Entry) {
+	prefix := strings.TrimSuffix(l.Repo.Root, "/") + "/"
+	for i, e := range entries {
+		if e.Role == RoleTool {
+			entries[i].Text = strings.TrimPrefix(e.Text, prefix)
+		}
+	}
+}
+
+func prompts(entries []Entry) []string {
+	var out []string
+	for _, e := range entries {
+		if e.Role == RoleUser {
+			out = append(out, e.Text)
+		}
+	}
+	return out
+}
+
+// metadataRev is the metadata branch as a revision git understands: the
+// local branch, else origin's copy.
+func (l *Loader) metadataRev() string {
+	if h, err := l.Repo.ReadRef(checkpoint.MetadataRef); err == nil && !h.IsZero() {
+		return h.String()
+	}
+	if h, err := l.Repo.ReadRef(checkpoint.RemoteMetadataRef); err == nil && !h.IsZero() {
+		return h.String()
+	}
+	return ""
+}
+
+// author returns "name <email>" of the metadata commit that first wrote
+// checkpoint id, "" when unknown. It does not walk the whole metadata
+// branch: a checkpoint stays on the branch once written, so the commit that
+// introduced it is found by a binary search over the first-parent chain
+// (about 2·log2(n) tree reads). When that commit merged it in from another
+// clone, the search goes on in the merged side.
+func (l *Loader) author(ctx context.Context, id checkpoint.ID) string {
+	rev := l.metadataRev()
+	if rev == "" {
+		return ""
+	}
+	c := l.introducedBy(ctx, plumbing.NewHash(rev), id.Shard(), 4)
+	if c == nil {
+		return ""
+	}
+	return c.Author.Name + " <" + c.Author.Email + ">"
+}
+
+// introducedBy returns the oldest commit of tip's first-parent chain that
+// has path (nil when tip does not have it), following merged-in sides up to
+// depth merges deep.
+func (l *Loader) introducedBy(ctx context.Context, tip plumbing.Hash, path string, depth int) *object.Commit {
+	out, err := l.Repo.RunGit(ctx, "rev-list", "--first-parent", tip.String())
+	if err != nil {
+		return nil
+	}
+	chain := strings.Fields(string(out))
+	has := func(h plumbing.Hash) bool {
+		c, err := l.Repo.Git.CommitObject(h)
+		if err != nil {
+			return false
+		}
+		t, err := c.Tree()
+		if err != nil {
+			return false
+		}
+		_, err = t.FindEntry(path)
+		return err == nil
+	}
+	if len(chain) == 0 || !has(plumbing.NewHash(chain[0])) {
+		return nil
+	}
+	// has is true for chain[0..k] and false after: find k.
+	k := sort.Search(len(chain), func(i int) bool { return !has(plumbing.NewHash(chain[i])) }) - 1
+	c, err := l.Repo.Git.CommitObject(plumbing.NewHash(chain[k]))
+	if err != nil {
+		return nil
+	}
+	if depth > 0 {
+		for _, p := range c.ParentHashes[min(1, len(c.ParentHashes)):] {
+			if has(p) {
+				if m := l.introducedBy(ctx, p, path, depth-1); m != nil {
+					return m
+				}
+			}
+		}
+	}
+	return c
+}
+
+// logEntry is one commit of a git log.
+type logEntry struct {
+	Commit
+	Message string
+}
+
+// gitLog runs git log with a parseable format and returns its commits.
+func (l *Loader) gitLog(ctx context.Context, args ...string) ([]logEntry, error) {
+	args = append([]string{"log", "--format=%H%x1f%ct%x1f%s%x1f%B%x1e"}, args...)
+	out, err := l.Repo.RunGit(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	var res []logEntry
+	for _, rec := range strings.Split(string(out), "\x1e") {
+		f := strings.SplitN(strings.TrimLeft(rec, "\n"), "\x1f", 4)
+		if len(f) != 4 {
+			continue
+		}
+		sec, _ := strconv.ParseInt(f[1], 10, 64)
+		res = append(res, logEntry{Commit: Commit{SHA: f[0], Date: time.Unix(sec, 0), Subject: f[2]}, Message: f[3]})
+	}
+	return res, nil
+}
+
+// hasHead reports whether HEAD points to a commit.
+func (l *Loader) hasHead() bool {
+	h, err := l.Repo.Head()
+	return err == nil && !h.IsZero()
+}
+
+// LinkedCommits returns the commits whose Entire-Checkpoint trailer is id,
+// newest first: among the last 500 first-parent commits of HEAD, or with
+// searchAll among all commits of all branches (shadow and metadata branches
+// excluded).
+func (l *Loader) LinkedCommits(ctx context.Context, id checkpoint.ID, searchAll bool) ([]Commit, error) {
+	args := []string{"--grep=Entire-Checkpoint: *" + string(id), "--extended-regexp"}
+	if searchAll {
+		args = append(args, "--exclude=entire/*", "--branches", "--exclude=*/entire/*", "--remotes", "--tags")
+	} else {
+		if !l.hasHead() {
+			return nil, nil
+		}
+		args = append(args, "--first-parent", "-n", strconv.Itoa(historyLimit), "HEAD")
+	}
+	entries, err := l.gitLog(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	var out []Commit
+	for _, e := range entries {
+		if got, ok := checkpoint.CheckpointOf(e.Message); ok && got == id {
+			out = append(out, e.Commit)
+		}
+	}
+	return out, nil
+}

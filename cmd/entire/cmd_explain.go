@@ -13,9 +13,12 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/explain"
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/strategy"
+	"github.com/entirecli/entire/taskview"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -196,14 +199,51 @@ func commitCheckpoint(ctx context.Context, repo *gitrepo.Repo, rev string) (chec
 }
 
 func explainCheckpoint(ctx context.Context, opts *explainOptions, l *explain.Loader, id checkpoint.ID, w io.Writer) error {
-	v, _, err := l.Checkpoint(ctx, id, explain.ViewOptions{Mode: opts.mode(), SearchAll: opts.SearchAll})
+	v, cp, err := l.Checkpoint(ctx, id, explain.ViewOptions{Mode: opts.mode(), SearchAll: opts.SearchAll})
 	if errors.Is(err, checkpoint.ErrNotFound) {
 		return fmt.Errorf("checkpoint %s is not on the %s branch (fetch it from the checkpoint remote, or check the ID)", id, checkpoint.MetadataBranch)
 	}
 	if err != nil {
 		return err
 	}
-	return explain.RenderCheckpoint(w, v, opts.mode())
+	if err := explain.RenderCheckpoint(w, v, opts.mode()); err != nil {
+		return err
+	}
+	if opts.mode() == explain.ModeShort {
+		return nil
+	}
+	return writeSlotExtras(ctx, w, l.Repo, cp)
+}
+
+// writeSlotExtras shows, per session, what the session's slot holds beyond
+// its transcript: its subagent tasks with their conclusions, the entities
+// its commands referenced, and the hides it made.
+func writeSlotExtras(ctx context.Context, w io.Writer, repo *gitrepo.Repo, cp *checkpoint.Checkpoint) error {
+	for _, sess := range cp.Sessions {
+		var buf bytes.Buffer
+		if err := taskview.Write(ctx, &buf, repo, sess, taskview.Options{}); err != nil {
+			return err
+		}
+		hides, _ := strategy.SessionHideIDs(sess)
+		if len(hides) > 0 {
+			fmt.Fprintf(&buf, "Hides: %s (entire hide show <id>)\n", strings.Join(hides, ", "))
+		}
+		if sess.Metadata.Agent == agent.AgentTypeGemini && buf.Len() == 0 {
+			fmt.Fprintln(&buf, "Subagent conclusions: not recorded (Gemini CLI has no subagent hooks).")
+		}
+		if buf.Len() == 0 {
+			continue
+		}
+		if len(cp.Sessions) > 1 {
+			fmt.Fprintf(w, "\nSession %s:\n", sess.Metadata.SessionID)
+		} else {
+			fmt.Fprintln(w)
+		}
+		if _, err := w.Write(buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // explainTemporary handles a --checkpoint value that names no committed

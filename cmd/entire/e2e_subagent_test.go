@@ -176,9 +176,16 @@ func TestSubagentConclusionEndToEnd(t *testing.T) {
 	if err := taskview.Write(context.Background(), &view, repo, cp.Sessions[0], taskview.Options{}); err != nil {
 		t.Fatal(err)
 	}
+	explained, errOut, code := r.entire("explain", "--checkpoint", id, "--no-pager")
+	if code != 0 {
+		t.Fatalf("entire explain: %d %s", code, errOut)
+	}
 	for _, w := range []string{"Task toolu_agent1 (claude-code, completed): success, confidence 0.90", "docs/layout.md (present), docs/gone.md (missing)"} {
 		if !strings.Contains(view.String(), w) {
 			t.Errorf("explain view lacks %q:\n%s", w, view.String())
+		}
+		if !strings.Contains(explained, w) {
+			t.Errorf("entire explain lacks %q:\n%s", w, explained)
 		}
 	}
 	gittest.Fsck(t, r.dir)

@@ -15,8 +15,11 @@ import (
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/hide"
+	"github.com/entirecli/entire/notes"
 	"github.com/entirecli/entire/push"
 	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/strategy"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -160,8 +163,75 @@ func runResume(ctx context.Context, opts *resumeOptions) error {
 			return fmt.Errorf("restore session %s: %w", s.SessionID, err)
 		}
 	}
+	syncSideBranches(ctx, f, repo)
+	restoreCheckpointNotes(ctx, f, repo, plans, opts.Force)
 	printResumeCommands(f, plans)
 	return nil
+}
+
+// sideBranches are the entire branches that travel with the metadata
+// branch: the hides the sessions made and the agents' notes.
+var sideBranches = []string{hide.BranchRef.Short(), notes.BranchRef.Short()}
+
+// syncSideBranches fetches the hides and notes branches from the
+// checkpoint remote when they are missing here (a fresh clone), bounded by
+// strategy_options.push_timeout. Failures are reported, not errors.
+func syncSideBranches(ctx context.Context, f *factory, repo *gitrepo.Repo) {
+	s := loadSettings(repo)
+	remote := s.CheckpointRemote()
+	if _, err := repo.RunGit(ctx, "remote", "get-url", "--", remote); err != nil {
+		return
+	}
+	for _, b := range sideBranches {
+		local := plumbing.ReferenceName("refs/heads/" + b)
+		if h, _ := repo.ReadRef(local); !h.IsZero() {
+			continue
+		}
+		tracking := plumbing.ReferenceName("refs/remotes/" + remote + "/" + b)
+		if h, _ := repo.ReadRef(tracking); h.IsZero() {
+			if err := push.FetchBranch(ctx, repo, remote, b, s.PushTimeout()); err != nil {
+				continue // the remote may simply not have it
+			}
+		}
+		if h, _ := repo.ReadRef(tracking); !h.IsZero() {
+			if err := repo.UpdateRef(local, h, plumbing.ZeroHash); err != nil {
+				fmt.Fprintf(f.IO.ErrOut, "Could not create %s: %v\n", b, err)
+			}
+		}
+	}
+}
+
+// restoreCheckpointNotes brings back the notes recorded with the resumed
+// sessions (issue 6): always where this machine has no notes for that
+// agent yet, and over different local notes only with --force.
+func restoreCheckpointNotes(ctx context.Context, f *factory, repo *gitrepo.Repo, plans []restorePlan, force bool) {
+	done := map[string]bool{}
+	for i := len(plans) - 1; i >= 0; i-- { // the newest session's notes win
+		p := plans[i]
+		tree, ok := strategy.NotesTree(repo, p.session.TreeHash())
+		name := string(p.agent.Name())
+		if !ok || done[name] {
+			continue
+		}
+		done[name] = true
+		st, err := notes.NewStore(ctx, repo, notes.WithAgent(name))
+		if err != nil {
+			continue
+		}
+		cur, err := st.TreeHash(ctx)
+		if err != nil || cur == tree {
+			continue
+		}
+		if !cur.IsZero() && !force {
+			fmt.Fprintf(f.IO.ErrOut, "Kept your %s notes, which differ from the checkpoint's (use --force to restore those).\n", name)
+			continue
+		}
+		if err := st.Restore(ctx, tree); err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "Could not restore %s notes: %v\n", name, err)
+			continue
+		}
+		fmt.Fprintf(f.IO.ErrOut, "Restored %s notes from the checkpoint.\n", name)
+	}
 }
 
 // checkoutStep is the git checkout resume runs, nil when already there.

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -261,41 +260,12 @@ func (s *Store) sessionChanges(id ID, slot int, w SessionWrite, existing []slotI
 // token usage summed, files touched united, the latest write's strategy,
 // branch and version.
 func (s *Store) rootChange(id ID, latest SessionMetadata, sessions []slotInfo) (gitrepo.Change, error) {
-	root := RootMetadata{
-		CLIVersion:   latest.CLIVersion,
-		CheckpointID: id,
-		Strategy:     latest.Strategy,
-		Branch:       latest.Branch,
-		FilesTouched: []string{},
+	paths := make([]SessionPaths, len(sessions))
+	metas := make([]*SessionMetadata, len(sessions))
+	for i, e := range sessions {
+		paths[i], metas[i] = e.paths, e.meta
 	}
-	files := map[string]bool{}
-	var usage agent.TokenUsage
-	hasUsage := false
-	for _, e := range sessions {
-		root.Sessions = append(root.Sessions, e.paths)
-		if e.meta == nil {
-			continue
-		}
-		root.CheckpointsCount += e.meta.CheckpointsCount
-		for _, f := range e.meta.FilesTouched {
-			files[f] = true
-		}
-		if u := e.meta.TokenUsage; u != nil {
-			hasUsage = true
-			usage.InputTokens += u.InputTokens
-			usage.CacheCreationTokens += u.CacheCreationTokens
-			usage.CacheReadTokens += u.CacheReadTokens
-			usage.OutputTokens += u.OutputTokens
-			usage.APICallCount += u.APICallCount
-		}
-	}
-	for f := range files {
-		root.FilesTouched = append(root.FilesTouched, f)
-	}
-	sort.Strings(root.FilesTouched)
-	if hasUsage {
-		root.TokenUsage = &usage
-	}
+	root := Summarize(id, latest, paths, metas)
 	data, err := json.MarshalIndent(root, "", "  ")
 	if err != nil {
 		return gitrepo.Change{}, fmt.Errorf("encode checkpoint metadata: %w", err)

@@ -168,19 +168,7 @@ func (s *Store) readSessions(baseTree plumbing.Hash, id ID) ([]slotInfo, error) 
 		if err := readJSON(s.repo, sub, MetadataFile, &m); err != nil {
 			return nil, fmt.Errorf("checkpoint %s session %d: %w", id, idx, err)
 		}
-		prefix := "/" + id.Shard() + "/" + strconv.Itoa(idx) + "/"
-		has := func(name string) string {
-			if _, err := sub.FindEntry(name); err == nil {
-				return prefix + name
-			}
-			return ""
-		}
-		p := SessionPaths{Metadata: prefix + MetadataFile, Transcript: has(TranscriptFile),
-			Context: has(ContextFile), ContentHash: has(ContentHashFile), Prompt: has(PromptFile)}
-		if p.Transcript == "" {
-			p.Transcript = has(LegacyLogFile)
-		}
-		out = append(out, slotInfo{meta: &m, paths: p})
+		out = append(out, slotInfo{meta: &m, paths: SlotPaths(id, idx, sub)})
 	}
 	return out, nil
 }

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -149,53 +148,20 @@ func (m *treeMerger) slots(t *object.Tree) (map[int]slot, error) {
 // final, computed as the checkpoint store computes it; version, strategy
 // and branch come from base.
 func (m *treeMerger) writeRoot(id checkpoint.ID, base checkpoint.RootMetadata, final map[int]slot) (plumbing.Hash, error) {
-	root := checkpoint.RootMetadata{
-		CLIVersion: base.CLIVersion, CheckpointID: id, Strategy: base.Strategy, Branch: base.Branch,
-		FilesTouched: []string{},
-	}
-	files := map[string]bool{}
-	var usage agent.TokenUsage
-	hasUsage := false
 	idxs := sortedIndexes(final)
-	root.Sessions = make([]checkpoint.SessionPaths, 0, len(idxs))
+	var paths []checkpoint.SessionPaths
+	var metas []*checkpoint.SessionMetadata
 	for _, idx := range idxs {
-		for len(root.Sessions) < idx {
-			root.Sessions = append(root.Sessions, checkpoint.SessionPaths{})
+		for len(paths) < idx {
+			paths, metas = append(paths, checkpoint.SessionPaths{}), append(metas, nil)
 		}
 		s := final[idx]
-		prefix := "/" + id.Shard() + "/" + strconv.Itoa(idx) + "/"
-		has := func(name string) string {
-			if _, err := s.tree.FindEntry(name); err == nil {
-				return prefix + name
-			}
-			return ""
-		}
-		p := checkpoint.SessionPaths{Metadata: prefix + checkpoint.MetadataFile, Transcript: has(checkpoint.TranscriptFile),
-			Context: has(checkpoint.ContextFile), ContentHash: has(checkpoint.ContentHashFile), Prompt: has(checkpoint.PromptFile)}
-		if p.Transcript == "" {
-			p.Transcript = has(checkpoint.LegacyLogFile)
-		}
-		root.Sessions = append(root.Sessions, p)
-		root.CheckpointsCount += s.meta.CheckpointsCount
-		for _, f := range s.meta.FilesTouched {
-			files[f] = true
-		}
-		if u := s.meta.TokenUsage; u != nil {
-			hasUsage = true
-			usage.InputTokens += u.InputTokens
-			usage.CacheCreationTokens += u.CacheCreationTokens
-			usage.CacheReadTokens += u.CacheReadTokens
-			usage.OutputTokens += u.OutputTokens
-			usage.APICallCount += u.APICallCount
-		}
+		paths = append(paths, checkpoint.SlotPaths(id, idx, s.tree))
+		meta := s.meta
+		metas = append(metas, &meta)
 	}
-	for f := range files {
-		root.FilesTouched = append(root.FilesTouched, f)
-	}
-	sort.Strings(root.FilesTouched)
-	if hasUsage {
-		root.TokenUsage = &usage
-	}
+	latest := checkpoint.SessionMetadata{CLIVersion: base.CLIVersion, Strategy: base.Strategy, Branch: base.Branch}
+	root := checkpoint.Summarize(id, latest, paths, metas)
 	data, err := json.MarshalIndent(root, "", "  ")
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode checkpoint %s metadata: %w", id, err)

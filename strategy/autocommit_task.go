@@ -122,16 +122,8 @@ func (a *AutoCommit) saveTask(ctx context.Context, st *session.State, in TaskInp
 // or when nothing changed.
 func (a *AutoCommit) TaskProgress(ctx context.Context, in TaskInput) error {
 	repo := a.env.Repo
-	toolUseID := latestPreTask(repo)
-	if toolUseID == "" {
-		return nil
-	}
-	if b, _ := repo.HeadBranch(); b == "main" || b == "master" {
-		a.env.printf("Entire: skipping incremental checkpoint on branch '%s'\n", b)
-		return nil
-	}
-	head, err := repo.Head()
-	if err != nil || head.IsZero() {
+	toolUseID, head, err := a.env.incrementalTarget()
+	if err != nil || toolUseID == "" {
 		return err
 	}
 	pre, _ := session.ReadPreTask(repo.Root, toolUseID)

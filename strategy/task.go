@@ -239,21 +239,34 @@ func findToolResultUUID(path string, offset int64, toolUseID string) string {
 	}
 }
 
+// incrementalTarget decides whether a post-todo hook makes an incremental
+// task checkpoint (SPEC 2.6, 5.5): it returns the tool use ID of the
+// running subagent and HEAD, or "" when no subagent runs, HEAD is on the
+// default branch, or the repository has no commit yet.
+func (e *Env) incrementalTarget() (string, plumbing.Hash, error) {
+	repo := e.Repo
+	toolUseID := latestPreTask(repo)
+	if toolUseID == "" {
+		return "", plumbing.ZeroHash, nil
+	}
+	if b, _ := repo.HeadBranch(); b == "main" || b == "master" {
+		e.printf("Entire: skipping incremental checkpoint on branch '%s'\n", b)
+		return "", plumbing.ZeroHash, nil
+	}
+	head, err := repo.Head()
+	if err != nil || head.IsZero() {
+		return "", plumbing.ZeroHash, err
+	}
+	return toolUseID, head, nil
+}
+
 // TaskProgress saves an incremental checkpoint while a subagent works
 // (post-todo): only when a subagent is running and not on the default
 // branch.
 func (m *ManualCommit) TaskProgress(ctx context.Context, in TaskInput) error {
 	repo := m.env.Repo
-	toolUseID := latestPreTask(repo)
-	if toolUseID == "" {
-		return nil
-	}
-	if b, _ := repo.HeadBranch(); b == "main" || b == "master" {
-		m.env.printf("Entire: skipping incremental checkpoint on branch '%s'\n", b)
-		return nil
-	}
-	head, err := repo.Head()
-	if err != nil || head.IsZero() {
+	toolUseID, head, err := m.env.incrementalTarget()
+	if err != nil || toolUseID == "" {
 		return err
 	}
 	ws, err := readStatus(ctx, repo)

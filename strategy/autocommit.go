@@ -146,15 +146,9 @@ func (a *AutoCommit) initState(st *session.State, in TurnInput, head plumbing.Ha
 // update-index.
 func (a *AutoCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 	repo := a.env.Repo
-	head, err := repo.Head()
+	head, err := a.env.turnEndHead(in)
 	if err != nil {
 		return err
-	}
-	if head.IsZero() {
-		return ErrNoCommits
-	}
-	if _, err := os.Stat(in.TranscriptPath); err != nil {
-		return fmt.Errorf("transcript %q: %w", in.TranscriptPath, err)
 	}
 	pre, _ := session.ReadPrePrompt(repo.Root, in.SessionID)
 	ws, err := readStatus(ctx, repo)

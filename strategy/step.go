@@ -23,21 +23,31 @@ import (
 // there is nothing to hang a checkpoint on yet.
 var ErrNoCommits = errors.New("Entire: skipping checkpoint. Will activate after first commit.")
 
+// turnEndHead returns HEAD for a turn end, or ErrNoCommits in a repository
+// without commits, and an error when the transcript is missing.
+func (e *Env) turnEndHead(in TurnInput) (plumbing.Hash, error) {
+	head, err := e.Repo.Head()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if head.IsZero() {
+		return plumbing.ZeroHash, ErrNoCommits
+	}
+	if _, err := os.Stat(in.TranscriptPath); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("transcript %q: %w", in.TranscriptPath, err)
+	}
+	return head, nil
+}
+
 // TurnEnd saves the turn as a temporary checkpoint when it changed files,
 // then ends the turn. Its cost is that of the new transcript lines and of
 // the paths git status reports, whatever the size of the repository or of
 // the transcript.
 func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 	repo := m.env.Repo
-	head, err := repo.Head()
+	head, err := m.env.turnEndHead(in)
 	if err != nil {
 		return err
-	}
-	if head.IsZero() {
-		return ErrNoCommits
-	}
-	if _, err := os.Stat(in.TranscriptPath); err != nil {
-		return fmt.Errorf("transcript %q: %w", in.TranscriptPath, err)
 	}
 	pre, _ := session.ReadPrePrompt(repo.Root, in.SessionID)
 	// The one git status of this hook runs while the transcript is read

@@ -40,6 +40,10 @@ func (l *lazyRedactor) get() *redact.Redactor {
 	return l.r
 }
 
+// Prewarm starts building the rules in the background, so that a hook
+// that will redact pays for it while it waits on git.
+func (l *lazyRedactor) Prewarm() { go l.get() }
+
 // JSONLine redacts one JSONL line.
 func (l *lazyRedactor) JSONLine(line []byte) []byte { return l.get().JSONLine(line) }
 

@@ -44,6 +44,9 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 		return fmt.Errorf("read HEAD commit: %w", err)
 	}
 	id, linked := checkpoint.CheckpointOf(commit.Message)
+	if linked {
+		m.env.prewarm() // condensation redacts what it stores
+	}
 	sums := m.recentSessions()
 	if !linked {
 		for _, s := range sums {

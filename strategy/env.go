@@ -22,6 +22,14 @@ type Redactor interface {
 	Text(s string) string
 }
 
+// prewarm lets a redactor that builds its rules lazily start doing so in
+// the background, while the hook waits on git.
+func (e *Env) prewarm() {
+	if p, ok := e.Redactor.(interface{ Prewarm() }); ok {
+		p.Prewarm()
+	}
+}
+
 // NoRedaction is a Redactor that changes nothing (tests only).
 type NoRedaction struct{}
 

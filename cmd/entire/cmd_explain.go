@@ -17,6 +17,8 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/explain"
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/refstore"
+	"github.com/entirecli/entire/renderrefs"
 	"github.com/entirecli/entire/strategy"
 	"github.com/entirecli/entire/taskview"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -209,6 +211,8 @@ func explainCheckpoint(ctx context.Context, opts *explainOptions, l *explain.Loa
 	if err := explain.RenderCheckpoint(w, v, opts.mode()); err != nil {
 		return err
 	}
+	emitRef(opts.f, renderrefs.Reference{Type: refstore.TypeCheckpoint, ID: string(id), Intent: renderrefs.IntentReferenced,
+		Preview: &renderrefs.Preview{Title: checkpointTitle(cp)}})
 	if opts.mode() == explain.ModeShort {
 		return nil
 	}
@@ -371,4 +375,14 @@ func page(f *factory, noPager bool, out []byte) error {
 		return werr
 	}
 	return nil
+}
+
+// checkpointTitle is a short title for a checkpoint: its first prompt.
+func checkpointTitle(cp *checkpoint.Checkpoint) string {
+	for _, s := range cp.Sessions {
+		if p := s.Prompts(); len(p) > 0 {
+			return explain.Truncate(p[0], 80)
+		}
+	}
+	return "Checkpoint " + string(cp.ID)
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/entirecli/entire/refstore"
+	"github.com/entirecli/entire/renderrefs"
 	"github.com/entirecli/entire/rewind"
 	"github.com/entirecli/entire/session"
 )
@@ -188,6 +190,7 @@ func rewindTo(ctx context.Context, opts *rewindOptions, rw *rewind.Rewinder, p r
 		printResume(errOut, res.Transcripts)
 		fmt.Fprintln(errOut, "Note: Working directory unchanged. Use interactive mode for full checkout.")
 		fmt.Fprintf(errOut, "Undo with: entire rewind --undo (undo point %s)\n", undoName(res.UndoRef))
+		emitUndoRef(f, res.UndoRef, "before restoring the logs of "+p.Short())
 		return nil
 	}
 	plan, err := rw.PlanRewind(ctx, p)
@@ -225,10 +228,21 @@ func applyRewind(ctx context.Context, f *factory, rw *rewind.Rewinder, plan *rew
 		printResume(errOut, res.Transcripts)
 	}
 	fmt.Fprintf(errOut, "Undo with: entire rewind --undo (undo point %s)\n", undoName(res.UndoRef))
+	emitUndoRef(f, res.UndoRef, "before rewinding to "+plan.Point.Short())
 	return nil
 }
 
 func undoName(ref string) string { return strings.TrimPrefix(ref, rewind.UndoRefPrefix) }
+
+// emitUndoRef announces an undo point a rewind created (render
+// references, issue 7).
+func emitUndoRef(f *factory, ref, title string) {
+	if ref == "" {
+		return
+	}
+	emitRef(f, renderrefs.Reference{Type: refstore.TypeUndoPoint, ID: undoName(ref), Intent: renderrefs.IntentCreated,
+		Preview: &renderrefs.Preview{Title: "Undo point " + title}})
+}
 
 // printResume prints the resume command lines of SPEC 6.3 step 5.
 func printResume(w io.Writer, ts []rewind.Transcript) {

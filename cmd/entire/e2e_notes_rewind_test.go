@@ -37,8 +37,12 @@ func TestRewindRestoresNotes(t *testing.T) {
 	if target == "" {
 		t.Fatalf("no point for turn two in %+v", r.points())
 	}
-	if _, errOut, code := r.entire("rewind", "--to", target); code != 0 {
+	_, errOut, code := runEntire(t, r.dir, append(r.env, "ENTIRE_RENDERABLE_REFS=1"), "", "rewind", "--to", target)
+	if code != 0 {
 		t.Fatalf("rewind: %d %s", code, errOut)
+	}
+	if !strings.Contains(errOut, `::entire-ref/v1::{"v":1,"type":"undo_point"`) {
+		t.Errorf("rewind announced no undo point reference:\n%s", errOut)
 	}
 	if got := note("show", "layout"); !strings.Contains(got, "as of turn two") {
 		t.Errorf("after rewind, layout = %q", got)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/charmbracelet/huh"
 	"github.com/spf13/cobra"
 
 	"github.com/entirecli/entire/checkpoint"
@@ -215,25 +214,20 @@ func printStuck(w io.Writer, s stuckSession) {
 // chooseAction asks what to do with a stuck session: "condense" (offered
 // only when possible), "discard" or "skip". An aborted question skips.
 func chooseAction(f *factory, s stuckSession, strategyName string) (string, error) {
-	var opts []huh.Option[string]
+	labels := []string{}
+	values := []string{}
 	if s.canCondense(strategyName) {
-		opts = append(opts, huh.NewOption("Condense (save its checkpoints under a new checkpoint ID)", "condense"))
+		labels, values = append(labels, "Condense (save its checkpoints under a new checkpoint ID)"), append(values, "condense")
 	}
-	opts = append(opts,
-		huh.NewOption("Discard (delete its state and unused shadow branch)", "discard"),
-		huh.NewOption("Skip", "skip"))
-	choice := "skip"
-	form := huh.NewForm(huh.NewGroup(
-		huh.NewSelect[string]().Title(fmt.Sprintf("Session %s: what should be done?", s.st.SessionID)).Options(opts...).Value(&choice),
-	)).WithTheme(huh.ThemeDracula()).
-		WithAccessible(f.Getenv("ACCESSIBLE") != "").
-		WithInput(f.IO.In).
-		WithOutput(f.IO.ErrOut)
-	if err := form.Run(); err != nil {
-		if errors.Is(err, huh.ErrUserAborted) {
-			return "skip", nil
-		}
+	labels = append(labels, "Discard (delete its state and unused shadow branch)", "Skip")
+	values = append(values, "discard", "skip")
+	i, err := choose(f, fmt.Sprintf("Session %s: what should be done?", s.st.SessionID), labels, len(values)-1)
+	if err != nil {
 		return "", err
+	}
+	choice := "skip"
+	if i >= 0 {
+		choice = values[i]
 	}
 	return choice, nil
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/charmbracelet/huh"
-
 	"github.com/entirecli/entire/rewind"
 )
 
@@ -32,13 +30,13 @@ func runRewindInteractive(ctx context.Context, opts *rewindOptions, rw *rewind.R
 	for _, p := range pts {
 		sessions[p.SessionID] = true
 	}
-	options := make([]huh.Option[int], 0, len(pts)+1)
-	for i, p := range pts {
-		options = append(options, huh.NewOption(pointLabel(p, len(sessions) > 1), i))
+	labels := make([]string, 0, len(pts)+1)
+	for _, p := range pts {
+		labels = append(labels, pointLabel(p, len(sessions) > 1))
 	}
-	options = append(options, huh.NewOption("Cancel", -1))
-	choice := -1
-	if err := runForm(f, huh.NewSelect[int]().Title("Select a checkpoint to restore").Options(options...).Value(&choice)); err != nil || choice < 0 {
+	labels = append(labels, "Cancel")
+	choice, err := choose(f, "Select a checkpoint to restore", labels, -1)
+	if err != nil || choice < 0 || choice >= len(pts) {
 		return err
 	}
 	p := pts[choice]
@@ -72,17 +70,17 @@ func runRewindInteractive(ctx context.Context, opts *rewindOptions, rw *rewind.R
 // pickLogsOnly is the sub-menu of a committed point.
 func pickLogsOnly(ctx context.Context, opts *rewindOptions, rw *rewind.Rewinder, p rewind.Point) error {
 	f := opts.f
-	choice := ""
-	sel := huh.NewSelect[string]().Title("What do you want to do with "+p.Short()+"?").Options(
-		huh.NewOption("Restore logs only (keep current files)", "logs"),
-		huh.NewOption("Checkout commit (detached HEAD, for viewing)", "checkout"),
-		huh.NewOption("Reset branch to this commit (destructive!)", "reset"),
-		huh.NewOption("Cancel", ""),
-	).Value(&choice)
-	if err := runForm(f, sel); err != nil {
+	actions := []string{"logs", "checkout", "reset", ""}
+	i, err := choose(f, "What do you want to do with "+p.Short()+"?", []string{
+		"Restore logs only (keep current files)",
+		"Checkout commit (detached HEAD, for viewing)",
+		"Reset branch to this commit (destructive!)",
+		"Cancel",
+	}, -1)
+	if err != nil || i < 0 {
 		return err
 	}
-	switch choice {
+	switch actions[i] {
 	case "logs":
 		o := *opts
 		o.LogsOnly = true
@@ -119,19 +117,6 @@ func pickLogsOnly(ctx context.Context, opts *rewindOptions, rw *rewind.Rewinder,
 		o := *opts
 		o.Reset = true
 		return rewindTo(ctx, &o, rw, p)
-	}
-	return nil
-}
-
-// runForm runs one field on the terminal (plain text with ACCESSIBLE).
-// Aborting (Ctrl-C, Esc) is not an error.
-func runForm(f *factory, field huh.Field) error {
-	form := huh.NewForm(huh.NewGroup(field)).WithTheme(huh.ThemeDracula()).
-		WithAccessible(f.Getenv("ACCESSIBLE") != "").
-		WithInput(f.IO.In).
-		WithOutput(f.IO.ErrOut)
-	if err := form.Run(); err != nil && !errors.Is(err, huh.ErrUserAborted) {
-		return err
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/entirecli/entire/renderrefs"
 	"github.com/entirecli/entire/rewind"
 	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/settings"
 )
 
 // rewindOptions holds the dependencies and flag values of `entire rewind`.
@@ -157,6 +158,14 @@ func homeDir(f *factory) func() (string, error) {
 func rewindTo(ctx context.Context, opts *rewindOptions, rw *rewind.Rewinder, p rewind.Point) error {
 	f := opts.f
 	errOut := f.IO.ErrOut
+	if !opts.Reset && !opts.LogsOnly && p.IsLogsOnly && autoCommitRewind(ctx, f, p) {
+		// auto-commit: every turn is a commit, and rewinding to one is a
+		// reset of the branch (SPEC 5.3), unless the commit is already on
+		// main/master.
+		o := *opts
+		o.Reset = true
+		opts = &o
+	}
 	switch {
 	case opts.Reset:
 		if !p.IsLogsOnly {
@@ -309,4 +318,20 @@ func runUndo(ctx context.Context, opts *rewindOptions, rw *rewind.Rewinder) erro
 	fmt.Fprintf(opts.f.IO.ErrOut, "Returned to undo point %s (%d files changed).\n", undoName(res.UndoRef), len(res.Changes))
 	printResume(opts.f.IO.ErrOut, res.Transcripts)
 	return nil
+}
+
+// autoCommitRewind reports whether a committed point is rewound by resetting
+// the branch: under auto-commit, for a commit not reachable from main or
+// master (local or origin), as SPEC 5.3 rewinds.
+func autoCommitRewind(ctx context.Context, f *factory, p rewind.Point) bool {
+	repo, err := f.OpenRepo()
+	if err != nil || loadSettings(repo).StrategyName() != settings.StrategyAutoCommit {
+		return false
+	}
+	for _, b := range []string{"main", "master", "origin/main", "origin/master"} {
+		if _, err := repo.RunGit(ctx, "merge-base", "--is-ancestor", p.ID, b); err == nil {
+			return false
+		}
+	}
+	return true
 }

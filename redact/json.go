@@ -3,7 +3,6 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 )
 
 // JSONLine redacts one JSONL line (without or with its trailing newline).
@@ -160,7 +159,5 @@ func (r *Redactor) detectMember(b []byte, js jsonString, text string) []Finding 
 
 // keyTriggers reports whether s contains a keyword of any rule.
 func (r *Redactor) keyTriggers(s []byte) bool {
-	hit := make([]bool, len(r.rules))
-	r.kw.match(string(s), hit)
-	return slices.Contains(hit, true)
+	return r.kw.hasKeyword(string(s))
 }

@@ -54,9 +54,9 @@ func (f Finding) String() string {
 type Redactor struct {
 	rules  []rule
 	global []*config.Allowlist
-	kw     *keywordIndex
+	kw     *scanner
 	allow  []*regexp.Regexp
-	// wholeText disables keyword windows (tests compare both modes).
+	// wholeText disables match plans (tests compare both modes).
 	wholeText bool
 }
 
@@ -75,7 +75,8 @@ func New(opts Options) (*Redactor, error) {
 		if err != nil {
 			return nil, fmt.Errorf("redact: compile pattern %d %q: %w", i+1, p, err)
 		}
-		r.rules = append(r.rules, rule{id: fmt.Sprintf("%s%d", userPatternPrefix, i+1), re: re})
+		r.rules = append(r.rules, rule{id: fmt.Sprintf("%s%d", userPatternPrefix, i+1), re: re,
+			plan: planFor(re.String(), re.NumSubexp())})
 	}
 	for i, a := range opts.Allow {
 		re, err := regexp.Compile(a)
@@ -85,10 +86,12 @@ func New(opts Options) (*Redactor, error) {
 		r.allow = append(r.allow, re)
 	}
 	kws := make([][]string, len(r.rules))
+	lits := make([]litSet, len(r.rules))
 	for i, ru := range r.rules {
 		kws[i] = ru.keywords
+		lits[i] = ru.plan.lits
 	}
-	r.kw = newKeywordIndex(kws)
+	r.kw = newScanner(kws, lits)
 	return r, nil
 }
 
@@ -128,13 +131,15 @@ func (r *Redactor) detect(s string, entropy bool) []Finding {
 		return nil
 	}
 	hit := make([]bool, len(r.rules))
-	r.kw.match(s, hit)
+	var occ []occurrence
+	r.kw.scan(s, hit, &occ)
+	byRule := groupOccurrences(occ, len(r.rules))
 	var fs []Finding
 	for i := range r.rules {
 		if !hit[i] && len(r.rules[i].keywords) > 0 {
 			continue
 		}
-		fs = r.runRule(&r.rules[i], s, fs)
+		fs = r.runRule(&r.rules[i], s, byRule[i], fs)
 	}
 	var spans [][2]int
 	if entropy {
@@ -165,15 +170,60 @@ func dropCoveredEntropy(fs []Finding) []Finding {
 	return out
 }
 
-// runRule appends the findings of one rule in s.
-func (r *Redactor) runRule(ru *rule, s string, fs []Finding) []Finding {
-	if ru.window == nil || r.wholeText {
+// runRule appends the findings of one rule in s; occ holds the rule's plan
+// literal occurrences in s.
+func (r *Redactor) runRule(ru *rule, s string, occ []occurrence, fs []Finding) []Finding {
+	if r.wholeText {
 		return r.runRuleIn(ru, s, 0, len(s), fs)
 	}
-	for _, w := range keywordWindows(s, ru.window.ends(s, nil), ru.spec) {
-		fs = r.runRuleIn(ru, s, w[0], w[1], fs)
+	switch ru.plan.kind {
+	case planAnchored:
+		starts := make([]int, 0, len(occ))
+		for _, o := range occ {
+			if n := len(starts); n == 0 || starts[n-1] != int(o.start) {
+				starts = append(starts, int(o.start))
+			}
+		}
+		for _, m := range ru.plan.anchoredMatches(s, starts) {
+			fs = r.accept(ru, s, m, fs)
+		}
+		return fs
+	case planWindows:
+		spans := make([][2]int, len(occ))
+		for i, o := range occ {
+			spans[i] = [2]int{int(o.start), int(o.end)}
+		}
+		ws, ok := ru.plan.windows(s, spans)
+		if !ok {
+			return r.runRuleIn(ru, s, 0, len(s), fs)
+		}
+		for _, w := range ws {
+			fs = r.runRuleIn(ru, s, w[0], w[1], fs)
+		}
+		return fs
 	}
-	return fs
+	return r.runRuleIn(ru, s, 0, len(s), fs)
+}
+
+// groupOccurrences returns the occurrences of each rule sorted by start,
+// then end.
+func groupOccurrences(occ []occurrence, nrules int) [][]occurrence {
+	out := make([][]occurrence, nrules)
+	if len(occ) == 0 {
+		return out
+	}
+	slices.SortFunc(occ, func(a, b occurrence) int {
+		return cmp.Or(cmp.Compare(a.rule, b.rule), cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end))
+	})
+	for i := 0; i < len(occ); {
+		j := i
+		for j < len(occ) && occ[j].rule == occ[i].rule {
+			j++
+		}
+		out[occ[i].rule] = occ[i:j]
+		i = j
+	}
+	return out
 }
 
 // runRuleIn appends the findings of one rule in s[from:to]; spans and the
@@ -185,56 +235,62 @@ func (r *Redactor) runRuleIn(ru *rule, s string, from, to int, fs []Finding) []F
 				m[k] += from
 			}
 		}
-		ms, me := m[0], m[1]
-		// gitleaks trims newlines around the match before using it.
-		for ms < me && s[ms] == '\n' {
-			ms++
-		}
-		for me > ms && s[me-1] == '\n' {
-			me--
-		}
-		ss, se := ms, me
-		if ngroups := len(m)/2 - 1; ngroups > 0 {
-			if ru.secretGroup > 0 {
-				if ru.secretGroup > ngroups || m[2*ru.secretGroup] < 0 {
-					continue
-				}
-				ss, se = m[2*ru.secretGroup], m[2*ru.secretGroup+1]
-			} else {
-				for g := 1; g <= ngroups; g++ {
-					if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
-						ss, se = m[2*g], m[2*g+1]
-						break
-					}
-				}
-			}
-		}
-		if ss < ms {
-			ss = ms
-		}
-		if se > me {
-			se = me
-		}
-		if se <= ss {
-			continue
-		}
-		secret := s[ss:se]
-		if ru.entropy > 0 && shannonEntropy(secret) <= ru.entropy {
-			continue
-		}
-		if r.allowed(secret) {
-			continue
-		}
-		if len(r.global) > 0 || len(ru.allowlists) > 0 {
-			match := s[ms:me]
-			line := lineAround(s, ms, me)
-			if allowedBy(r.global, secret, match, line) || allowedBy(ru.allowlists, secret, match, line) {
-				continue
-			}
-		}
-		fs = append(fs, Finding{RuleID: ru.id, Start: ss, End: se})
+		fs = r.accept(ru, s, m, fs)
 	}
 	return fs
+}
+
+// accept appends the finding of one match (submatch indices m in s) unless
+// the rule's secret group, entropy or an allowlist rules it out.
+func (r *Redactor) accept(ru *rule, s string, m []int, fs []Finding) []Finding {
+	ms, me := m[0], m[1]
+	// gitleaks trims newlines around the match before using it.
+	for ms < me && s[ms] == '\n' {
+		ms++
+	}
+	for me > ms && s[me-1] == '\n' {
+		me--
+	}
+	ss, se := ms, me
+	if ngroups := len(m)/2 - 1; ngroups > 0 {
+		if ru.secretGroup > 0 {
+			if ru.secretGroup > ngroups || m[2*ru.secretGroup] < 0 {
+				return fs
+			}
+			ss, se = m[2*ru.secretGroup], m[2*ru.secretGroup+1]
+		} else {
+			for g := 1; g <= ngroups; g++ {
+				if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
+					ss, se = m[2*g], m[2*g+1]
+					break
+				}
+			}
+		}
+	}
+	if ss < ms {
+		ss = ms
+	}
+	if se > me {
+		se = me
+	}
+	if se <= ss {
+		return fs
+	}
+	secret := s[ss:se]
+	if ru.entropy > 0 && shannonEntropy(secret) <= ru.entropy {
+		return fs
+	}
+	if r.allowed(secret) {
+		return fs
+	}
+	if len(r.global) > 0 || len(ru.allowlists) > 0 {
+		match := s[ms:me]
+		line := lineAround(s, ms, me)
+		if allowedBy(r.global, secret, match, line) || allowedBy(ru.allowlists, secret, match, line) {
+			return fs
+		}
+	}
+	return append(fs, Finding{RuleID: ru.id, Start: ss, End: se})
 }
 
 // allowed reports whether a secret is exempt by the user's allow list or

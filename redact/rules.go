@@ -15,6 +15,8 @@ import (
 // it.
 type matcher interface {
 	FindAllStringSubmatchIndex(s string, n int) [][]int
+	NumSubexp() int
+	String() string
 }
 
 // rule is one compiled detector of the keyword-prefiltered matcher.
@@ -26,10 +28,7 @@ type rule struct {
 	keywords    []string // lowercase; empty means "always run"
 	allowlists  []*config.Allowlist
 	generic     bool // rule ID contains "generic": yields to specific rules
-	// window, when set, finds the rule's keywords so its expression runs
-	// only on windows around them (see window.go).
-	window *keywordIndex
-	spec   windowSpec
+	plan        plan // how the expression runs (plan.go)
 }
 
 // ruleSet is the immutable compiled form of a gitleaks configuration.
@@ -87,14 +86,8 @@ func compileGitleaksConfig(toml string) (*ruleSet, error) {
 				kws = append(kws, k)
 			}
 		}
-		var win *keywordIndex
-		spec, windowed := windowedRules[r.RuleID]
-		if windowed && len(kws) > 0 {
-			win = newKeywordIndex([][]string{kws})
-		}
 		rs.rules = append(rs.rules, rule{
-			window:      win,
-			spec:        spec,
+			plan:        planFor(r.Regex.String(), r.Regex.NumSubexp()),
 			id:          r.RuleID,
 			re:          r.Regex,
 			secretGroup: r.SecretGroup,
@@ -109,10 +102,7 @@ func compileGitleaksConfig(toml string) (*ruleSet, error) {
 		return nil, err
 	}
 	for i := range extra {
-		if spec, ok := windowedRules[extra[i].id]; ok {
-			extra[i].spec = spec
-			extra[i].window = newKeywordIndex([][]string{extra[i].keywords})
-		}
+		extra[i].plan = planFor(extra[i].re.String(), extra[i].re.NumSubexp())
 	}
 	rs.rules = append(rs.rules, extra...)
 	return rs, nil

@@ -1,0 +1,294 @@
+package redact
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"unicode/utf8"
+)
+
+// Match plans.
+//
+// Go's regexp engine has no DFA: an unanchored search costs a full NFA step
+// per byte of text, and rules whose keywords are short and common ("sk",
+// "key", "token") would otherwise run over most of a transcript. From each
+// rule's parsed expression the engine derives one of three plans (literals.go
+// does the analysis):
+//
+//   - anchored: every match starts with one of a few literals, possibly after
+//     a leading lazy repetition of an ASCII class such as gitleaks' generic
+//     `[\w.-]{0,50}?` prefix. The rest of the expression (X) is compiled
+//     anchored and tried only at occurrences of those literals, in text
+//     order, reproducing the leftmost-first, non-overlapping semantics of
+//     FindAll: the first occurrence at or after the end of the previous
+//     match where X matches yields the next match, and the lazy prefix
+//     starts it as far left as its class, its count and the previous match
+//     allow. Leading assertions (\b, ^) see the real preceding rune: the
+//     context variant of X consumes it first.
+//   - windows: every match contains one of a few literals and its reach is
+//     bounded (at most budget bytes outside unbounded repetitions, those
+//     made of a known byte set). The expression runs on merged windows that
+//     cover every match around each literal occurrence plus a margin, so
+//     boundary assertions and UTF-8 decoding see the same bytes as in the
+//     whole text and the windows yield exactly the whole-text matches.
+//   - whole: the expression runs over the whole text.
+//
+// TestPlansMatchWholeText and FuzzPlansMatchWholeText check that every rule
+// finds exactly what a whole-text run finds.
+
+// planKind selects how a rule's expression is run.
+type planKind uint8
+
+const (
+	planWhole planKind = iota
+	planAnchored
+	planWindows
+)
+
+// String names the plan kind for test output.
+func (k planKind) String() string {
+	return [...]string{"whole", "anchored", "windows"}[k]
+}
+
+// minLitScore is the shortest literal worth searching for.
+const minLitScore = 2
+
+// windowMargin is the number of bytes kept around a window or an anchored
+// run beyond the bytes a match can reach: room for the rune before and after
+// a match (boundary assertions) and for UTF-8 decoding to fall into step.
+const windowMargin = 8
+
+// plan is how one rule's expression runs; see the comment above.
+type plan struct {
+	kind planKind
+	lits litSet // prefix literals (anchored) or factor literals (windows)
+	// reach bounds X (anchored) or the whole expression (windows).
+	reach reach
+	// lazy is the class of a leading lazy repetition (anchored only), nil
+	// when there is none; lazyMax is its maximum count, -1 when unbounded.
+	lazy    *runeClass
+	lazyMax int
+	// atStart is ^(?:X) for a match at offset 0; withContext is
+	// ^(?s:.)(?:X), run from the rune before the candidate position.
+	atStart, withContext *regexp.Regexp
+}
+
+// planFor derives the plan of an expression with numSubexp capture groups.
+func planFor(pattern string, numSubexp int) plan {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return plan{}
+	}
+	x, lazy, lazyMax := re, (*runeClass)(nil), 0
+	if re.Op == syntax.OpConcat && len(re.Sub) >= 2 {
+		if set, n, ok := lazyClassRepeat(re.Sub[0]); ok {
+			lazy, lazyMax = set, n
+			x = &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: re.Sub[1:]}
+			if len(re.Sub) == 2 {
+				x = re.Sub[1]
+			}
+		}
+	}
+	if info := analyze(x); score(info.prefix) >= minLitScore {
+		src := x.String()
+		atStart, err1 := regexp.Compile(`^(?:` + src + `)`)
+		withContext, err2 := regexp.Compile(`^(?s:.)(?:` + src + `)`)
+		if err1 == nil && err2 == nil && atStart.NumSubexp() == numSubexp && withContext.NumSubexp() == numSubexp {
+			return plan{kind: planAnchored, lits: info.prefix, reach: reachOf(x), lazy: lazy, lazyMax: lazyMax,
+				atStart: atStart, withContext: withContext}
+		}
+	}
+	if info := analyze(re); score(info.factor) >= minLitScore {
+		if rc := reachOf(re); rc.budget < maxBudget {
+			return plan{kind: planWindows, lits: info.factor, reach: rc}
+		}
+	}
+	return plan{}
+}
+
+// lazyClassRepeat reports whether re is a lazy repetition, from zero, of a
+// character class, and returns the class and the maximum count.
+func lazyClassRepeat(re *syntax.Regexp) (*runeClass, int, bool) {
+	if re.Flags&syntax.NonGreedy == 0 || len(re.Sub) != 1 || re.Sub[0].Op != syntax.OpCharClass {
+		return nil, 0, false
+	}
+	n := 0
+	switch {
+	case re.Op == syntax.OpStar:
+		n = -1
+	case re.Op == syntax.OpRepeat && re.Min == 0:
+		n = re.Max
+	default:
+		return nil, 0, false
+	}
+	cls := &runeClass{ranges: re.Sub[0].Rune}
+	for i := 0; i < len(cls.ranges); i += 2 {
+		for r := cls.ranges[i]; r <= cls.ranges[i+1] && r < utf8.RuneSelf; r++ {
+			cls.ascii[r] = true
+		}
+	}
+	return cls, n, true
+}
+
+// runeClass is a character class: sorted inclusive rune ranges, with a
+// table for ASCII.
+type runeClass struct {
+	ranges []rune
+	ascii  [utf8.RuneSelf]bool
+}
+
+func (c *runeClass) has(r rune) bool {
+	if r < utf8.RuneSelf {
+		return c.ascii[r]
+	}
+	for i := 0; i < len(c.ranges); i += 2 {
+		if c.ranges[i] <= r && r <= c.ranges[i+1] {
+			return true
+		}
+	}
+	return false
+}
+
+// lazyStart returns where a match whose rest starts at q begins: as far
+// left as the leading lazy class repeats (at most lazyMax runes) without
+// passing lo. Runes are decoded backwards, which agrees with the forward
+// decoding of the engine: both see a valid rune exactly when its lead byte
+// starts a complete encoding.
+func (p *plan) lazyStart(s string, q, lo int) int {
+	st, n := q, 0
+	for st > lo && (p.lazyMax < 0 || n < p.lazyMax) {
+		r, w := rune(s[st-1]), 1
+		if r >= utf8.RuneSelf {
+			r, w = utf8.DecodeLastRuneInString(s[:st])
+		}
+		if st-w < lo || !p.lazy.has(r) {
+			break
+		}
+		st -= w
+		n++
+	}
+	return st
+}
+
+// slider computes reach bounds for positions visited in increasing order,
+// in time linear in the text overall.
+type slider struct {
+	rc *reach
+	s  string
+	// Forward state: [flo, fhi) holds fn bytes outside the free set, at
+	// most the budget, and fhi is the forward bound of flo.
+	flo, fhi, fn int
+	// Backward state: [blo, bhi) holds bn such bytes and blo is the lowest
+	// offset for which that count stays within the budget.
+	blo, bhi, bn int
+}
+
+func newSlider(rc *reach, s string) *slider { return &slider{rc: rc, s: s} }
+
+// forward returns the first offset at or after from that a match holding
+// s[from] cannot reach: the position of the (budget+1)-th byte outside the
+// free set, or len(s). from must not decrease between calls.
+func (sl *slider) forward(from int) int {
+	for ; sl.flo < from; sl.flo++ {
+		if sl.flo < sl.fhi && !sl.rc.free[sl.s[sl.flo]] {
+			sl.fn--
+		}
+	}
+	if sl.fhi < sl.flo {
+		sl.fhi, sl.fn = sl.flo, 0
+	}
+	for sl.fhi < len(sl.s) {
+		if !sl.rc.free[sl.s[sl.fhi]] {
+			if sl.fn == sl.rc.budget {
+				break
+			}
+			sl.fn++
+		}
+		sl.fhi++
+	}
+	return sl.fhi
+}
+
+// backward returns the lowest offset at which a match that holds s[to-1]
+// (or ends at to) can start. to must not decrease between calls.
+func (sl *slider) backward(to int) int {
+	for ; sl.bhi < to; sl.bhi++ {
+		if !sl.rc.free[sl.s[sl.bhi]] {
+			sl.bn++
+		}
+	}
+	for sl.bn > sl.rc.budget {
+		if !sl.rc.free[sl.s[sl.blo]] {
+			sl.bn--
+		}
+		sl.blo++
+	}
+	return sl.blo
+}
+
+// anchoredAt returns the submatch indices (in s) of X's preferred match
+// starting exactly at q, or nil.
+func (p *plan) anchoredAt(s string, q int, sl *slider) []int {
+	end := min(sl.forward(q)+windowMargin, len(s))
+	if q == 0 {
+		return p.atStart.FindStringSubmatchIndex(s[:end])
+	}
+	_, k := utf8.DecodeLastRuneInString(s[:q])
+	m := p.withContext.FindStringSubmatchIndex(s[q-k : end])
+	if m == nil {
+		return nil
+	}
+	for i := range m {
+		if m[i] >= 0 {
+			m[i] += q - k
+		}
+	}
+	m[0] = q
+	return m
+}
+
+// anchoredMatches returns, in order, the submatch indices FindAll would
+// return for the rule's whole expression, given the sorted start offsets of
+// the plan's literals in s.
+func (p *plan) anchoredMatches(s string, starts []int) [][]int {
+	var out [][]int
+	pos := 0
+	sl := newSlider(&p.reach, s)
+	for _, q := range starts {
+		if q < pos {
+			continue
+		}
+		m := p.anchoredAt(s, q, sl)
+		if m == nil {
+			continue
+		}
+		if p.lazy != nil {
+			m[0] = p.lazyStart(s, q, pos)
+		}
+		out = append(out, m)
+		pos = m[1]
+	}
+	return out
+}
+
+// windows returns the merged windows of s around the literal occurrences
+// occ (sorted by start; each a [start,end) pair). ok is false when the
+// windows would cover most of s, so a whole-text run is cheaper.
+func (p *plan) windows(s string, occ [][2]int) (out [][2]int, ok bool) {
+	back, fwd := newSlider(&p.reach, s), newSlider(&p.reach, s)
+	maxEnd := 0
+	for _, o := range occ {
+		st := max(back.backward(o[0])-windowMargin, 0)
+		maxEnd = max(maxEnd, o[1])
+		en := min(fwd.forward(maxEnd)+windowMargin, len(s))
+		if n := len(out); n > 0 && st <= out[n-1][1] {
+			out[n-1][1] = max(out[n-1][1], en)
+			continue
+		}
+		out = append(out, [2]int{st, en})
+	}
+	covered := 0
+	for _, w := range out {
+		covered += w[1] - w[0]
+	}
+	return out, covered < len(s)/2
+}

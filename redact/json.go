@@ -100,7 +100,8 @@ func (r *Redactor) scanJSON(b []byte) ([]Finding, bool) {
 		d := decodedString{js: js}
 		raw := b[js.start:js.end]
 		if js.hasEscape {
-			d.text, d.off, d.start = unescapeJSON(raw, true)
+			// The offset map is built only for strings with findings.
+			d.text, _, _ = unescapeJSON(raw, false)
 		} else {
 			d.text = string(raw)
 		}
@@ -122,6 +123,9 @@ func (r *Redactor) scanJSON(b []byte) ([]Finding, bool) {
 		fs := d.found
 		if len(all) > 0 {
 			fs = addOccurrences(d.text, fs, all)
+		}
+		if len(fs) > 0 && d.js.hasEscape {
+			_, d.off, d.start = unescapeJSON(b[d.js.start:d.js.end], true)
 		}
 		for _, f := range fs {
 			s, e := f.Start, f.End

@@ -3,6 +3,8 @@ package redact
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -67,9 +69,171 @@ type plan struct {
 	// when there is none; lazyMax is its maximum count, -1 when unbounded.
 	lazy    *runeClass
 	lazyMax int
-	// atStart is ^(?:X) for a match at offset 0; withContext is
-	// ^(?s:.)(?:X), run from the rune before the candidate position.
+	// anchored holds X compiled for anchored runs; compiled on first use,
+	// since a process usually runs few of the rules.
+	anchored *anchoredX
+}
+
+// anchoredX is the rest of an expression (X) compiled on first use:
+// atStart is ^(?:X) for a match at offset 0; withContext is ^(?s:.)(?:X),
+// run from the rune before the candidate position. Both are nil when the
+// source does not compile to the expected groups (never seen; the rule then
+// runs on the whole text).
+//
+// pre, when set, is a leading part of X of at most preRunes runes (its
+// first elements), compiled like withContext: where it does not match, X
+// cannot either. It runs on a short input, where Go's engine backtracks
+// instead of stepping an NFA with a thread per counter value, and rules out
+// most candidates (a generic rule's keyword not followed by an assignment)
+// at a fraction of X's cost.
+type anchoredX struct {
+	src, preSrc          string
+	groups, preRunes     int
+	once                 sync.Once
 	atStart, withContext *regexp.Regexp
+	pre                  *regexp.Regexp
+}
+
+func (a *anchoredX) get() (atStart, withContext *regexp.Regexp) {
+	a.once.Do(func() {
+		s, err1 := regexp.Compile(`^(?:` + a.src + `)`)
+		c, err2 := regexp.Compile(`^(?s:.)(?:` + a.src + `)`)
+		if err1 == nil && err2 == nil && s.NumSubexp() == a.groups && c.NumSubexp() == a.groups {
+			a.atStart, a.withContext = s, c
+		}
+		if a.preSrc != "" {
+			a.pre, _ = regexp.Compile(`^(?s:.)(?:` + a.preSrc + `)`)
+		}
+	})
+	return a.atStart, a.withContext
+}
+
+// maxPreRunes bounds the length of a pre-check's matches.
+const maxPreRunes = 64
+
+// preCheck returns the source and maximum match length (in runes) of a
+// pre-check for X: the longest run of X's leading elements whose matches are
+// at most maxPreRunes long, followed by the relaxation of the next element
+// when it still fits. It returns "" when that is all of X or too little.
+func preCheck(x *syntax.Regexp) (string, int) {
+	if x.Op != syntax.OpConcat {
+		return "", 0
+	}
+	total, j := 0, 0
+	for j < len(x.Sub) {
+		n := maxRunes(x.Sub[j])
+		if n < 0 || total+n > maxPreRunes {
+			break
+		}
+		total += n
+		j++
+	}
+	if j == len(x.Sub) {
+		return "", 0
+	}
+	subs := slices.Clone(x.Sub[:j])
+	r := relax(x.Sub[j])
+	if n := maxRunes(r); n >= 0 && total+n <= maxPreRunes {
+		subs = append(subs, r)
+		total += n
+	}
+	if len(subs) < 2 {
+		return "", 0
+	}
+	pre := &syntax.Regexp{Op: syntax.OpConcat, Flags: x.Flags, Sub: subs}
+	return pre.String(), total
+}
+
+// relax returns a bounded expression that a prefix of every match of re
+// matches: unbounded repetitions keep their minimum count, and a
+// concatenation stops after the first element it had to relax.
+func relax(re *syntax.Regexp) *syntax.Regexp {
+	if n := maxRunes(re); n >= 0 && n <= maxPreRunes {
+		return re
+	}
+	empty := &syntax.Regexp{Op: syntax.OpEmptyMatch}
+	switch re.Op {
+	case syntax.OpStar, syntax.OpQuest:
+		return empty
+	case syntax.OpPlus:
+		return relax(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min == 0 {
+			return empty
+		}
+		sub := relax(re.Sub[0])
+		if sub != re.Sub[0] {
+			return sub
+		}
+		return &syntax.Regexp{Op: syntax.OpRepeat, Flags: re.Flags, Min: re.Min, Max: re.Min, Sub: []*syntax.Regexp{sub}}
+	case syntax.OpCapture:
+		return relax(re.Sub[0])
+	case syntax.OpConcat:
+		var subs []*syntax.Regexp
+		for _, sub := range re.Sub {
+			r := relax(sub)
+			subs = append(subs, r)
+			if r != sub {
+				break
+			}
+		}
+		return &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: subs}
+	case syntax.OpAlternate:
+		subs := make([]*syntax.Regexp, len(re.Sub))
+		for i, sub := range re.Sub {
+			subs[i] = relax(sub)
+		}
+		return &syntax.Regexp{Op: syntax.OpAlternate, Flags: re.Flags, Sub: subs}
+	}
+	return re
+}
+
+// maxRunes returns the most runes a match of re holds, or -1 when that is
+// unbounded.
+func maxRunes(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return len(re.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxRunes(re.Sub[0])
+	case syntax.OpConcat:
+		n := 0
+		for _, sub := range re.Sub {
+			k := maxRunes(sub)
+			if k < 0 {
+				return -1
+			}
+			n = min(n+k, maxBudget)
+		}
+		return n
+	case syntax.OpAlternate:
+		n := 0
+		for _, sub := range re.Sub {
+			k := maxRunes(sub)
+			if k < 0 {
+				return -1
+			}
+			n = max(n, k)
+		}
+		return n
+	case syntax.OpStar, syntax.OpPlus:
+		if maxRunes(re.Sub[0]) == 0 {
+			return 0
+		}
+		return -1
+	case syntax.OpRepeat:
+		k := maxRunes(re.Sub[0])
+		if k == 0 {
+			return 0
+		}
+		if re.Max < 0 || k < 0 {
+			return -1
+		}
+		return min(re.Max*k, maxBudget)
+	}
+	return 0
 }
 
 // planFor derives the plan of an expression with numSubexp capture groups.
@@ -89,12 +253,13 @@ func planFor(pattern string, numSubexp int) plan {
 		}
 	}
 	if info := analyze(x); score(info.prefix) >= minLitScore {
-		src := x.String()
-		atStart, err1 := regexp.Compile(`^(?:` + src + `)`)
-		withContext, err2 := regexp.Compile(`^(?s:.)(?:` + src + `)`)
-		if err1 == nil && err2 == nil && atStart.NumSubexp() == numSubexp && withContext.NumSubexp() == numSubexp {
+		// X.String() parses back to an expression equivalent to X; its
+		// capture groups are the expression's, since a lazy class prefix
+		// has none.
+		if countCaptures(x) == numSubexp {
+			preSrc, preRunes := preCheck(x)
 			return plan{kind: planAnchored, lits: info.prefix, reach: reachOf(x), lazy: lazy, lazyMax: lazyMax,
-				atStart: atStart, withContext: withContext}
+				anchored: &anchoredX{src: x.String(), groups: numSubexp, preSrc: preSrc, preRunes: preRunes}}
 		}
 	}
 	if info := analyze(re); score(info.factor) >= minLitScore {
@@ -103,6 +268,17 @@ func planFor(pattern string, numSubexp int) plan {
 		}
 	}
 	return plan{}
+}
+
+func countCaptures(re *syntax.Regexp) int {
+	n := 0
+	if re.Op == syntax.OpCapture {
+		n++
+	}
+	for _, sub := range re.Sub {
+		n += countCaptures(sub)
+	}
+	return n
 }
 
 // lazyClassRepeat reports whether re is a lazy repetition, from zero, of a
@@ -228,12 +404,23 @@ func (sl *slider) backward(to int) int {
 // anchoredAt returns the submatch indices (in s) of X's preferred match
 // starting exactly at q, or nil.
 func (p *plan) anchoredAt(s string, q int, sl *slider) []int {
+	atStart, withContext := p.anchored.get()
+	k := 0
+	if q > 0 {
+		_, k = utf8.DecodeLastRuneInString(s[:q])
+		// The pre-check reads X's leading part and one rune after it.
+		if pre := p.anchored.pre; pre != nil {
+			preEnd := min(q+utf8.UTFMax*p.anchored.preRunes+windowMargin, len(s))
+			if !pre.MatchString(s[q-k : preEnd]) {
+				return nil
+			}
+		}
+	}
 	end := min(sl.forward(q)+windowMargin, len(s))
 	if q == 0 {
-		return p.atStart.FindStringSubmatchIndex(s[:end])
+		return atStart.FindStringSubmatchIndex(s[:end])
 	}
-	_, k := utf8.DecodeLastRuneInString(s[:q])
-	m := p.withContext.FindStringSubmatchIndex(s[q-k : end])
+	m := withContext.FindStringSubmatchIndex(s[q-k : end])
 	if m == nil {
 		return nil
 	}
@@ -248,9 +435,12 @@ func (p *plan) anchoredAt(s string, q int, sl *slider) []int {
 
 // anchoredMatches returns, in order, the submatch indices FindAll would
 // return for the rule's whole expression, given the sorted start offsets of
-// the plan's literals in s.
-func (p *plan) anchoredMatches(s string, starts []int) [][]int {
-	var out [][]int
+// the plan's literals in s. ok is false when X did not compile; the caller
+// then runs the whole expression.
+func (p *plan) anchoredMatches(s string, starts []int) (out [][]int, ok bool) {
+	if a, _ := p.anchored.get(); a == nil {
+		return nil, false
+	}
 	pos := 0
 	sl := newSlider(&p.reach, s)
 	for _, q := range starts {
@@ -267,7 +457,7 @@ func (p *plan) anchoredMatches(s string, starts []int) [][]int {
 		out = append(out, m)
 		pos = m[1]
 	}
-	return out
+	return out, true
 }
 
 // windows returns the merged windows of s around the literal occurrences

@@ -133,13 +133,20 @@ func (r *Redactor) detect(s string, entropy bool) []Finding {
 	hit := make([]bool, len(r.rules))
 	var occ []occurrence
 	r.kw.scan(s, hit, &occ)
-	byRule := groupOccurrences(occ, len(r.rules))
+	sortOccurrences(occ)
 	var fs []Finding
 	for i := range r.rules {
+		// occ[:k] are the occurrences of rule i.
+		k := 0
+		for k < len(occ) && int(occ[k].rule) == i {
+			k++
+		}
+		ro := occ[:k]
+		occ = occ[k:]
 		if !hit[i] && len(r.rules[i].keywords) > 0 {
 			continue
 		}
-		fs = r.runRule(&r.rules[i], s, byRule[i], fs)
+		fs = r.runRule(&r.rules[i], s, ro, fs)
 	}
 	var spans [][2]int
 	if entropy {
@@ -184,7 +191,11 @@ func (r *Redactor) runRule(ru *rule, s string, occ []occurrence, fs []Finding) [
 				starts = append(starts, int(o.start))
 			}
 		}
-		for _, m := range ru.plan.anchoredMatches(s, starts) {
+		ms, ok := ru.plan.anchoredMatches(s, starts)
+		if !ok {
+			return r.runRuleIn(ru, s, 0, len(s), fs)
+		}
+		for _, m := range ms {
 			fs = r.accept(ru, s, m, fs)
 		}
 		return fs
@@ -205,25 +216,13 @@ func (r *Redactor) runRule(ru *rule, s string, occ []occurrence, fs []Finding) [
 	return r.runRuleIn(ru, s, 0, len(s), fs)
 }
 
-// groupOccurrences returns the occurrences of each rule sorted by start,
-// then end.
-func groupOccurrences(occ []occurrence, nrules int) [][]occurrence {
-	out := make([][]occurrence, nrules)
-	if len(occ) == 0 {
-		return out
+// sortOccurrences sorts occurrences by rule, start and end.
+func sortOccurrences(occ []occurrence) {
+	if len(occ) > 1 {
+		slices.SortFunc(occ, func(a, b occurrence) int {
+			return cmp.Or(cmp.Compare(a.rule, b.rule), cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end))
+		})
 	}
-	slices.SortFunc(occ, func(a, b occurrence) int {
-		return cmp.Or(cmp.Compare(a.rule, b.rule), cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end))
-	})
-	for i := 0; i < len(occ); {
-		j := i
-		for j < len(occ) && occ[j].rule == occ[i].rule {
-			j++
-		}
-		out[occ[i].rule] = occ[i:j]
-		i = j
-	}
-	return out
 }
 
 // runRuleIn appends the findings of one rule in s[from:to]; spans and the

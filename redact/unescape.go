@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -35,8 +36,23 @@ func unescapeJSON(raw []byte, withMap bool) (string, []int32, []bool) {
 	}
 	var buf [utf8.UTFMax]byte
 	for j := 0; j < len(raw); {
-		c := raw[j]
-		if c != '\\' || j+1 >= len(raw) {
+		// Copy the run up to the next escape at once.
+		k := bytes.IndexByte(raw[j:], '\\')
+		if k < 0 {
+			k = len(raw) - j
+		}
+		if k > 0 {
+			dec = append(dec, raw[j:j+k]...)
+			if withMap {
+				for i := j; i < j+k; i++ {
+					off = append(off, int32(i))
+					start = append(start, true)
+				}
+			}
+			j += k
+			continue
+		}
+		if j+1 >= len(raw) {
 			emit(j, raw[j:j+1])
 			j++
 			continue
@@ -75,7 +91,7 @@ func unescapeJSON(raw []byte, withMap bool) (string, []int32, []bool) {
 			j += 2
 			continue
 		}
-		k := utf8.EncodeRune(buf[:], r)
+		k = utf8.EncodeRune(buf[:], r)
 		emit(j, buf[:k])
 		j += n
 	}

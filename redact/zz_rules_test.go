@@ -22,13 +22,19 @@ func TestZZRuleCost(t *testing.T) {
 	scanned := make([]int, len(r.rules))
 	for _, s := range texts {
 		hit := make([]bool, len(r.rules))
-		r.kw.scan(s, hit, nil)
+		var occ []occurrence
+		r.kw.scan(s, hit, &occ)
+		sortOccurrences(occ)
+		by := make([][]occurrence, len(r.rules))
+		for _, o := range occ {
+			by[o.rule] = append(by[o.rule], o)
+		}
 		for i := range r.rules {
 			if !hit[i] && len(r.rules[i].keywords) > 0 {
 				continue
 			}
 			st := time.Now()
-			r.runRule(&r.rules[i], s, nil, nil)
+			r.runRule(&r.rules[i], s, by[i], nil)
 			cost[i] += time.Since(st)
 			scanned[i] += len(s)
 		}
@@ -39,6 +45,6 @@ func TestZZRuleCost(t *testing.T) {
 	}
 	sort.Slice(idx, func(a, b int) bool { return cost[idx[a]] > cost[idx[b]] })
 	for _, i := range idx[:25] {
-		t.Logf("%-40s %10v %8d %v %.100s", r.rules[i].id, cost[i], scanned[i], r.rules[i].keywords, r.rules[i].re.(interface{ String() string }).String())
+		t.Logf("%-40s %10v %8d %s", r.rules[i].id, cost[i], scanned[i], r.rules[i].plan.kind)
 	}
 }

@@ -326,16 +326,26 @@ func best(a, b litSet) litSet {
 	return a
 }
 
-// byteSet is a set of bytes.
-type byteSet [256]bool
+// runeSet is a set of runes: exact for ASCII, all-or-nothing above.
+type runeSet struct {
+	ascii    [utf8.RuneSelf]bool
+	nonASCII bool
+}
+
+func (rs *runeSet) has(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 0 && rs.ascii[r]
+	}
+	return rs.nonASCII
+}
 
 // reach bounds how far a match of an expression extends: at most budget of
-// its bytes lie outside unbounded repetitions, and the bytes inside them all
-// belong to free. A match therefore never holds more than budget bytes that
+// its runes lie outside unbounded repetitions, and the runes inside them all
+// belong to free. A match therefore never holds more than budget runes that
 // are not in free.
 type reach struct {
 	budget int
-	free   byteSet
+	free   runeSet
 }
 
 // reachOf computes the reach of re.
@@ -345,30 +355,15 @@ func reachOf(re *syntax.Regexp) reach {
 	return rc
 }
 
-// walk returns the budget of re and adds the bytes of its unbounded parts to
-// rc.free.
+// walk returns the budget of re and adds the runes of its unbounded parts
+// to rc.free.
 func (rc *reach) walk(re *syntax.Regexp) int {
 	switch re.Op {
 	case syntax.OpLiteral:
-		n := 0
-		for _, r := range re.Rune {
-			w := utf8.RuneLen(r)
-			if re.Flags&syntax.FoldCase != 0 {
-				for _, v := range foldOrbit(r) {
-					w = max(w, utf8.RuneLen(v))
-				}
-			}
-			n += max(w, 1)
-		}
-		return n
-	case syntax.OpCharClass:
-		if len(re.Rune) == 0 {
-			return 0
-		}
-		return max(utf8.RuneLen(min(re.Rune[len(re.Rune)-1], unicode.MaxRune)), 1)
-	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
-		return utf8.UTFMax
-	case syntax.OpCapture:
+		return len(re.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1
+	case syntax.OpCapture, syntax.OpQuest:
 		return rc.walk(re.Sub[0])
 	case syntax.OpConcat:
 		n := 0
@@ -382,14 +377,12 @@ func (rc *reach) walk(re *syntax.Regexp) int {
 			n = max(n, rc.walk(sub))
 		}
 		return n
-	case syntax.OpQuest:
-		return rc.walk(re.Sub[0])
 	case syntax.OpStar, syntax.OpPlus:
-		addBytes(&rc.free, re.Sub[0])
+		addRunes(&rc.free, re.Sub[0])
 		return 0
 	case syntax.OpRepeat:
 		if re.Max < 0 {
-			addBytes(&rc.free, re.Sub[0])
+			addRunes(&rc.free, re.Sub[0])
 			return 0
 		}
 		return min(re.Max*rc.walk(re.Sub[0]), maxBudget)
@@ -397,16 +390,13 @@ func (rc *reach) walk(re *syntax.Regexp) int {
 	return 0
 }
 
-// addBytes adds to set every byte a match of re may contain. Any non-ASCII
-// rune adds all bytes from 0x80 up.
-func addBytes(set *byteSet, re *syntax.Regexp) {
-	addRune := func(r rune) {
+// addRunes adds to set every rune a match of re may contain.
+func addRunes(set *runeSet, re *syntax.Regexp) {
+	add := func(r rune) {
 		if r < utf8.RuneSelf {
-			set[r] = true
-			return
-		}
-		for c := 0x80; c < 256; c++ {
-			set[c] = true
+			set.ascii[r] = true
+		} else {
+			set.nonASCII = true
 		}
 	}
 	switch re.Op {
@@ -414,29 +404,30 @@ func addBytes(set *byteSet, re *syntax.Regexp) {
 		for _, r := range re.Rune {
 			if re.Flags&syntax.FoldCase != 0 {
 				for _, v := range foldOrbit(r) {
-					addRune(v)
+					add(v)
 				}
 			} else {
-				addRune(r)
+				add(r)
 			}
 		}
 	case syntax.OpCharClass:
 		for i := 0; i < len(re.Rune); i += 2 {
 			lo, hi := re.Rune[i], re.Rune[i+1]
 			for r := lo; r <= hi && r < utf8.RuneSelf; r++ {
-				set[r] = true
+				add(r)
 			}
 			if hi >= utf8.RuneSelf {
-				addRune(hi)
+				add(hi)
 			}
 		}
 	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
-		for c := range set {
-			set[c] = true
+		for r := range rune(utf8.RuneSelf) {
+			set.ascii[r] = true
 		}
+		set.nonASCII = true
 	default:
 		for _, sub := range re.Sub {
-			addBytes(set, sub)
+			addRunes(set, sub)
 		}
 	}
 }

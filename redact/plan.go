@@ -63,8 +63,12 @@ const windowMargin = 8
 type plan struct {
 	kind planKind
 	lits litSet // prefix literals (anchored) or factor literals (windows)
-	// reach bounds X (anchored) or the whole expression (windows).
+	// reach bounds X from its start (anchored), or a match from the end of
+	// a literal occurrence (windows).
 	reach reach
+	// before bounds a match from the start of a literal occurrence
+	// backwards (windows).
+	before reach
 	// lazy is the class of a leading lazy repetition (anchored only), nil
 	// when there is none; lazyMax is its maximum count, -1 when unbounded.
 	lazy    *runeClass
@@ -262,12 +266,52 @@ func planFor(pattern string, numSubexp int) plan {
 				anchored: &anchoredX{src: x.String(), groups: numSubexp, preSrc: preSrc, preRunes: preRunes}}
 		}
 	}
+	if lits, before, after, ok := splitFactor(re); ok {
+		return plan{kind: planWindows, lits: lits, reach: after, before: before}
+	}
 	if info := analyze(re); score(info.factor) >= minLitScore {
 		if rc := reachOf(re); rc.budget < maxBudget {
-			return plan{kind: planWindows, lits: info.factor, reach: rc}
+			return plan{kind: planWindows, lits: info.factor, reach: rc, before: rc}
 		}
 	}
 	return plan{}
+}
+
+// splitFactor finds, in a top-level concatenation, the run of elements with
+// the most selective exact literals and returns them with the reach of the
+// elements before the run (backwards from a literal's start) and after it
+// (from a literal's end). It reports false when there is no such run or one
+// of the reaches is unbounded.
+func splitFactor(re *syntax.Regexp) (lits litSet, before, after reach, ok bool) {
+	if re.Op != syntax.OpConcat {
+		return nil, reach{}, reach{}, false
+	}
+	subs := re.Sub
+	bi, bj, bestScore := 0, 0, minLitScore-1
+	for i := range subs {
+		run := litSet{{}}
+		for j := i; j < len(subs); j++ {
+			in := analyze(subs[j])
+			if in.exact == nil {
+				break
+			}
+			if run = cross(run, in.exact); run == nil {
+				break
+			}
+			if sc := score(run); sc > bestScore && sc <= maxLitLen {
+				bi, bj, bestScore, lits = i, j+1, sc, run
+			}
+		}
+	}
+	if lits == nil {
+		return nil, reach{}, reach{}, false
+	}
+	before = reachOf(&syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: subs[:bi]})
+	after = reachOf(&syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: subs[bj:]})
+	if before.budget >= maxBudget || after.budget >= maxBudget {
+		return nil, reach{}, reach{}, false
+	}
+	return lits, before, after, true
 }
 
 func countCaptures(re *syntax.Regexp) int {
@@ -346,57 +390,73 @@ func (p *plan) lazyStart(s string, q, lo int) int {
 }
 
 // slider computes reach bounds for positions visited in increasing order,
-// in time linear in the text overall.
+// in time linear in the text overall. It steps over s rune by rune the way
+// Go's engine decodes it (positions handed to it are rune starts in that
+// decoding: literal boundaries).
 type slider struct {
 	rc *reach
 	s  string
-	// Forward state: [flo, fhi) holds fn bytes outside the free set, at
+	// Forward state: [flo, fhi) holds fn runes outside the free set, at
 	// most the budget, and fhi is the forward bound of flo.
 	flo, fhi, fn int
-	// Backward state: [blo, bhi) holds bn such bytes and blo is the lowest
-	// offset for which that count stays within the budget.
+	// Backward state: [blo, bhi) holds bn such runes and blo is the lowest
+	// rune start for which that count stays within the budget.
 	blo, bhi, bn int
 }
 
 func newSlider(rc *reach, s string) *slider { return &slider{rc: rc, s: s} }
 
+// runeAt returns the rune at s[i] and its width, decoded as the engine does.
+func runeAt(s string, i int) (rune, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	return utf8.DecodeRuneInString(s[i:])
+}
+
 // forward returns the first offset at or after from that a match holding
-// s[from] cannot reach: the position of the (budget+1)-th byte outside the
+// s[from] cannot reach: the start of the (budget+1)-th rune outside the
 // free set, or len(s). from must not decrease between calls.
 func (sl *slider) forward(from int) int {
-	for ; sl.flo < from; sl.flo++ {
-		if sl.flo < sl.fhi && !sl.rc.free[sl.s[sl.flo]] {
+	for sl.flo < from {
+		r, w := runeAt(sl.s, sl.flo)
+		if sl.flo < sl.fhi && !sl.rc.free.has(r) {
 			sl.fn--
 		}
+		sl.flo += w
 	}
 	if sl.fhi < sl.flo {
 		sl.fhi, sl.fn = sl.flo, 0
 	}
 	for sl.fhi < len(sl.s) {
-		if !sl.rc.free[sl.s[sl.fhi]] {
+		r, w := runeAt(sl.s, sl.fhi)
+		if !sl.rc.free.has(r) {
 			if sl.fn == sl.rc.budget {
 				break
 			}
 			sl.fn++
 		}
-		sl.fhi++
+		sl.fhi += w
 	}
 	return sl.fhi
 }
 
-// backward returns the lowest offset at which a match that holds s[to-1]
-// (or ends at to) can start. to must not decrease between calls.
+// backward returns the lowest offset at which a match that reaches to can
+// start. to must not decrease between calls.
 func (sl *slider) backward(to int) int {
-	for ; sl.bhi < to; sl.bhi++ {
-		if !sl.rc.free[sl.s[sl.bhi]] {
+	for sl.bhi < to {
+		r, w := runeAt(sl.s, sl.bhi)
+		if !sl.rc.free.has(r) {
 			sl.bn++
 		}
+		sl.bhi += w
 	}
 	for sl.bn > sl.rc.budget {
-		if !sl.rc.free[sl.s[sl.blo]] {
+		r, w := runeAt(sl.s, sl.blo)
+		if !sl.rc.free.has(r) {
 			sl.bn--
 		}
-		sl.blo++
+		sl.blo += w
 	}
 	return sl.blo
 }
@@ -464,7 +524,7 @@ func (p *plan) anchoredMatches(s string, starts []int) (out [][]int, ok bool) {
 // occ (sorted by start; each a [start,end) pair). ok is false when the
 // windows would cover most of s, so a whole-text run is cheaper.
 func (p *plan) windows(s string, occ [][2]int) (out [][2]int, ok bool) {
-	back, fwd := newSlider(&p.reach, s), newSlider(&p.reach, s)
+	back, fwd := newSlider(&p.before, s), newSlider(&p.reach, s)
 	maxEnd := 0
 	for _, o := range occ {
 		st := max(back.backward(o[0])-windowMargin, 0)

@@ -470,13 +470,18 @@ func (p *plan) anchoredAt(s string, q int, sl *slider) []int {
 		_, k = utf8.DecodeLastRuneInString(s[:q])
 		// The pre-check reads X's leading part and one rune after it.
 		if pre := p.anchored.pre; pre != nil {
-			preEnd := min(q+utf8.UTFMax*p.anchored.preRunes+windowMargin, len(s))
-			if !pre.MatchString(s[q-k : preEnd]) {
+			if !pre.MatchString(s[q-k : runesAfter(s, q, p.anchored.preRunes)]) {
 				return nil
 			}
 		}
 	}
-	end := min(sl.forward(q)+windowMargin, len(s))
+	var end int
+	if p.reach.free == (runeSet{}) {
+		// Bounded X: no need to track free runes.
+		end = runesAfter(s, q, p.reach.budget)
+	} else {
+		end = min(sl.forward(q)+windowMargin, len(s))
+	}
 	if q == 0 {
 		return atStart.FindStringSubmatchIndex(s[:end])
 	}
@@ -491,6 +496,21 @@ func (p *plan) anchoredAt(s string, q int, sl *slider) []int {
 	}
 	m[0] = q
 	return m
+}
+
+// runesAfter returns the offset n runes after q, plus windowMargin bytes
+// (the rune after a match, for boundary assertions), capped at len(s).
+func runesAfter(s string, q, n int) int {
+	i := q
+	for ; n > 0 && i < len(s); n-- {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	return min(i+windowMargin, len(s))
 }
 
 // anchoredMatches returns, in order, the submatch indices FindAll would

@@ -11,7 +11,10 @@ import "slices"
 type scanner struct {
 	class   [256]uint8 // byte -> symbol class (0 = byte in no pattern)
 	nclass  int
-	delta   []int32   // state*nclass + class -> next state (complete DFA)
+	// delta[state*nclass + class] is the next state's row offset
+	// (state*nclass) times two, plus one when patterns end in it: a
+	// complete DFA that tells at once whether output needs a look.
+	delta   []int32
 	outputs [][]int32 // state -> patterns that end here
 	pats    []pattern
 	nrules  int
@@ -110,6 +113,14 @@ func newScanner(keywords [][]string, lits []litSet) *scanner {
 			}
 		}
 	}
+	// Turn state numbers into row offsets with the output flag.
+	for i, t := range k.delta {
+		v := t * int32(k.nclass) * 2
+		if outs[t] != nil {
+			v++
+		}
+		k.delta[i] = v
+	}
 	k.outputs = outs
 	return k
 }
@@ -125,15 +136,15 @@ func appendUnique(xs []int32, x int32) []int32 {
 // when occ is not nil, appends to it the plan literal occurrences in the
 // order their ends are found.
 func (k *scanner) scan(s string, hit []bool, occ *[]occurrence) {
-	state := int32(0)
+	row := int32(0)
 	nc := int32(k.nclass)
 	for i := 0; i < len(s); i++ {
-		state = k.delta[state*nc+int32(k.class[s[i]])]
-		out := k.outputs[state]
-		if out == nil {
+		v := k.delta[row+int32(k.class[s[i]])]
+		row = v >> 1
+		if v&1 == 0 {
 			continue
 		}
-		for _, pi := range out {
+		for _, pi := range k.outputs[row/nc] {
 			p := &k.pats[pi]
 			if p.keyword {
 				hit[p.rule] = true
@@ -153,11 +164,15 @@ func (k *scanner) scan(s string, hit []bool, occ *[]occurrence) {
 
 // hasKeyword reports whether s contains a keyword of any rule.
 func (k *scanner) hasKeyword(s string) bool {
-	state := int32(0)
+	row := int32(0)
 	nc := int32(k.nclass)
 	for i := 0; i < len(s); i++ {
-		state = k.delta[state*nc+int32(k.class[s[i]])]
-		for _, pi := range k.outputs[state] {
+		v := k.delta[row+int32(k.class[s[i]])]
+		row = v >> 1
+		if v&1 == 0 {
+			continue
+		}
+		for _, pi := range k.outputs[row/nc] {
 			if k.pats[pi].keyword {
 				return true
 			}

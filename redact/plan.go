@@ -3,7 +3,6 @@ package redact
 import (
 	"regexp"
 	"regexp/syntax"
-	"slices"
 	"sync"
 	"unicode/utf8"
 )
@@ -116,76 +115,67 @@ func (a *anchoredX) get() (atStart, withContext *regexp.Regexp) {
 const maxPreRunes = 64
 
 // preCheck returns the source and maximum match length (in runes) of a
-// pre-check for X: the longest run of X's leading elements whose matches are
-// at most maxPreRunes long, followed by the relaxation of the next element
-// when it still fits. It returns "" when that is all of X or too little.
+// pre-check for X: its relaxation to at most maxPreRunes runes. It returns
+// "" when X is that short already.
 func preCheck(x *syntax.Regexp) (string, int) {
-	if x.Op != syntax.OpConcat {
+	pre := relax(x, maxPreRunes)
+	if pre == x {
 		return "", 0
 	}
-	total, j := 0, 0
-	for j < len(x.Sub) {
-		n := maxRunes(x.Sub[j])
-		if n < 0 || total+n > maxPreRunes {
-			break
-		}
-		total += n
-		j++
-	}
-	if j == len(x.Sub) {
-		return "", 0
-	}
-	subs := slices.Clone(x.Sub[:j])
-	r := relax(x.Sub[j])
-	if n := maxRunes(r); n >= 0 && total+n <= maxPreRunes {
-		subs = append(subs, r)
-		total += n
-	}
-	if len(subs) < 2 {
-		return "", 0
-	}
-	pre := &syntax.Regexp{Op: syntax.OpConcat, Flags: x.Flags, Sub: subs}
-	return pre.String(), total
+	return pre.String(), maxRunes(pre)
 }
 
-// relax returns a bounded expression that a prefix of every match of re
-// matches: unbounded repetitions keep their minimum count, and a
-// concatenation stops after the first element it had to relax.
-func relax(re *syntax.Regexp) *syntax.Regexp {
-	if n := maxRunes(re); n >= 0 && n <= maxPreRunes {
+// relax returns an expression of at most budget runes that a prefix of
+// every match of re matches: repetitions keep at most their minimum count,
+// literals and concatenations are cut, optional parts dropped.
+func relax(re *syntax.Regexp, budget int) *syntax.Regexp {
+	if n := maxRunes(re); n >= 0 && n <= budget {
 		return re
 	}
 	empty := &syntax.Regexp{Op: syntax.OpEmptyMatch}
 	switch re.Op {
+	case syntax.OpLiteral:
+		return &syntax.Regexp{Op: syntax.OpLiteral, Flags: re.Flags, Rune: re.Rune[:budget]}
 	case syntax.OpStar, syntax.OpQuest:
 		return empty
 	case syntax.OpPlus:
-		return relax(re.Sub[0])
+		return relax(re.Sub[0], budget)
 	case syntax.OpRepeat:
+		sub := re.Sub[0]
+		m := maxRunes(sub)
 		if re.Min == 0 {
 			return empty
 		}
-		sub := relax(re.Sub[0])
-		if sub != re.Sub[0] {
+		if m < 0 || m > budget {
+			return relax(sub, budget)
+		}
+		if m == 0 {
 			return sub
 		}
-		return &syntax.Regexp{Op: syntax.OpRepeat, Flags: re.Flags, Min: re.Min, Max: re.Min, Sub: []*syntax.Regexp{sub}}
+		n := min(re.Min, budget/m)
+		if n == 0 {
+			return empty
+		}
+		return &syntax.Regexp{Op: syntax.OpRepeat, Flags: re.Flags, Min: n, Max: n, Sub: []*syntax.Regexp{sub}}
 	case syntax.OpCapture:
-		return relax(re.Sub[0])
+		return relax(re.Sub[0], budget)
 	case syntax.OpConcat:
 		var subs []*syntax.Regexp
+		used := 0
 		for _, sub := range re.Sub {
-			r := relax(sub)
-			subs = append(subs, r)
-			if r != sub {
-				break
+			if m := maxRunes(sub); m >= 0 && used+m <= budget {
+				subs = append(subs, sub)
+				used += m
+				continue
 			}
+			subs = append(subs, relax(sub, budget-used))
+			break
 		}
 		return &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: subs}
 	case syntax.OpAlternate:
 		subs := make([]*syntax.Regexp, len(re.Sub))
 		for i, sub := range re.Sub {
-			subs[i] = relax(sub)
+			subs[i] = relax(sub, budget)
 		}
 		return &syntax.Regexp{Op: syntax.OpAlternate, Flags: re.Flags, Sub: subs}
 	}

@@ -22,10 +22,16 @@ var idPrefixes = []string{
 	"file_", "asst_", "resp_", "tool_", "sess_", "evt_", "batch_",
 }
 
-func isTokenByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-		c == '+' || c == '/' || c == '_' || c == '=' || c == '-'
-}
+func isTokenByte(c byte) bool { return tokenBytes[c] }
+
+// tokenBytes is the byte table of isTokenByte: [A-Za-z0-9+/_=-].
+var tokenBytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == '+' || c == '/' || c == '_' || c == '=' || c == '-'
+	}
+	return t
+}()
 
 // entropySpans appends to dst the [start,end) spans of s that the
 // high-entropy check reports.

@@ -408,6 +408,10 @@ func runeAt(s string, i int) (rune, int) {
 // s[from] cannot reach: the start of the (budget+1)-th rune outside the
 // free set, or len(s). from must not decrease between calls.
 func (sl *slider) forward(from int) int {
+	if from >= sl.fhi {
+		// Nothing counted is still in range: start afresh.
+		sl.flo, sl.fhi, sl.fn = from, from, 0
+	}
 	for sl.flo < from {
 		r, w := runeAt(sl.s, sl.flo)
 		if sl.flo < sl.fhi && !sl.rc.free.has(r) {

@@ -57,6 +57,14 @@ func unescapeJSON(raw []byte, withMap bool) (string, []int32, []bool) {
 			j++
 			continue
 		}
+		if !withMap {
+			// Fast path for the one-byte escapes of ordinary text.
+			if c := simpleEscapes[raw[j+1]]; c != 0 {
+				dec = append(dec, c)
+				j += 2
+				continue
+			}
+		}
 		var r rune = -1
 		n := 2
 		switch raw[j+1] {
@@ -101,6 +109,10 @@ func unescapeJSON(raw []byte, withMap bool) (string, []int32, []bool) {
 	}
 	return string(dec), off, start
 }
+
+// simpleEscapes maps the byte after a backslash to the byte it stands for,
+// for the escapes that decode to one byte (0: not such an escape).
+var simpleEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 func hex4(b []byte, i int) (uint16, bool) {
 	if i+4 > len(b) {

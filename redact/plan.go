@@ -75,6 +75,8 @@ type plan struct {
 	// anchored holds X compiled for anchored runs; compiled on first use,
 	// since a process usually runs few of the rules.
 	anchored *anchoredX
+	// gate rules out literal occurrences at byte speed (gate.go).
+	gate gate
 }
 
 // anchoredX is the rest of an expression (X) compiled on first use:
@@ -253,7 +255,8 @@ func planFor(pattern string, numSubexp int) plan {
 		if countCaptures(x) == numSubexp {
 			preSrc, preRunes := preCheck(x)
 			return plan{kind: planAnchored, lits: info.prefix, reach: reachOf(x), lazy: lazy, lazyMax: lazyMax,
-				anchored: &anchoredX{src: x.String(), groups: numSubexp, preSrc: preSrc, preRunes: preRunes}}
+				anchored: &anchoredX{src: x.String(), groups: numSubexp, preSrc: preSrc, preRunes: preRunes},
+				gate: gateFor(x, info.prefix)}
 		}
 	}
 	if lits, before, after, ok := splitFactor(re); ok {
@@ -509,16 +512,23 @@ func runesAfter(s string, q, n int) int {
 
 // anchoredMatches returns, in order, the submatch indices FindAll would
 // return for the rule's whole expression, given the sorted start offsets of
-// the plan's literals in s. ok is false when X did not compile; the caller
-// then runs the whole expression.
-func (p *plan) anchoredMatches(s string, starts []int) (out [][]int, ok bool) {
+// the plan's literals in s (occ, sorted by start). ok is false when X did
+// not compile; the caller then runs the whole expression.
+func (p *plan) anchoredMatches(s string, occ []occurrence) (out [][]int, ok bool) {
 	if a, _ := p.anchored.get(); a == nil {
 		return nil, false
 	}
 	pos := 0
 	sl := newSlider(&p.reach, s)
-	for _, q := range starts {
-		if q < pos {
+	for i := 0; i < len(occ); {
+		// Occurrences sharing a start are one candidate; it passes the
+		// gate when one of its literals does.
+		q := int(occ[i].start)
+		pass := false
+		for ; i < len(occ) && int(occ[i].start) == q; i++ {
+			pass = pass || p.gate.pass(s, int(occ[i].end))
+		}
+		if q < pos || !pass {
 			continue
 		}
 		m := p.anchoredAt(s, q, sl)

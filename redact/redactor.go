@@ -185,13 +185,7 @@ func (r *Redactor) runRule(ru *rule, s string, occ []occurrence, fs []Finding) [
 	}
 	switch ru.plan.kind {
 	case planAnchored:
-		starts := make([]int, 0, len(occ))
-		for _, o := range occ {
-			if n := len(starts); n == 0 || starts[n-1] != int(o.start) {
-				starts = append(starts, int(o.start))
-			}
-		}
-		ms, ok := ru.plan.anchoredMatches(s, starts)
+		ms, ok := ru.plan.anchoredMatches(s, occ)
 		if !ok {
 			return r.runRuleIn(ru, s, 0, len(s), fs)
 		}

@@ -16,22 +16,26 @@ import (
 // does the analysis):
 //
 //   - anchored: every match starts with one of a few literals, possibly after
-//     a leading lazy repetition of an ASCII class such as gitleaks' generic
-//     `[\w.-]{0,50}?` prefix. The rest of the expression (X) is compiled
-//     anchored and tried only at occurrences of those literals, in text
-//     order, reproducing the leftmost-first, non-overlapping semantics of
-//     FindAll: the first occurrence at or after the end of the previous
+//     a leading lazy repetition of a character class such as gitleaks'
+//     generic `[\w.-]{0,50}?` prefix. The rest of the expression (X) is
+//     compiled anchored and tried only at occurrences of those literals, in
+//     text order, reproducing the leftmost-first, non-overlapping semantics
+//     of FindAll: the first occurrence at or after the end of the previous
 //     match where X matches yields the next match, and the lazy prefix
 //     starts it as far left as its class, its count and the previous match
 //     allow. Leading assertions (\b, ^) see the real preceding rune: the
-//     context variant of X consumes it first.
+//     context variant of X consumes it first. A byte-speed gate (gate.go)
+//     and a short pre-check expression (precheck.go) rule out most
+//     occurrences before X runs.
 //   - windows: every match contains one of a few literals and its reach is
-//     bounded (at most budget bytes outside unbounded repetitions, those
-//     made of a known byte set). The expression runs on merged windows that
-//     cover every match around each literal occurrence plus a margin, so
-//     boundary assertions and UTF-8 decoding see the same bytes as in the
-//     whole text and the windows yield exactly the whole-text matches.
-//   - whole: the expression runs over the whole text.
+//     bounded (at most budget runes outside unbounded repetitions, those
+//     made of known runes; slider.go). The expression runs on merged
+//     windows that cover every match around each literal occurrence plus a
+//     margin, so boundary assertions and UTF-8 decoding see the same bytes
+//     as in the whole text and the windows yield exactly the whole-text
+//     matches.
+//   - whole: the expression runs over the whole text (two gitleaks rules
+//     whose matches need no literal; keywords still gate them).
 //
 // TestPlansMatchWholeText and FuzzPlansMatchWholeText check that every rule
 // finds exactly what a whole-text run finds.
@@ -113,125 +117,6 @@ func (a *anchoredX) get() (atStart, withContext *regexp.Regexp) {
 	return a.atStart, a.withContext
 }
 
-// maxPreRunes bounds the length of a pre-check's matches.
-const maxPreRunes = 64
-
-// preCheck returns the source and maximum match length (in runes) of a
-// pre-check for X: its relaxation to at most maxPreRunes runes. It returns
-// "" when X is that short already.
-func preCheck(x *syntax.Regexp) (string, int) {
-	pre := relax(x, maxPreRunes)
-	if pre == x {
-		return "", 0
-	}
-	return pre.String(), maxRunes(pre)
-}
-
-// relax returns an expression of at most budget runes that a prefix of
-// every match of re matches: repetitions keep at most their minimum count,
-// literals and concatenations are cut, optional parts dropped.
-func relax(re *syntax.Regexp, budget int) *syntax.Regexp {
-	if n := maxRunes(re); n >= 0 && n <= budget {
-		return re
-	}
-	empty := &syntax.Regexp{Op: syntax.OpEmptyMatch}
-	switch re.Op {
-	case syntax.OpLiteral:
-		return &syntax.Regexp{Op: syntax.OpLiteral, Flags: re.Flags, Rune: re.Rune[:budget]}
-	case syntax.OpStar, syntax.OpQuest:
-		return empty
-	case syntax.OpPlus:
-		return relax(re.Sub[0], budget)
-	case syntax.OpRepeat:
-		sub := re.Sub[0]
-		m := maxRunes(sub)
-		if re.Min == 0 {
-			return empty
-		}
-		if m < 0 || m > budget {
-			return relax(sub, budget)
-		}
-		if m == 0 {
-			return sub
-		}
-		n := min(re.Min, budget/m)
-		if n == 0 {
-			return empty
-		}
-		return &syntax.Regexp{Op: syntax.OpRepeat, Flags: re.Flags, Min: n, Max: n, Sub: []*syntax.Regexp{sub}}
-	case syntax.OpCapture:
-		return relax(re.Sub[0], budget)
-	case syntax.OpConcat:
-		var subs []*syntax.Regexp
-		used := 0
-		for _, sub := range re.Sub {
-			if m := maxRunes(sub); m >= 0 && used+m <= budget {
-				subs = append(subs, sub)
-				used += m
-				continue
-			}
-			subs = append(subs, relax(sub, budget-used))
-			break
-		}
-		return &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: subs}
-	case syntax.OpAlternate:
-		subs := make([]*syntax.Regexp, len(re.Sub))
-		for i, sub := range re.Sub {
-			subs[i] = relax(sub, budget)
-		}
-		return &syntax.Regexp{Op: syntax.OpAlternate, Flags: re.Flags, Sub: subs}
-	}
-	return re
-}
-
-// maxRunes returns the most runes a match of re holds, or -1 when that is
-// unbounded.
-func maxRunes(re *syntax.Regexp) int {
-	switch re.Op {
-	case syntax.OpLiteral:
-		return len(re.Rune)
-	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
-		return 1
-	case syntax.OpCapture, syntax.OpQuest:
-		return maxRunes(re.Sub[0])
-	case syntax.OpConcat:
-		n := 0
-		for _, sub := range re.Sub {
-			k := maxRunes(sub)
-			if k < 0 {
-				return -1
-			}
-			n = min(n+k, maxBudget)
-		}
-		return n
-	case syntax.OpAlternate:
-		n := 0
-		for _, sub := range re.Sub {
-			k := maxRunes(sub)
-			if k < 0 {
-				return -1
-			}
-			n = max(n, k)
-		}
-		return n
-	case syntax.OpStar, syntax.OpPlus:
-		if maxRunes(re.Sub[0]) == 0 {
-			return 0
-		}
-		return -1
-	case syntax.OpRepeat:
-		k := maxRunes(re.Sub[0])
-		if k == 0 {
-			return 0
-		}
-		if re.Max < 0 || k < 0 {
-			return -1
-		}
-		return min(re.Max*k, maxBudget)
-	}
-	return 0
-}
-
 // planFor derives the plan of an expression with numSubexp capture groups.
 func planFor(pattern string, numSubexp int) plan {
 	re, err := syntax.Parse(pattern, syntax.Perl)
@@ -256,7 +141,7 @@ func planFor(pattern string, numSubexp int) plan {
 			preSrc, preRunes := preCheck(x)
 			return plan{kind: planAnchored, lits: info.prefix, reach: reachOf(x), lazy: lazy, lazyMax: lazyMax,
 				anchored: &anchoredX{src: x.String(), groups: numSubexp, preSrc: preSrc, preRunes: preRunes},
-				gate: gateFor(x, info.prefix)}
+				gate:     gateFor(x, info.prefix)}
 		}
 	}
 	if lits, before, after, ok := splitFactor(re); ok {
@@ -382,82 +267,6 @@ func (p *plan) lazyStart(s string, q, lo int) int {
 	return st
 }
 
-// slider computes reach bounds for positions visited in increasing order,
-// in time linear in the text overall. It steps over s rune by rune the way
-// Go's engine decodes it (positions handed to it are rune starts in that
-// decoding: literal boundaries).
-type slider struct {
-	rc *reach
-	s  string
-	// Forward state: [flo, fhi) holds fn runes outside the free set, at
-	// most the budget, and fhi is the forward bound of flo.
-	flo, fhi, fn int
-	// Backward state: [blo, bhi) holds bn such runes and blo is the lowest
-	// rune start for which that count stays within the budget.
-	blo, bhi, bn int
-}
-
-func newSlider(rc *reach, s string) *slider { return &slider{rc: rc, s: s} }
-
-// runeAt returns the rune at s[i] and its width, decoded as the engine does.
-func runeAt(s string, i int) (rune, int) {
-	if c := s[i]; c < utf8.RuneSelf {
-		return rune(c), 1
-	}
-	return utf8.DecodeRuneInString(s[i:])
-}
-
-// forward returns the first offset at or after from that a match holding
-// s[from] cannot reach: the start of the (budget+1)-th rune outside the
-// free set, or len(s). from must not decrease between calls.
-func (sl *slider) forward(from int) int {
-	if from >= sl.fhi {
-		// Nothing counted is still in range: start afresh.
-		sl.flo, sl.fhi, sl.fn = from, from, 0
-	}
-	for sl.flo < from {
-		r, w := runeAt(sl.s, sl.flo)
-		if sl.flo < sl.fhi && !sl.rc.free.has(r) {
-			sl.fn--
-		}
-		sl.flo += w
-	}
-	if sl.fhi < sl.flo {
-		sl.fhi, sl.fn = sl.flo, 0
-	}
-	for sl.fhi < len(sl.s) {
-		r, w := runeAt(sl.s, sl.fhi)
-		if !sl.rc.free.has(r) {
-			if sl.fn == sl.rc.budget {
-				break
-			}
-			sl.fn++
-		}
-		sl.fhi += w
-	}
-	return sl.fhi
-}
-
-// backward returns the lowest offset at which a match that reaches to can
-// start. to must not decrease between calls.
-func (sl *slider) backward(to int) int {
-	for sl.bhi < to {
-		r, w := runeAt(sl.s, sl.bhi)
-		if !sl.rc.free.has(r) {
-			sl.bn++
-		}
-		sl.bhi += w
-	}
-	for sl.bn > sl.rc.budget {
-		r, w := runeAt(sl.s, sl.blo)
-		if !sl.rc.free.has(r) {
-			sl.bn--
-		}
-		sl.blo += w
-	}
-	return sl.blo
-}
-
 // anchoredAt returns the submatch indices (in s) of X's preferred match
 // starting exactly at q, or nil.
 func (p *plan) anchoredAt(s string, q int, sl *slider) []int {
@@ -493,21 +302,6 @@ func (p *plan) anchoredAt(s string, q int, sl *slider) []int {
 	}
 	m[0] = q
 	return m
-}
-
-// runesAfter returns the offset n runes after q, plus windowMargin bytes
-// (the rune after a match, for boundary assertions), capped at len(s).
-func runesAfter(s string, q, n int) int {
-	i := q
-	for ; n > 0 && i < len(s); n-- {
-		if s[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		_, w := utf8.DecodeRuneInString(s[i:])
-		i += w
-	}
-	return min(i+windowMargin, len(s))
 }
 
 // anchoredMatches returns, in order, the submatch indices FindAll would

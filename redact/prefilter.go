@@ -9,8 +9,8 @@ import "slices"
 // pass over a text yields the rules whose keywords occur in it and where
 // each plan's literals occur.
 type scanner struct {
-	class   [256]uint8 // byte -> symbol class (0 = byte in no pattern)
-	nclass  int
+	class  [256]uint8 // byte -> symbol class (0 = byte in no pattern)
+	nclass int
 	// delta[state*nclass + class] is the next state's row offset
 	// (state*nclass) times two, plus one when patterns end in it: a
 	// complete DFA that tells at once whether output needs a look.

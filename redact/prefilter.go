@@ -91,6 +91,7 @@ func newScanner(keywords [][]string, lits []litSet) *scanner {
 	k.delta = make([]int32, n*k.nclass)
 	fail := make([]int32, n)
 	queue := make([]int32, 0, n)
+	order := []int32{0} // states in breadth-first order
 	for c := 1; c < k.nclass; c++ {
 		if t, ok := trie[0][uint8(c)]; ok {
 			k.delta[c] = t
@@ -100,6 +101,7 @@ func newScanner(keywords [][]string, lits []litSet) *scanner {
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
+		order = append(order, s)
 		for _, r := range outs[fail[s]] {
 			outs[s] = appendUnique(outs[s], r)
 		}
@@ -113,15 +115,28 @@ func newScanner(keywords [][]string, lits []litSet) *scanner {
 			}
 		}
 	}
-	// Turn state numbers into row offsets with the output flag.
-	for i, t := range k.delta {
-		v := t * int32(k.nclass) * 2
-		if outs[t] != nil {
-			v++
-		}
-		k.delta[i] = v
+	// Renumber the states breadth-first, so the shallow states most texts
+	// keep visiting share few cache lines, and turn state numbers into row
+	// offsets with the output flag.
+	renum := make([]int32, n)
+	for i, st := range order {
+		renum[st] = int32(i)
 	}
-	k.outputs = outs
+	delta := make([]int32, len(k.delta))
+	k.outputs = make([][]int32, n)
+	for _, st := range order {
+		to := int(renum[st]) * k.nclass
+		for c := 0; c < k.nclass; c++ {
+			t := k.delta[int(st)*k.nclass+c]
+			v := renum[t] * int32(k.nclass) * 2
+			if outs[t] != nil {
+				v++
+			}
+			delta[to+c] = v
+		}
+		k.outputs[renum[st]] = outs[st]
+	}
+	k.delta = delta
 	return k
 }
 

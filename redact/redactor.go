@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/zricethezav/gitleaks/v8/config"
 )
@@ -58,6 +59,8 @@ type Redactor struct {
 	allow  []*regexp.Regexp
 	// wholeText disables match plans (tests compare both modes).
 	wholeText bool
+	// scratch holds *detectScratch buffers for reuse across calls.
+	scratch sync.Pool
 }
 
 // New compiles the gitleaks default rule set plus opts. It returns an error
@@ -123,6 +126,12 @@ func (r *Redactor) Text(s string) string {
 	return b.String()
 }
 
+// detectScratch is per-call working memory of detect.
+type detectScratch struct {
+	hit []bool
+	occ []occurrence
+}
+
 // detect runs every detector (the entropy check only when entropy is true)
 // over s once and returns the findings that survive the allowlists, without
 // occurrence expansion.
@@ -130,9 +139,16 @@ func (r *Redactor) detect(s string, entropy bool) []Finding {
 	if s == "" {
 		return nil
 	}
-	hit := make([]bool, len(r.rules))
-	var occ []occurrence
+	sc, _ := r.scratch.Get().(*detectScratch)
+	if sc == nil {
+		sc = &detectScratch{hit: make([]bool, len(r.rules))}
+	}
+	defer r.scratch.Put(sc)
+	hit := sc.hit
+	clear(hit)
+	occ := sc.occ[:0]
 	r.kw.scan(s, hit, &occ)
+	sc.occ = occ
 	sortOccurrences(occ)
 	var fs []Finding
 	for i := range r.rules {

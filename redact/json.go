@@ -81,8 +81,7 @@ func (r *Redactor) jsonBytes(b []byte) []byte {
 type decodedString struct {
 	js    jsonString
 	text  string
-	off   []int32
-	start []bool
+	units []escUnit
 	found []Finding // spans in text
 }
 
@@ -100,8 +99,8 @@ func (r *Redactor) scanJSON(b []byte) ([]Finding, bool) {
 		d := decodedString{js: js}
 		raw := b[js.start:js.end]
 		if js.hasEscape {
-			// The offset map is built only for strings with findings.
-			d.text, _, _ = unescapeJSON(raw, false)
+			// The escape units map decoded spans back to raw ones.
+			d.text, d.units = unescapeJSON(raw)
 		} else {
 			d.text = string(raw)
 		}
@@ -124,13 +123,10 @@ func (r *Redactor) scanJSON(b []byte) ([]Finding, bool) {
 		if len(all) > 0 {
 			fs = addOccurrences(d.text, fs, all)
 		}
-		if len(fs) > 0 && d.js.hasEscape {
-			_, d.off, d.start = unescapeJSON(b[d.js.start:d.js.end], true)
-		}
 		for _, f := range fs {
 			s, e := f.Start, f.End
-			if d.off != nil {
-				s, e = rawSpan(d.off, d.start, s, e)
+			if d.units != nil {
+				s, e = rawSpan(d.units, s, e)
 			}
 			out = append(out, Finding{RuleID: f.RuleID, Start: d.js.start + s, End: d.js.start + e})
 		}

@@ -241,3 +241,34 @@ func TestReachBoundsMatches(t *testing.T) {
 		t.Errorf("forward bound %d before match end %d", hi, m[1])
 	}
 }
+
+// TestAllowlistPlansMatch checks that running allowlist expressions by
+// their plans answers MatchString as the expressions themselves do.
+func TestAllowlistPlansMatch(t *testing.T) {
+	t.Parallel()
+	r := newTestRedactor(t, Options{})
+	var ms []*planMatcher
+	for _, ar := range r.allowRe {
+		for _, re := range ar.list.Regexes {
+			ms = append(ms, newPlanMatcher(re))
+		}
+	}
+	texts := adversarialTexts(r)
+	for _, m := range ms {
+		for _, l := range m.plan.lits {
+			texts = append(texts, l.s, strings.ToUpper(l.s)+"_"+token(90, alnum, 20), "x "+l.s+"-jar:1", "import { a, b } from '"+l.s+"'")
+		}
+	}
+	corpus := corpusTexts(t, r)
+	for i := 0; i < len(corpus); i += 7 {
+		texts = append(texts, corpus[i])
+	}
+	for _, s := range texts {
+		for _, m := range ms {
+			if got, want := m.MatchString(s), m.re.MatchString(s); got != want {
+				t.Fatalf("%s (%s plan) on %q: plan %v, whole %v", m.re, m.plan.kind, s, got, want)
+			}
+		}
+	}
+	t.Logf("%d allowlist expressions on %d texts", len(ms), len(texts))
+}

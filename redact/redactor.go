@@ -53,10 +53,11 @@ func (f Finding) String() string {
 // Redactor finds and replaces secrets. Build it with New; it is immutable and
 // safe for concurrent use.
 type Redactor struct {
-	rules  []rule
-	global []*config.Allowlist
-	kw     *scanner
-	allow  []*regexp.Regexp
+	rules   []rule
+	global  []*config.Allowlist
+	allowRe map[*config.Allowlist]*allowRegexes
+	kw      *scanner
+	allow   []*regexp.Regexp
 	// wholeText disables match plans (tests compare both modes).
 	wholeText bool
 	// scratch holds *detectScratch buffers for reuse across calls.
@@ -71,7 +72,7 @@ func New(opts Options) (*Redactor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redact: load default rules: %w", err)
 	}
-	r := &Redactor{global: def.global}
+	r := &Redactor{global: def.global, allowRe: def.allow}
 	r.rules = append(r.rules, def.rules...)
 	for i, p := range opts.Patterns {
 		re, err := regexp.Compile(p)
@@ -295,7 +296,7 @@ func (r *Redactor) accept(ru *rule, s string, m []int, fs []Finding) []Finding {
 	if len(r.global) > 0 || len(ru.allowlists) > 0 {
 		match := s[ms:me]
 		line := lineAround(s, ms, me)
-		if allowedBy(r.global, secret, match, line) || allowedBy(ru.allowlists, secret, match, line) {
+		if allowedBy(r.global, r.allowRe, secret, match, line) || allowedBy(ru.allowlists, r.allowRe, secret, match, line) {
 			return fs
 		}
 	}

@@ -35,6 +35,8 @@ type rule struct {
 type ruleSet struct {
 	rules  []rule
 	global []*config.Allowlist
+	// allow runs the allowlists' expressions by their plans (allow.go).
+	allow map[*config.Allowlist]*allowRegexes
 }
 
 // The default rule set is compiled once per process and never changed after
@@ -105,6 +107,11 @@ func compileGitleaksConfig(toml string) (*ruleSet, error) {
 		extra[i].plan = planFor(extra[i].re.String(), extra[i].re.NumSubexp())
 	}
 	rs.rules = append(rs.rules, extra...)
+	rs.allow = map[*config.Allowlist]*allowRegexes{}
+	addAllowlists(rs.allow, rs.global)
+	for _, ru := range rs.rules {
+		addAllowlists(rs.allow, ru.allowlists)
+	}
 	return rs, nil
 }
 
@@ -156,7 +163,7 @@ func extraRules() ([]rule, error) {
 // selection follows gitleaks: the secret by default, the whole match or the
 // whole line when the allowlist says so. Commit and path conditions can never
 // hold for transcript text, so an AND allowlist that has them never allows.
-func allowedBy(lists []*config.Allowlist, secret, match, line string) bool {
+func allowedBy(lists []*config.Allowlist, res map[*config.Allowlist]*allowRegexes, secret, match, line string) bool {
 	for _, a := range lists {
 		target := secret
 		switch a.RegexTarget {
@@ -165,7 +172,14 @@ func allowedBy(lists []*config.Allowlist, secret, match, line string) bool {
 		case "line":
 			target = line
 		}
-		regexOK := len(a.Regexes) > 0 && a.RegexAllowed(target)
+		regexOK := false
+		if len(a.Regexes) > 0 {
+			if ar := res[a]; ar != nil {
+				regexOK = ar.matches(target)
+			} else {
+				regexOK = a.RegexAllowed(target)
+			}
+		}
 		stopOK := false
 		if len(a.StopWords) > 0 {
 			stopOK, _ = a.ContainsStopWord(secret)

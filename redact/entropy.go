@@ -140,13 +140,35 @@ func entropyCandidate(run string) (int, int, bool) {
 			return 0, 0, false
 		}
 	}
-	if shannonEntropy(tok) <= entropyThreshold {
+	if !mayExceedEntropy(tok) || shannonEntropy(tok) <= entropyThreshold {
 		return 0, 0, false
 	}
 	if readsAsWords(tok) {
 		return 0, 0, false
 	}
 	return st, en, true
+}
+
+// mayExceedEntropy is a cheap necessary condition for an ASCII token to
+// exceed entropyThreshold: a text of n bytes with k distinct bytes has at
+// most log2(min(n, k)) bits of entropy per byte, and log2(22) < 4.5.
+func mayExceedEntropy(tok string) bool {
+	const most = 22 // largest count whose log2 is at most entropyThreshold
+	if len(tok) <= most {
+		return false
+	}
+	var seen [4]uint64
+	k := 0
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		if bit := uint64(1) << (c & 63); seen[c>>6]&bit == 0 {
+			seen[c>>6] |= bit
+			if k++; k > most {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // readsAsWords reports whether tok is made of words rather than random

@@ -272,3 +272,14 @@ func TestAllowlistPlansMatch(t *testing.T) {
 	}
 	t.Logf("%d allowlist expressions on %d texts", len(ms), len(texts))
 }
+
+func TestMayExceedEntropyIsNecessary(t *testing.T) {
+	t.Parallel()
+	alphabets := []string{lowerHx, alnum, b64, upper32, "ab", alnum[:22], alnum[:23]}
+	for i := range 3000 {
+		tok := token(uint64(1000+i), alphabets[i%len(alphabets)], 10+i%60)
+		if shannonEntropy(tok) > entropyThreshold && !mayExceedEntropy(tok) {
+			t.Fatalf("%q has entropy %.3f but mayExceedEntropy is false", tok, shannonEntropy(tok))
+		}
+	}
+}

@@ -51,7 +51,12 @@ func entropySpans(s string, dst [][2]int) [][2]int {
 			// padding: judge both sides on their own.
 			part := i
 			for k := i; k < j; k++ {
-				if s[k] == '=' && k+1 < j && s[k+1] != '=' {
+				e := strings.IndexByte(s[k:j], '=')
+				if e < 0 {
+					break
+				}
+				k += e
+				if k+1 < j && s[k+1] != '=' {
 					if k+1-part >= entropyMinLen {
 						dst = entropyRun(s[part:k+1], part, dst)
 					}

@@ -60,6 +60,8 @@ type Redactor struct {
 	allow   []*regexp.Regexp
 	// wholeText disables match plans (tests compare both modes).
 	wholeText bool
+	// always marks the rules without keywords, which run on every text.
+	always []bool
 	// scratch holds *detectScratch buffers for reuse across calls.
 	scratch sync.Pool
 }
@@ -91,9 +93,11 @@ func New(opts Options) (*Redactor, error) {
 	}
 	kws := make([][]string, len(r.rules))
 	lits := make([]litSet, len(r.rules))
+	r.always = make([]bool, len(r.rules))
 	for i, ru := range r.rules {
 		kws[i] = ru.keywords
 		lits[i] = ru.plan.lits
+		r.always[i] = len(ru.keywords) == 0
 	}
 	r.kw = newScanner(kws, lits)
 	return r, nil
@@ -129,8 +133,46 @@ func (r *Redactor) Text(s string) string {
 
 // detectScratch is per-call working memory of detect.
 type detectScratch struct {
-	hit []bool
-	occ []occurrence
+	hit     []bool
+	occ     []occurrence
+	grouped []occurrence
+	counts  []int32
+}
+
+// groupByRule returns occ sorted by rule, start and end, using a counting
+// sort by rule (occurrences arrive in text order, mostly sorted by start
+// within a rule already). The result lives in sc.grouped.
+func (sc *detectScratch) groupByRule(occ []occurrence) []occurrence {
+	if len(occ) < 2 {
+		return occ
+	}
+	nr := len(sc.hit)
+	if len(sc.counts) != nr+1 {
+		sc.counts = make([]int32, nr+1)
+	}
+	counts := sc.counts
+	clear(counts)
+	for _, o := range occ {
+		counts[o.rule+1]++
+	}
+	for i := 1; i <= nr; i++ {
+		counts[i] += counts[i-1]
+	}
+	out := slices.Grow(sc.grouped[:0], len(occ))[:len(occ)]
+	for _, o := range occ {
+		out[counts[o.rule]] = o
+		counts[o.rule]++
+	}
+	sc.grouped = out
+	for st := 0; st < len(out); {
+		en := st + 1
+		for en < len(out) && out[en].rule == out[st].rule {
+			en++
+		}
+		sortOccurrences(out[st:en])
+		st = en
+	}
+	return out
 }
 
 // detect runs every detector (the entropy check only when entropy is true)
@@ -150,7 +192,7 @@ func (r *Redactor) detect(s string, entropy bool) []Finding {
 	occ := sc.occ[:0]
 	r.kw.scan(s, hit, &occ)
 	sc.occ = occ
-	sortOccurrences(occ)
+	occ = sc.groupByRule(occ)
 	var fs []Finding
 	for i := range r.rules {
 		// occ[:k] are the occurrences of rule i.
@@ -160,7 +202,7 @@ func (r *Redactor) detect(s string, entropy bool) []Finding {
 		}
 		ro := occ[:k]
 		occ = occ[k:]
-		if !hit[i] && len(r.rules[i].keywords) > 0 {
+		if !hit[i] && !r.always[i] {
 			continue
 		}
 		fs = r.runRule(&r.rules[i], s, ro, fs)
@@ -229,11 +271,13 @@ func (r *Redactor) runRule(ru *rule, s string, occ []occurrence, fs []Finding) [
 
 // sortOccurrences sorts occurrences by rule, start and end.
 func sortOccurrences(occ []occurrence) {
-	if len(occ) > 1 {
-		slices.SortFunc(occ, func(a, b occurrence) int {
-			return cmp.Or(cmp.Compare(a.rule, b.rule), cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end))
-		})
+	if len(occ) > 1 && !slices.IsSortedFunc(occ, compareOccurrences) {
+		slices.SortFunc(occ, compareOccurrences)
 	}
+}
+
+func compareOccurrences(a, b occurrence) int {
+	return cmp.Or(cmp.Compare(a.rule, b.rule), cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end))
 }
 
 // runRuleIn appends the findings of one rule in s[from:to]; spans and the

@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"regexp"
+	"regexp/syntax"
 	"sync"
 
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -58,53 +60,103 @@ type regexpMatcher interface {
 	String() string
 }
 
-// planMatcher answers MatchString for one expression by its match plan.
+// planMatcher answers MatchString for one expression by match plans. A
+// top-level alternation matches where one of its alternatives does, so each
+// alternative gets a plan of its own: one literal scan finds the
+// occurrences of all of them, and an alternative without literals runs on
+// its own, which is cheap once it no longer drags the others along.
 type planMatcher struct {
+	re   regexpMatcher // the whole expression
+	alts []planAlt
+	lits *scanner // literals of all alternatives (rule index = alternative)
+}
+
+// planAlt is one alternative and its plan.
+type planAlt struct {
 	re   regexpMatcher
 	plan plan
-	lits *scanner
 }
 
 func newPlanMatcher(re regexpMatcher) *planMatcher {
-	m := &planMatcher{re: re, plan: planFor(re.String(), re.NumSubexp())}
-	if m.plan.kind != planWhole {
-		m.lits = newScanner([][]string{nil}, []litSet{m.plan.lits})
+	m := &planMatcher{re: re}
+	if parsed, err := syntax.Parse(re.String(), syntax.Perl); err == nil && parsed.Op == syntax.OpAlternate {
+		for _, sub := range parsed.Sub {
+			alt, err := regexp.Compile(sub.String())
+			if err != nil {
+				m.alts = nil
+				break
+			}
+			m.alts = append(m.alts, planAlt{re: alt, plan: planFor(alt.String(), alt.NumSubexp())})
+		}
+	}
+	if m.alts == nil {
+		m.alts = []planAlt{{re: re, plan: planFor(re.String(), re.NumSubexp())}}
+	}
+	lits := make([]litSet, len(m.alts))
+	any := false
+	for i, a := range m.alts {
+		if a.plan.kind != planWhole {
+			lits[i], any = a.plan.lits, true
+		}
+	}
+	if any {
+		m.lits = newScanner(make([][]string, len(m.alts)), lits)
 	}
 	return m
 }
 
 // MatchString reports whether the expression matches somewhere in s.
 func (m *planMatcher) MatchString(s string) bool {
-	if m.plan.kind == planWhole {
-		return m.re.MatchString(s)
-	}
 	var occ []occurrence
-	m.lits.scan(s, nil, &occ)
-	if len(occ) == 0 {
-		return false
+	if m.lits != nil {
+		m.lits.scan(s, nil, &occ)
+		sortOccurrences(occ)
 	}
-	sortOccurrences(occ)
-	switch m.plan.kind {
+	for i := range m.alts {
+		k := 0
+		for k < len(occ) && int(occ[k].rule) == i {
+			k++
+		}
+		ao := occ[:k]
+		occ = occ[k:]
+		if m.alts[i].matches(s, ao) {
+			return true
+		}
+	}
+	return false
+}
+
+// matches reports whether the alternative matches in s, given the
+// occurrences of its plan literals.
+func (a *planAlt) matches(s string, occ []occurrence) bool {
+	switch a.plan.kind {
 	case planAnchored:
-		ms, ok := m.plan.anchoredMatches(s, occ)
+		if len(occ) == 0 {
+			return false
+		}
+		ms, ok := a.plan.anchoredMatches(s, occ)
 		if !ok {
-			return m.re.MatchString(s)
+			return a.re.MatchString(s)
 		}
 		return len(ms) > 0
-	default:
+	case planWindows:
+		if len(occ) == 0 {
+			return false
+		}
 		spans := make([][2]int, len(occ))
 		for i, o := range occ {
 			spans[i] = [2]int{int(o.start), int(o.end)}
 		}
-		ws, ok := m.plan.windows(s, spans)
+		ws, ok := a.plan.windows(s, spans)
 		if !ok {
-			return m.re.MatchString(s)
+			return a.re.MatchString(s)
 		}
 		for _, w := range ws {
-			if m.re.MatchString(s[w[0]:w[1]]) {
+			if a.re.MatchString(s[w[0]:w[1]]) {
 				return true
 			}
 		}
 		return false
 	}
+	return a.re.MatchString(s)
 }

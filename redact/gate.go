@@ -27,7 +27,7 @@ type gate struct {
 
 // gateFor derives the gate of X whose prefix literals are prefix, or the
 // zero gate when the literals are not exactly X's leading elements.
-func gateFor(x *syntax.Regexp, prefix litSet) gate {
+func gateFor(an analyzer, x *syntax.Regexp, prefix litSet) gate {
 	subs := []*syntax.Regexp{x}
 	if x.Op == syntax.OpConcat {
 		subs = x.Sub
@@ -35,7 +35,7 @@ func gateFor(x *syntax.Regexp, prefix litSet) gate {
 	run := litSet{{}}
 	k := 0
 	for k < len(subs) && !sameLits(run, prefix) {
-		in := analyze(subs[k])
+		in := an.analyze(subs[k])
 		if in.exact == nil {
 			return gate{}
 		}

@@ -45,8 +45,24 @@ type reInfo struct {
 	factor litSet // every match contains one of these, or nil
 }
 
+// analyzer computes literal information, remembering it per node (plans
+// ask about the same subexpressions several times).
+type analyzer map[*syntax.Regexp]reInfo
+
 // analyze returns the literal information of re.
-func analyze(re *syntax.Regexp) reInfo {
+func analyze(re *syntax.Regexp) reInfo { return analyzer{}.analyze(re) }
+
+// analyze returns the literal information of re.
+func (an analyzer) analyze(re *syntax.Regexp) reInfo {
+	if in, ok := an[re]; ok {
+		return in
+	}
+	in := an.compute(re)
+	an[re] = in
+	return in
+}
+
+func (an analyzer) compute(re *syntax.Regexp) reInfo {
 	switch re.Op {
 	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText,
 		syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
@@ -58,21 +74,21 @@ func analyze(re *syntax.Regexp) reInfo {
 			return exactInfo(set)
 		}
 	case syntax.OpCapture:
-		return analyze(re.Sub[0])
+		return an.analyze(re.Sub[0])
 	case syntax.OpConcat:
-		return analyzeConcat(re.Sub)
+		return an.concat(re.Sub)
 	case syntax.OpAlternate:
-		return analyzeAlternate(re.Sub)
+		return an.alternate(re.Sub)
 	case syntax.OpQuest:
-		sub := analyze(re.Sub[0])
+		sub := an.analyze(re.Sub[0])
 		if sub.exact != nil {
 			return exactInfo(union(sub.exact, litSet{{}}))
 		}
 	case syntax.OpPlus:
-		sub := analyze(re.Sub[0])
+		sub := an.analyze(re.Sub[0])
 		return reInfo{prefix: sub.prefix, factor: best(sub.exact, sub.factor)}
 	case syntax.OpRepeat:
-		sub := analyze(re.Sub[0])
+		sub := an.analyze(re.Sub[0])
 		if re.Min == 1 && re.Max == 1 {
 			return sub
 		}
@@ -93,7 +109,7 @@ func exactInfo(set litSet) reInfo {
 	return reInfo{exact: set, prefix: set, factor: set}
 }
 
-func analyzeConcat(subs []*syntax.Regexp) reInfo {
+func (an analyzer) concat(subs []*syntax.Regexp) reInfo {
 	run := litSet{{}} // cross product of the current run of exact subs
 	exact := true
 	prefixDone := false
@@ -101,7 +117,7 @@ func analyzeConcat(subs []*syntax.Regexp) reInfo {
 	var factor litSet
 	consider := func(set litSet) { factor = best(factor, set) }
 	for _, sub := range subs {
-		in := analyze(sub)
+		in := an.analyze(sub)
 		if in.exact != nil {
 			if x := cross(run, in.exact); x != nil {
 				run = x
@@ -130,11 +146,11 @@ func analyzeConcat(subs []*syntax.Regexp) reInfo {
 	return reInfo{prefix: trimLits(prefix), factor: trimLits(factor)}
 }
 
-func analyzeAlternate(subs []*syntax.Regexp) reInfo {
+func (an analyzer) alternate(subs []*syntax.Regexp) reInfo {
 	var exact, prefix, factor litSet
 	exactOK, prefixOK, factorOK := true, true, true
 	for _, sub := range subs {
-		in := analyze(sub)
+		in := an.analyze(sub)
 		if exactOK {
 			if exact = union(exact, in.exact); in.exact == nil || exact == nil {
 				exactOK = false
@@ -255,8 +271,18 @@ func union(a, b litSet) litSet {
 
 func dedupe(set litSet) litSet {
 	out := set[:0:0]
+	if len(set) <= 16 {
+		for _, x := range set {
+			if !slices.Contains(out, x) {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	seen := make(map[lit]bool, len(set))
 	for _, x := range set {
-		if !slices.Contains(out, x) {
+		if !seen[x] {
+			seen[x] = true
 			out = append(out, x)
 		}
 	}

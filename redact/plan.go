@@ -95,8 +95,12 @@ type plan struct {
 // instead of stepping an NFA with a thread per counter value, and rules out
 // most candidates (a generic rule's keyword not followed by an assignment)
 // at a fraction of X's cost.
+//
+// The parsed forms are printed and compiled on first use: printing them
+// (syntax.Regexp.String) costs more than parsing, and a process runs few
+// rules.
 type anchoredX struct {
-	src, preSrc          string
+	x, preX              *syntax.Regexp // preX nil: no pre-check
 	groups, preRunes     int
 	once                 sync.Once
 	atStart, withContext *regexp.Regexp
@@ -105,13 +109,14 @@ type anchoredX struct {
 
 func (a *anchoredX) get() (atStart, withContext *regexp.Regexp) {
 	a.once.Do(func() {
-		s, err1 := regexp.Compile(`^(?:` + a.src + `)`)
-		c, err2 := regexp.Compile(`^(?s:.)(?:` + a.src + `)`)
+		src := a.x.String()
+		s, err1 := regexp.Compile(`^(?:` + src + `)`)
+		c, err2 := regexp.Compile(`^(?s:.)(?:` + src + `)`)
 		if err1 == nil && err2 == nil && s.NumSubexp() == a.groups && c.NumSubexp() == a.groups {
 			a.atStart, a.withContext = s, c
 		}
-		if a.preSrc != "" {
-			a.pre, _ = regexp.Compile(`^(?s:.)(?:` + a.preSrc + `)`)
+		if a.preX != nil {
+			a.pre, _ = regexp.Compile(`^(?s:.)(?:` + a.preX.String() + `)`)
 		}
 	})
 	return a.atStart, a.withContext
@@ -133,21 +138,22 @@ func planFor(pattern string, numSubexp int) plan {
 			}
 		}
 	}
-	if info := analyze(x); score(info.prefix) >= minLitScore {
+	an := analyzer{}
+	if info := an.analyze(x); score(info.prefix) >= minLitScore {
 		// X.String() parses back to an expression equivalent to X; its
 		// capture groups are the expression's, since a lazy class prefix
 		// has none.
 		if countCaptures(x) == numSubexp {
-			preSrc, preRunes := preCheck(x)
+			preX, preRunes := preCheck(x)
 			return plan{kind: planAnchored, lits: info.prefix, reach: reachOf(x), lazy: lazy, lazyMax: lazyMax,
-				anchored: &anchoredX{src: x.String(), groups: numSubexp, preSrc: preSrc, preRunes: preRunes},
-				gate:     gateFor(x, info.prefix)}
+				anchored: &anchoredX{x: x, groups: numSubexp, preX: preX, preRunes: preRunes},
+				gate:     gateFor(an, x, info.prefix)}
 		}
 	}
-	if lits, before, after, ok := splitFactor(re); ok {
+	if lits, before, after, ok := splitFactor(an, re); ok {
 		return plan{kind: planWindows, lits: lits, reach: after, before: before}
 	}
-	if info := analyze(re); score(info.factor) >= minLitScore {
+	if info := an.analyze(re); score(info.factor) >= minLitScore {
 		if rc := reachOf(re); rc.budget < maxBudget {
 			return plan{kind: planWindows, lits: info.factor, reach: rc, before: rc}
 		}
@@ -160,7 +166,7 @@ func planFor(pattern string, numSubexp int) plan {
 // elements before the run (backwards from a literal's start) and after it
 // (from a literal's end). It reports false when there is no such run or one
 // of the reaches is unbounded.
-func splitFactor(re *syntax.Regexp) (lits litSet, before, after reach, ok bool) {
+func splitFactor(an analyzer, re *syntax.Regexp) (lits litSet, before, after reach, ok bool) {
 	if re.Op != syntax.OpConcat {
 		return nil, reach{}, reach{}, false
 	}
@@ -169,7 +175,7 @@ func splitFactor(re *syntax.Regexp) (lits litSet, before, after reach, ok bool) 
 	for i := range subs {
 		run := litSet{{}}
 		for j := i; j < len(subs); j++ {
-			in := analyze(subs[j])
+			in := an.analyze(subs[j])
 			if in.exact == nil {
 				break
 			}

@@ -14,15 +14,15 @@ import "regexp/syntax"
 // maxPreRunes bounds the length of a pre-check's matches.
 const maxPreRunes = 64
 
-// preCheck returns the source and maximum match length (in runes) of a
-// pre-check for X: its relaxation to at most maxPreRunes runes. It returns
-// "" when X is that short already.
-func preCheck(x *syntax.Regexp) (string, int) {
+// preCheck returns the pre-check for X and its maximum match length (in
+// runes): X relaxed to at most maxPreRunes runes. It returns nil when X is
+// that short already.
+func preCheck(x *syntax.Regexp) (*syntax.Regexp, int) {
 	pre := relax(x, maxPreRunes)
 	if pre == x {
-		return "", 0
+		return nil, 0
 	}
-	return pre.String(), maxRunes(pre)
+	return pre, maxRunes(pre)
 }
 
 // relax returns an expression of at most budget runes that a prefix of

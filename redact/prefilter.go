@@ -67,19 +67,25 @@ func newScanner(keywords [][]string, lits []litSet) *scanner {
 	}
 	k.nclass = int(next)
 
-	// Build the trie.
-	trie := []map[uint8]int32{{}}
-	outs := [][]int32{nil}
+	// Build the trie as a dense table (0 = no edge; the root has no
+	// incoming edges).
+	nc := k.nclass
+	maxStates := 1
+	for _, p := range k.pats {
+		maxStates += len(p.text)
+	}
+	trie := make([]int32, nc, maxStates*nc)
+	outs := make([][]int32, 1, maxStates)
 	for pi, p := range k.pats {
 		s := int32(0)
 		for i := 0; i < len(p.text); i++ {
-			c := k.class[p.text[i]]
-			t, ok := trie[s][c]
-			if !ok {
-				t = int32(len(trie))
-				trie = append(trie, map[uint8]int32{})
+			c := int(k.class[p.text[i]])
+			t := trie[int(s)*nc+c]
+			if t == 0 {
+				t = int32(len(outs))
+				trie = append(trie, make([]int32, nc)...)
 				outs = append(outs, nil)
-				trie[s][c] = t
+				trie[int(s)*nc+c] = t
 			}
 			s = t
 		}
@@ -87,13 +93,13 @@ func newScanner(keywords [][]string, lits []litSet) *scanner {
 	}
 
 	// Breadth-first construction of failure links and the complete DFA.
-	n := len(trie)
-	k.delta = make([]int32, n*k.nclass)
+	n := len(outs)
+	k.delta = make([]int32, n*nc)
 	fail := make([]int32, n)
 	queue := make([]int32, 0, n)
 	order := []int32{0} // states in breadth-first order
-	for c := 1; c < k.nclass; c++ {
-		if t, ok := trie[0][uint8(c)]; ok {
+	for c := 1; c < nc; c++ {
+		if t := trie[c]; t != 0 {
 			k.delta[c] = t
 			queue = append(queue, t)
 		}
@@ -105,13 +111,13 @@ func newScanner(keywords [][]string, lits []litSet) *scanner {
 		for _, r := range outs[fail[s]] {
 			outs[s] = appendUnique(outs[s], r)
 		}
-		for c := 1; c < k.nclass; c++ {
-			if t, ok := trie[s][uint8(c)]; ok {
-				fail[t] = k.delta[int(fail[s])*k.nclass+c]
-				k.delta[int(s)*k.nclass+c] = t
+		for c := 1; c < nc; c++ {
+			if t := trie[int(s)*nc+c]; t != 0 {
+				fail[t] = k.delta[int(fail[s])*nc+c]
+				k.delta[int(s)*nc+c] = t
 				queue = append(queue, t)
 			} else {
-				k.delta[int(s)*k.nclass+c] = k.delta[int(fail[s])*k.nclass+c]
+				k.delta[int(s)*nc+c] = k.delta[int(fail[s])*nc+c]
 			}
 		}
 	}

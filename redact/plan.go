@@ -311,24 +311,34 @@ func (p *plan) anchoredAt(s string, q int, sl *slider) []int {
 }
 
 // anchoredMatches returns, in order, the submatch indices FindAll would
-// return for the rule's whole expression, given the sorted start offsets of
-// the plan's literals in s (occ, sorted by start). ok is false when X did
-// not compile; the caller then runs the whole expression.
+// return for the rule's whole expression, given the occurrences of the
+// plan's literals in s (occ, sorted by start). ok is false when the caller
+// should run the whole expression instead: X did not compile, or the
+// candidates that pass the gate are crowded.
 func (p *plan) anchoredMatches(s string, occ []occurrence) (out [][]int, ok bool) {
 	if a, _ := p.anchored.get(); a == nil {
 		return nil, false
 	}
-	pos := 0
-	sl := newSlider(&p.reach, s)
+	// Occurrences sharing a start are one candidate; it passes the gate
+	// when one of its literals does.
+	var cands []int
 	for i := 0; i < len(occ); {
-		// Occurrences sharing a start are one candidate; it passes the
-		// gate when one of its literals does.
 		q := int(occ[i].start)
 		pass := false
 		for ; i < len(occ) && int(occ[i].start) == q; i++ {
 			pass = pass || p.gate.pass(s, int(occ[i].end))
 		}
-		if q < pos || !pass {
+		if pass {
+			cands = append(cands, q)
+		}
+	}
+	if crowded(len(cands), s) {
+		return nil, false
+	}
+	pos := 0
+	sl := newSlider(&p.reach, s)
+	for _, q := range cands {
+		if q < pos {
 			continue
 		}
 		m := p.anchoredAt(s, q, sl)
@@ -342,6 +352,17 @@ func (p *plan) anchoredMatches(s string, occ []occurrence) (out [][]int, ok bool
 		pos = m[1]
 	}
 	return out, true
+}
+
+// crowdedEvery is the literal density, one occurrence per this many bytes,
+// above which trying the anchored rest at each occurrence costs more than
+// one whole-text run (adversarial text such as "apikey=apikey=...").
+const crowdedEvery = 16
+
+// crowded reports whether n candidates are too dense in s for an anchored
+// run.
+func crowded(n int, s string) bool {
+	return n > 64 && n > len(s)/crowdedEvery
 }
 
 // windows returns the merged windows of s around the literal occurrences

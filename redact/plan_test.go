@@ -39,7 +39,11 @@ func adversarialTexts(r *Redactor) []string {
 		" = \"" + token(64, alnum, 32) + "\"", ": " + token(65, b64, 44) + "==", "-" + token(66, alnum, 6) + "-" + token(67, alnum, 11),
 		strings.ToUpper(token(68, upper32, 16)),
 	}
-	var out []string
+	// Crowded literals make anchored plans fall back to whole-text runs.
+	out := []string{
+		strings.Repeat("apikey=", 300), strings.Repeat("token: "+token(69, alnum, 12)+" ", 100),
+		strings.Repeat("s.", 300) + token(59, alnum, 24), strings.Repeat("SK", 200) + token(58, lowerHx, 32),
+	}
 	for ri, ru := range r.rules {
 		for li, l := range ru.plan.lits {
 			if li >= 6 {

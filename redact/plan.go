@@ -26,7 +26,8 @@ import (
 //     allow. Leading assertions (\b, ^) see the real preceding rune: the
 //     context variant of X consumes it first. A byte-speed gate (gate.go)
 //     and a short pre-check expression (precheck.go) rule out most
-//     occurrences before X runs.
+//     occurrences before X runs. Where the occurrences that pass the gate
+//     are crowded (adversarial text), the whole expression runs instead.
 //   - windows: every match contains one of a few literals and its reach is
 //     bounded (at most budget runes outside unbounded repetitions, those
 //     made of known runes; slider.go). The expression runs on merged

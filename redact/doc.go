@@ -12,8 +12,12 @@
 //     Each rule's secret group, entropy threshold and allowlists (global and
 //     per rule: regexes and stopwords; paths and commits never apply to
 //     transcripts) are honoured, so the findings equal those of gitleaks'
-//     own detector. The slowest rules (generic-api-key and a few others)
-//     run only on windows around their keyword occurrences (window.go);
+//     own detector. The same pass finds literals derived from each rule's
+//     expression (regexp/syntax): literals every match starts with, after
+//     which the rest of the expression runs anchored, or literals every
+//     match contains, around which it runs on bounded windows. A rule thus
+//     costs what its literal occurrences cost, not what the text costs, and
+//     still finds exactly what a whole-text run finds (plan.go);
 //   - two built-in rules gitleaks lacks: "password-assignment" (password,
 //     secret and key assignments whose value has characters gitleaks'
 //     generic rule refuses, such as password=hunter2!#...) and

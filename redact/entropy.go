@@ -22,10 +22,16 @@ var idPrefixes = []string{
 	"file_", "asst_", "resp_", "tool_", "sess_", "evt_", "batch_",
 }
 
-func isTokenByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-		c == '+' || c == '/' || c == '_' || c == '=' || c == '-'
-}
+func isTokenByte(c byte) bool { return tokenBytes[c] }
+
+// tokenBytes is the byte table of isTokenByte: [A-Za-z0-9+/_=-].
+var tokenBytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == '+' || c == '/' || c == '_' || c == '=' || c == '-'
+	}
+	return t
+}()
 
 // entropySpans appends to dst the [start,end) spans of s that the
 // high-entropy check reports.
@@ -45,7 +51,12 @@ func entropySpans(s string, dst [][2]int) [][2]int {
 			// padding: judge both sides on their own.
 			part := i
 			for k := i; k < j; k++ {
-				if s[k] == '=' && k+1 < j && s[k+1] != '=' {
+				e := strings.IndexByte(s[k:j], '=')
+				if e < 0 {
+					break
+				}
+				k += e
+				if k+1 < j && s[k+1] != '=' {
 					if k+1-part >= entropyMinLen {
 						dst = entropyRun(s[part:k+1], part, dst)
 					}
@@ -134,13 +145,35 @@ func entropyCandidate(run string) (int, int, bool) {
 			return 0, 0, false
 		}
 	}
-	if shannonEntropy(tok) <= entropyThreshold {
+	if !mayExceedEntropy(tok) || shannonEntropy(tok) <= entropyThreshold {
 		return 0, 0, false
 	}
 	if readsAsWords(tok) {
 		return 0, 0, false
 	}
 	return st, en, true
+}
+
+// mayExceedEntropy is a cheap necessary condition for an ASCII token to
+// exceed entropyThreshold: a text of n bytes with k distinct bytes has at
+// most log2(min(n, k)) bits of entropy per byte, and log2(22) < 4.5.
+func mayExceedEntropy(tok string) bool {
+	const most = 22 // largest count whose log2 is at most entropyThreshold
+	if len(tok) <= most {
+		return false
+	}
+	var seen [4]uint64
+	k := 0
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		if bit := uint64(1) << (c & 63); seen[c>>6]&bit == 0 {
+			seen[c>>6] |= bit
+			if k++; k > most {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // readsAsWords reports whether tok is made of words rather than random

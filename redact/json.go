@@ -3,7 +3,6 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 )
 
 // JSONLine redacts one JSONL line (without or with its trailing newline).
@@ -82,8 +81,7 @@ func (r *Redactor) jsonBytes(b []byte) []byte {
 type decodedString struct {
 	js    jsonString
 	text  string
-	off   []int32
-	start []bool
+	units []escUnit
 	found []Finding // spans in text
 }
 
@@ -101,7 +99,8 @@ func (r *Redactor) scanJSON(b []byte) ([]Finding, bool) {
 		d := decodedString{js: js}
 		raw := b[js.start:js.end]
 		if js.hasEscape {
-			d.text, d.off, d.start = unescapeJSON(raw, true)
+			// The escape units map decoded spans back to raw ones.
+			d.text, d.units = unescapeJSON(raw)
 		} else {
 			d.text = string(raw)
 		}
@@ -126,8 +125,8 @@ func (r *Redactor) scanJSON(b []byte) ([]Finding, bool) {
 		}
 		for _, f := range fs {
 			s, e := f.Start, f.End
-			if d.off != nil {
-				s, e = rawSpan(d.off, d.start, s, e)
+			if d.units != nil {
+				s, e = rawSpan(d.units, s, e)
 			}
 			out = append(out, Finding{RuleID: f.RuleID, Start: d.js.start + s, End: d.js.start + e})
 		}
@@ -160,7 +159,5 @@ func (r *Redactor) detectMember(b []byte, js jsonString, text string) []Finding 
 
 // keyTriggers reports whether s contains a keyword of any rule.
 func (r *Redactor) keyTriggers(s []byte) bool {
-	hit := make([]bool, len(r.rules))
-	r.kw.match(string(s), hit)
-	return slices.Contains(hit, true)
+	return r.kw.hasKeyword(string(s))
 }

@@ -130,6 +130,12 @@ func (w *walker) literal(i int, lit string) (int, error) {
 func (w *walker) str(i int) (int, bool, error) {
 	esc := false
 	for j := i + 1; j < len(w.b); j++ {
+		for j < len(w.b) && !strSpecial[w.b[j]] {
+			j++
+		}
+		if j == len(w.b) {
+			break
+		}
 		switch c := w.b[j]; {
 		case c == '"':
 			return j + 1, esc, nil
@@ -142,6 +148,16 @@ func (w *walker) str(i int) (int, bool, error) {
 	}
 	return 0, false, errNotJSON
 }
+
+// strSpecial marks the bytes str must look at: the quote, the backslash
+// and control bytes (invalid in strings).
+var strSpecial = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
 
 // object parses an object. Its strings are dropped afterwards when its
 // "type" marks it as an image or base64 payload.

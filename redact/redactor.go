@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/zricethezav/gitleaks/v8/config"
 )
@@ -52,12 +53,17 @@ func (f Finding) String() string {
 // Redactor finds and replaces secrets. Build it with New; it is immutable and
 // safe for concurrent use.
 type Redactor struct {
-	rules  []rule
-	global []*config.Allowlist
-	kw     *keywordIndex
-	allow  []*regexp.Regexp
-	// wholeText disables keyword windows (tests compare both modes).
+	rules   []rule
+	global  []*config.Allowlist
+	allowRe map[*config.Allowlist]*allowRegexes
+	kw      *scanner
+	allow   []*regexp.Regexp
+	// wholeText disables match plans (tests compare both modes).
 	wholeText bool
+	// always marks the rules without keywords, which run on every text.
+	always []bool
+	// scratch holds *detectScratch buffers for reuse across calls.
+	scratch sync.Pool
 }
 
 // New compiles the gitleaks default rule set plus opts. It returns an error
@@ -68,14 +74,15 @@ func New(opts Options) (*Redactor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redact: load default rules: %w", err)
 	}
-	r := &Redactor{global: def.global}
+	r := &Redactor{global: def.global, allowRe: def.allow}
 	r.rules = append(r.rules, def.rules...)
 	for i, p := range opts.Patterns {
 		re, err := regexp.Compile(p)
 		if err != nil {
 			return nil, fmt.Errorf("redact: compile pattern %d %q: %w", i+1, p, err)
 		}
-		r.rules = append(r.rules, rule{id: fmt.Sprintf("%s%d", userPatternPrefix, i+1), re: re})
+		r.rules = append(r.rules, rule{id: fmt.Sprintf("%s%d", userPatternPrefix, i+1), re: re,
+			plan: planFor(re.String(), re.NumSubexp())})
 	}
 	for i, a := range opts.Allow {
 		re, err := regexp.Compile(a)
@@ -85,10 +92,14 @@ func New(opts Options) (*Redactor, error) {
 		r.allow = append(r.allow, re)
 	}
 	kws := make([][]string, len(r.rules))
+	lits := make([]litSet, len(r.rules))
+	r.always = make([]bool, len(r.rules))
 	for i, ru := range r.rules {
 		kws[i] = ru.keywords
+		lits[i] = ru.plan.lits
+		r.always[i] = len(ru.keywords) == 0
 	}
-	r.kw = newKeywordIndex(kws)
+	r.kw = newScanner(kws, lits)
 	return r, nil
 }
 
@@ -120,6 +131,50 @@ func (r *Redactor) Text(s string) string {
 	return b.String()
 }
 
+// detectScratch is per-call working memory of detect.
+type detectScratch struct {
+	hit     []bool
+	occ     []occurrence
+	grouped []occurrence
+	counts  []int32
+}
+
+// groupByRule returns occ sorted by rule, start and end, using a counting
+// sort by rule (occurrences arrive in text order, mostly sorted by start
+// within a rule already). The result lives in sc.grouped.
+func (sc *detectScratch) groupByRule(occ []occurrence) []occurrence {
+	if len(occ) < 2 {
+		return occ
+	}
+	nr := len(sc.hit)
+	if len(sc.counts) != nr+1 {
+		sc.counts = make([]int32, nr+1)
+	}
+	counts := sc.counts
+	clear(counts)
+	for _, o := range occ {
+		counts[o.rule+1]++
+	}
+	for i := 1; i <= nr; i++ {
+		counts[i] += counts[i-1]
+	}
+	out := slices.Grow(sc.grouped[:0], len(occ))[:len(occ)]
+	for _, o := range occ {
+		out[counts[o.rule]] = o
+		counts[o.rule]++
+	}
+	sc.grouped = out
+	for st := 0; st < len(out); {
+		en := st + 1
+		for en < len(out) && out[en].rule == out[st].rule {
+			en++
+		}
+		sortOccurrences(out[st:en])
+		st = en
+	}
+	return out
+}
+
 // detect runs every detector (the entropy check only when entropy is true)
 // over s once and returns the findings that survive the allowlists, without
 // occurrence expansion.
@@ -127,14 +182,30 @@ func (r *Redactor) detect(s string, entropy bool) []Finding {
 	if s == "" {
 		return nil
 	}
-	hit := make([]bool, len(r.rules))
-	r.kw.match(s, hit)
+	sc, _ := r.scratch.Get().(*detectScratch)
+	if sc == nil {
+		sc = &detectScratch{hit: make([]bool, len(r.rules))}
+	}
+	defer r.scratch.Put(sc)
+	hit := sc.hit
+	clear(hit)
+	occ := sc.occ[:0]
+	r.kw.scan(s, hit, &occ)
+	sc.occ = occ
+	occ = sc.groupByRule(occ)
 	var fs []Finding
 	for i := range r.rules {
-		if !hit[i] && len(r.rules[i].keywords) > 0 {
+		// occ[:k] are the occurrences of rule i.
+		k := 0
+		for k < len(occ) && int(occ[k].rule) == i {
+			k++
+		}
+		ro := occ[:k]
+		occ = occ[k:]
+		if !hit[i] && !r.always[i] {
 			continue
 		}
-		fs = r.runRule(&r.rules[i], s, fs)
+		fs = r.runRule(&r.rules[i], s, ro, fs)
 	}
 	var spans [][2]int
 	if entropy {
@@ -165,15 +236,48 @@ func dropCoveredEntropy(fs []Finding) []Finding {
 	return out
 }
 
-// runRule appends the findings of one rule in s.
-func (r *Redactor) runRule(ru *rule, s string, fs []Finding) []Finding {
-	if ru.window == nil || r.wholeText {
+// runRule appends the findings of one rule in s; occ holds the rule's plan
+// literal occurrences in s.
+func (r *Redactor) runRule(ru *rule, s string, occ []occurrence, fs []Finding) []Finding {
+	if r.wholeText {
 		return r.runRuleIn(ru, s, 0, len(s), fs)
 	}
-	for _, w := range keywordWindows(s, ru.window.ends(s, nil), ru.spec) {
-		fs = r.runRuleIn(ru, s, w[0], w[1], fs)
+	switch ru.plan.kind {
+	case planAnchored:
+		ms, ok := ru.plan.anchoredMatches(s, occ)
+		if !ok {
+			return r.runRuleIn(ru, s, 0, len(s), fs)
+		}
+		for _, m := range ms {
+			fs = r.accept(ru, s, m, fs)
+		}
+		return fs
+	case planWindows:
+		spans := make([][2]int, len(occ))
+		for i, o := range occ {
+			spans[i] = [2]int{int(o.start), int(o.end)}
+		}
+		ws, ok := ru.plan.windows(s, spans)
+		if !ok {
+			return r.runRuleIn(ru, s, 0, len(s), fs)
+		}
+		for _, w := range ws {
+			fs = r.runRuleIn(ru, s, w[0], w[1], fs)
+		}
+		return fs
 	}
-	return fs
+	return r.runRuleIn(ru, s, 0, len(s), fs)
+}
+
+// sortOccurrences sorts occurrences by rule, start and end.
+func sortOccurrences(occ []occurrence) {
+	if len(occ) > 1 && !slices.IsSortedFunc(occ, compareOccurrences) {
+		slices.SortFunc(occ, compareOccurrences)
+	}
+}
+
+func compareOccurrences(a, b occurrence) int {
+	return cmp.Or(cmp.Compare(a.rule, b.rule), cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end))
 }
 
 // runRuleIn appends the findings of one rule in s[from:to]; spans and the
@@ -185,56 +289,62 @@ func (r *Redactor) runRuleIn(ru *rule, s string, from, to int, fs []Finding) []F
 				m[k] += from
 			}
 		}
-		ms, me := m[0], m[1]
-		// gitleaks trims newlines around the match before using it.
-		for ms < me && s[ms] == '\n' {
-			ms++
-		}
-		for me > ms && s[me-1] == '\n' {
-			me--
-		}
-		ss, se := ms, me
-		if ngroups := len(m)/2 - 1; ngroups > 0 {
-			if ru.secretGroup > 0 {
-				if ru.secretGroup > ngroups || m[2*ru.secretGroup] < 0 {
-					continue
-				}
-				ss, se = m[2*ru.secretGroup], m[2*ru.secretGroup+1]
-			} else {
-				for g := 1; g <= ngroups; g++ {
-					if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
-						ss, se = m[2*g], m[2*g+1]
-						break
-					}
-				}
-			}
-		}
-		if ss < ms {
-			ss = ms
-		}
-		if se > me {
-			se = me
-		}
-		if se <= ss {
-			continue
-		}
-		secret := s[ss:se]
-		if ru.entropy > 0 && shannonEntropy(secret) <= ru.entropy {
-			continue
-		}
-		if r.allowed(secret) {
-			continue
-		}
-		if len(r.global) > 0 || len(ru.allowlists) > 0 {
-			match := s[ms:me]
-			line := lineAround(s, ms, me)
-			if allowedBy(r.global, secret, match, line) || allowedBy(ru.allowlists, secret, match, line) {
-				continue
-			}
-		}
-		fs = append(fs, Finding{RuleID: ru.id, Start: ss, End: se})
+		fs = r.accept(ru, s, m, fs)
 	}
 	return fs
+}
+
+// accept appends the finding of one match (submatch indices m in s) unless
+// the rule's secret group, entropy or an allowlist rules it out.
+func (r *Redactor) accept(ru *rule, s string, m []int, fs []Finding) []Finding {
+	ms, me := m[0], m[1]
+	// gitleaks trims newlines around the match before using it.
+	for ms < me && s[ms] == '\n' {
+		ms++
+	}
+	for me > ms && s[me-1] == '\n' {
+		me--
+	}
+	ss, se := ms, me
+	if ngroups := len(m)/2 - 1; ngroups > 0 {
+		if ru.secretGroup > 0 {
+			if ru.secretGroup > ngroups || m[2*ru.secretGroup] < 0 {
+				return fs
+			}
+			ss, se = m[2*ru.secretGroup], m[2*ru.secretGroup+1]
+		} else {
+			for g := 1; g <= ngroups; g++ {
+				if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
+					ss, se = m[2*g], m[2*g+1]
+					break
+				}
+			}
+		}
+	}
+	if ss < ms {
+		ss = ms
+	}
+	if se > me {
+		se = me
+	}
+	if se <= ss {
+		return fs
+	}
+	secret := s[ss:se]
+	if ru.entropy > 0 && shannonEntropy(secret) <= ru.entropy {
+		return fs
+	}
+	if r.allowed(secret) {
+		return fs
+	}
+	if len(r.global) > 0 || len(ru.allowlists) > 0 {
+		match := s[ms:me]
+		line := lineAround(s, ms, me)
+		if allowedBy(r.global, r.allowRe, secret, match, line) || allowedBy(ru.allowlists, r.allowRe, secret, match, line) {
+			return fs
+		}
+	}
+	return append(fs, Finding{RuleID: ru.id, Start: ss, End: se})
 }
 
 // allowed reports whether a secret is exempt by the user's allow list or

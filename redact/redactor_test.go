@@ -194,8 +194,9 @@ func TestDeterministicAndConcurrent(t *testing.T) {
 	}
 }
 
-// TestWindowedRulesMatchWholeText checks that running the windowed rules on
-// keyword windows finds exactly what a whole-text run finds.
+// TestWindowedRulesMatchWholeText checks that Scan with match plans finds
+// exactly what Scan with whole-text runs finds (TestPlansMatchWholeText
+// compares rule by rule).
 func TestWindowedRulesMatchWholeText(t *testing.T) {
 	windowed := newTestRedactor(t, Options{})
 	whole := newTestRedactor(t, Options{})

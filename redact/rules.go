@@ -15,6 +15,8 @@ import (
 // it.
 type matcher interface {
 	FindAllStringSubmatchIndex(s string, n int) [][]int
+	NumSubexp() int
+	String() string
 }
 
 // rule is one compiled detector of the keyword-prefiltered matcher.
@@ -26,16 +28,15 @@ type rule struct {
 	keywords    []string // lowercase; empty means "always run"
 	allowlists  []*config.Allowlist
 	generic     bool // rule ID contains "generic": yields to specific rules
-	// window, when set, finds the rule's keywords so its expression runs
-	// only on windows around them (see window.go).
-	window *keywordIndex
-	spec   windowSpec
+	plan        plan // how the expression runs (plan.go)
 }
 
 // ruleSet is the immutable compiled form of a gitleaks configuration.
 type ruleSet struct {
 	rules  []rule
 	global []*config.Allowlist
+	// allow runs the allowlists' expressions by their plans (allow.go).
+	allow map[*config.Allowlist]*allowRegexes
 }
 
 // The default rule set is compiled once per process and never changed after
@@ -87,14 +88,8 @@ func compileGitleaksConfig(toml string) (*ruleSet, error) {
 				kws = append(kws, k)
 			}
 		}
-		var win *keywordIndex
-		spec, windowed := windowedRules[r.RuleID]
-		if windowed && len(kws) > 0 {
-			win = newKeywordIndex([][]string{kws})
-		}
 		rs.rules = append(rs.rules, rule{
-			window:      win,
-			spec:        spec,
+			plan:        planFor(r.Regex.String(), r.Regex.NumSubexp()),
 			id:          r.RuleID,
 			re:          r.Regex,
 			secretGroup: r.SecretGroup,
@@ -109,12 +104,14 @@ func compileGitleaksConfig(toml string) (*ruleSet, error) {
 		return nil, err
 	}
 	for i := range extra {
-		if spec, ok := windowedRules[extra[i].id]; ok {
-			extra[i].spec = spec
-			extra[i].window = newKeywordIndex([][]string{extra[i].keywords})
-		}
+		extra[i].plan = planFor(extra[i].re.String(), extra[i].re.NumSubexp())
 	}
 	rs.rules = append(rs.rules, extra...)
+	rs.allow = map[*config.Allowlist]*allowRegexes{}
+	addAllowlists(rs.allow, rs.global)
+	for _, ru := range rs.rules {
+		addAllowlists(rs.allow, ru.allowlists)
+	}
 	return rs, nil
 }
 
@@ -166,7 +163,7 @@ func extraRules() ([]rule, error) {
 // selection follows gitleaks: the secret by default, the whole match or the
 // whole line when the allowlist says so. Commit and path conditions can never
 // hold for transcript text, so an AND allowlist that has them never allows.
-func allowedBy(lists []*config.Allowlist, secret, match, line string) bool {
+func allowedBy(lists []*config.Allowlist, res map[*config.Allowlist]*allowRegexes, secret, match, line string) bool {
 	for _, a := range lists {
 		target := secret
 		switch a.RegexTarget {
@@ -175,7 +172,14 @@ func allowedBy(lists []*config.Allowlist, secret, match, line string) bool {
 		case "line":
 			target = line
 		}
-		regexOK := len(a.Regexes) > 0 && a.RegexAllowed(target)
+		regexOK := false
+		if len(a.Regexes) > 0 {
+			if ar := res[a]; ar != nil {
+				regexOK = ar.matches(target)
+			} else {
+				regexOK = a.RegexAllowed(target)
+			}
+		}
 		stopOK := false
 		if len(a.StopWords) > 0 {
 			stopOK, _ = a.ContainsStopWord(secret)

@@ -1,6 +1,10 @@
 package redact
 
 import (
+	"bytes"
+	"cmp"
+	"slices"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -8,55 +12,53 @@ import (
 // decodeJSONString decodes the raw content of a JSON string (no quotes).
 // Malformed escapes decode leniently; it never fails.
 func decodeJSONString(raw []byte) string {
-	s, _, _ := unescapeJSON(raw, false)
+	s, _ := unescapeJSON(raw)
 	return s
 }
 
-// unescapeJSON decodes raw JSON string content. With withMap it also returns,
-// for every decoded byte i (and i == len), the raw offset of the escape unit
-// that produced it and whether byte i starts that unit, so spans of the
-// decoded text map back to whole units of the raw text.
-func unescapeJSON(raw []byte, withMap bool) (string, []int32, []bool) {
-	dec := make([]byte, 0, len(raw))
-	var off []int32
-	var start []bool
-	if withMap {
-		off = make([]int32, 0, len(raw)+1)
-		start = make([]bool, 0, len(raw)+1)
-	}
-	emit := func(rawAt int, bs []byte) {
-		for k, c := range bs {
-			dec = append(dec, c)
-			if withMap {
-				off = append(off, int32(rawAt))
-				start = append(start, k == 0)
-			}
-		}
+// escUnit is one escape sequence of a raw JSON string: raw bytes
+// [raw, raw+rawLen) decode to bytes [dec, dec+decLen) of the decoded text.
+// Every byte outside escapes is a unit of its own that decodes to itself.
+type escUnit struct {
+	dec, raw, decLen, rawLen int32
+}
+
+// unescapeJSON decodes raw JSON string content and returns its escape units
+// in order, so spans of the decoded text map back to whole units of the raw
+// text (rawSpan).
+func unescapeJSON(raw []byte) (string, []escUnit) {
+	var dec strings.Builder
+	dec.Grow(len(raw))
+	var units []escUnit
+	emit := func(rawAt, rawLen int, bs []byte) {
+		units = append(units, escUnit{dec: int32(dec.Len()), raw: int32(rawAt), decLen: int32(len(bs)), rawLen: int32(rawLen)})
+		dec.Write(bs)
 	}
 	var buf [utf8.UTFMax]byte
 	for j := 0; j < len(raw); {
-		c := raw[j]
-		if c != '\\' || j+1 >= len(raw) {
-			emit(j, raw[j:j+1])
+		// Copy the run up to the next escape at once.
+		k := bytes.IndexByte(raw[j:], '\\')
+		if k < 0 {
+			k = len(raw) - j
+		}
+		if k > 0 {
+			dec.Write(raw[j : j+k])
+			j += k
+			continue
+		}
+		if j+1 >= len(raw) {
+			dec.WriteByte('\\')
 			j++
 			continue
 		}
-		var r rune = -1
-		n := 2
-		switch raw[j+1] {
-		case '"', '\\', '/':
-			r = rune(raw[j+1])
-		case 'b':
-			r = '\b'
-		case 'f':
-			r = '\f'
-		case 'n':
-			r = '\n'
-		case 'r':
-			r = '\r'
-		case 't':
-			r = '\t'
-		case 'u':
+		if c := simpleEscapes[raw[j+1]]; c != 0 {
+			buf[0] = c
+			emit(j, 2, buf[:1])
+			j += 2
+			continue
+		}
+		r, n := rune(-1), 2
+		if raw[j+1] == 'u' {
 			if u, ok := hex4(raw, j+2); ok {
 				r, n = rune(u), 6
 				if utf16.IsSurrogate(r) {
@@ -71,20 +73,20 @@ func unescapeJSON(raw []byte, withMap bool) (string, []int32, []bool) {
 		}
 		if r < 0 {
 			// Malformed escape: keep both bytes as one unit.
-			emit(j, raw[j:j+2])
+			emit(j, 2, raw[j:j+2])
 			j += 2
 			continue
 		}
-		k := utf8.EncodeRune(buf[:], r)
-		emit(j, buf[:k])
+		k = utf8.EncodeRune(buf[:], r)
+		emit(j, n, buf[:k])
 		j += n
 	}
-	if withMap {
-		off = append(off, int32(len(raw)))
-		start = append(start, true)
-	}
-	return string(dec), off, start
+	return dec.String(), units
 }
+
+// simpleEscapes maps the byte after a backslash to the byte it stands for,
+// for the escapes that decode to one byte (0: not such an escape).
+var simpleEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 func hex4(b []byte, i int) (uint16, bool) {
 	if i+4 > len(b) {
@@ -108,13 +110,28 @@ func hex4(b []byte, i int) (uint16, bool) {
 }
 
 // rawSpan maps the decoded span [s,e) to the raw span covering whole units.
-func rawSpan(off []int32, start []bool, s, e int) (int, int) {
-	for s > 0 && !start[s] {
-		s--
+func rawSpan(units []escUnit, s, e int) (int, int) {
+	return rawOffset(units, s, false), rawOffset(units, e, true)
+}
+
+// rawOffset maps decoded offset x to the raw offset of the unit holding it;
+// with end, an offset inside a unit maps to the end of that unit.
+func rawOffset(units []escUnit, x int, end bool) int {
+	// k is the number of units starting at or before x.
+	k, _ := slices.BinarySearchFunc(units, x, func(u escUnit, x int) int { return cmp.Compare(int(u.dec), x+1) })
+	if k == 0 {
+		return x
 	}
-	n := len(off) - 1
-	for e < n && !start[e] {
-		e++
+	u := units[k-1]
+	dec, raw := int(u.dec), int(u.raw)
+	switch {
+	case x == dec:
+		return raw
+	case x < dec+int(u.decLen):
+		if end {
+			return raw + int(u.rawLen)
+		}
+		return raw
 	}
-	return int(off[s]), int(off[e])
+	return raw + int(u.rawLen) + x - dec - int(u.decLen)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/entirecli/entire/agent"
@@ -15,6 +16,10 @@ import (
 	"github.com/entirecli/entire/settings"
 	"github.com/entirecli/entire/strategy"
 )
+
+// hookMemoryLimit is the heap size from which a hook process collects
+// garbage; below it, none is collected.
+const hookMemoryLimit = 384 << 20
 
 // sessionStartMessage is what SessionStart shows the user (SPEC 2.6).
 const sessionStartMessage = "\n\nPowered by Entire:\n  This conversation will be linked to your next commit."
@@ -27,6 +32,10 @@ const sessionStartMessage = "\n\nPowered by Entire:\n  This conversation will be
 // does nothing and exits 0.
 func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb string) int {
 	start := env.Now()
+	// A hook is a short-lived process whose garbage dies with it: collect
+	// only past a memory bound instead of every few megabytes.
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(hookMemoryLimit)
 	ag, err := agent.Get(agentName)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "entire: %v\n", err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 
 	"github.com/entirecli/entire/push"
 	"github.com/entirecli/entire/strategy"
@@ -21,6 +22,8 @@ var GitHookNames = []string{"prepare-commit-msg", "commit-msg", "post-commit", "
 // find no sessions when it is unused.
 func RunGitHook(ctx context.Context, env Env, hook string, args []string) int {
 	start := env.Now()
+	debug.SetGCPercent(-1) // see RunAgentHook
+	debug.SetMemoryLimit(hookMemoryLimit)
 	repo, err := env.OpenRepo()
 	if err != nil {
 		return 0

@@ -71,9 +71,22 @@ func compileGitleaksConfig(toml string) (*ruleSet, error) {
 	if err := v.Unmarshal(&vc); err != nil {
 		return nil, fmt.Errorf("decode gitleaks config: %w", err)
 	}
+	ruleStops, globalStops := takeStopWords(&vc)
 	cfg, err := vc.Translate()
 	if err != nil {
 		return nil, fmt.Errorf("translate gitleaks config: %w", err)
+	}
+	for id, r := range cfg.Rules {
+		for j, a := range r.Allowlists {
+			if j < len(ruleStops[id]) {
+				a.StopWords = lowerUnique(ruleStops[id][j])
+			}
+		}
+	}
+	for j, a := range cfg.Allowlists {
+		if j < len(globalStops) {
+			a.StopWords = lowerUnique(globalStops[j])
+		}
 	}
 	rs := &ruleSet{global: cfg.Allowlists}
 	for _, r := range cfg.GetOrderedRules() {
@@ -113,6 +126,58 @@ func compileGitleaksConfig(toml string) (*ruleSet, error) {
 		addAllowlists(rs.allow, ru.allowlists)
 	}
 	return rs, nil
+}
+
+// takeStopWords removes the stopwords from a gitleaks configuration before
+// it is translated, and returns them in the order Translate builds the
+// allowlists (a rule's deprecated single allowlist, else its list; the same
+// for the global ones). Translate would otherwise build an Aho-Corasick trie
+// of the generic rule's ~1,500 stopwords at every start of the process
+// (over 100 ms of CPU on the hook path); with the trie absent,
+// Allowlist.ContainsStopWord searches StopWords directly, which costs
+// microseconds, and only for a finding being checked.
+func takeStopWords(vc *config.ViperConfig) (rules map[string][][]string, global [][]string) {
+	rules = map[string][][]string{}
+	for i := range vc.Rules {
+		vr := &vc.Rules[i]
+		if vr.AllowList != nil && len(vr.Allowlists) == 0 {
+			rules[vr.ID] = append(rules[vr.ID], vr.AllowList.StopWords)
+			vr.AllowList.StopWords = nil
+			continue
+		}
+		for _, a := range vr.Allowlists {
+			rules[vr.ID] = append(rules[vr.ID], a.StopWords)
+			a.StopWords = nil
+		}
+	}
+	if vc.AllowList != nil && len(vc.Allowlists) == 0 {
+		global = append(global, vc.AllowList.StopWords)
+		vc.AllowList.StopWords = nil
+	}
+	for _, a := range vc.Allowlists {
+		if len(a.TargetRules) == 0 {
+			global = append(global, a.StopWords)
+			a.StopWords = nil
+		}
+	}
+	return rules, global
+}
+
+// lowerUnique returns the stopwords lower-cased and without duplicates,
+// as gitleaks' own validation leaves them.
+func lowerUnique(words []string) []string {
+	if len(words) == 0 {
+		return nil
+	}
+	seen := make(map[string]bool, len(words))
+	out := make([]string, 0, len(words))
+	for _, w := range words {
+		if w = strings.ToLower(w); !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // uriCredentialsRuleID names the built-in rule for passwords in URLs, which

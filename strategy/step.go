@@ -64,8 +64,16 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 		if in.TranscriptPath != "" {
 			st.TranscriptPath = in.TranscriptPath
 		}
-		a := m.scan(in, cursorOf(st))
+		// Analysing the new lines and redacting them read the same bytes
+		// independently: do both at once.
+		var a *agent.Analysis
+		scanned := make(chan struct{})
+		go func() {
+			defer close(scanned)
+			a = m.scan(in, cursorOf(st))
+		}()
 		src, srcErr := m.readTranscript(st, in)
+		<-scanned
 		<-statusDone
 		if statusErr != nil {
 			return statusErr
@@ -147,10 +155,15 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 	if err != nil {
 		return err
 	}
-	ts, err := m.storeSource(st, src)
-	if err != nil {
-		return err
-	}
+	// Storing the transcript (compressing and hashing its new chunk) and
+	// snapshotting the work tree are independent: do both at once.
+	var ts *checkpoint.TranscriptState
+	var storeErr error
+	stored := make(chan struct{})
+	go func() {
+		defer close(stored)
+		ts, storeErr = m.storeSource(st, src)
+	}()
 	stepPrompts := m.redactAll(a.Prompts)
 	prompts := stepPrompts
 	if st.CheckpointCount > 0 && !tip.IsZero() {
@@ -170,8 +183,13 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 		checkpoint.ContextFile: []byte(stepContext(st.SessionID, subject, stepPrompts, summary, m.redactTools(a.ToolUses))),
 	}
 	changes, err := repo.WorktreeChanges(ws.Dirty)
+	trees := m.stepTrees(ctx, st)
+	<-stored
 	if err != nil {
 		return err
+	}
+	if storeErr != nil {
+		return storeErr
 	}
 	hc, err := repo.Git.CommitObject(head)
 	if err != nil {
@@ -179,7 +197,7 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 	}
 	_, err = checkpoint.WriteStep(ctx, repo, checkpoint.Step{
 		Branch: branch, BaseTree: hc.TreeHash, Changes: changes, Snapshot: true,
-		MetadataDir: dir, MetadataFiles: files, MetadataTrees: m.stepTrees(ctx, st), Transcript: ts,
+		MetadataDir: dir, MetadataFiles: files, MetadataTrees: trees, Transcript: ts,
 		Message: checkpoint.StepMessage(subject, dir, st.SessionID, checkpoint.StrategyManualCommit),
 	}, m.env.Now())
 	st.ShadowTranscript = ts

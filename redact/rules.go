@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/spf13/viper"
+	"github.com/pelletier/go-toml/v2"
 	"github.com/zricethezav/gitleaks/v8/config"
 	glregexp "github.com/zricethezav/gitleaks/v8/regexp"
 )
@@ -58,18 +58,15 @@ func loadDefaultRules() (*ruleSet, error) {
 // defaultConfigTOML returns gitleaks' embedded default configuration.
 func defaultConfigTOML() string { return config.DefaultConfig }
 
-// compileGitleaksConfig parses a gitleaks TOML configuration with a private
-// viper instance (the gitleaks helpers use viper's global one) and compiles
-// its rules in their file order.
-func compileGitleaksConfig(toml string) (*ruleSet, error) {
-	v := viper.New()
-	v.SetConfigType("toml")
-	if err := v.ReadConfig(strings.NewReader(toml)); err != nil {
-		return nil, fmt.Errorf("read gitleaks config: %w", err)
-	}
-	var vc config.ViperConfig
-	if err := v.Unmarshal(&vc); err != nil {
-		return nil, fmt.Errorf("decode gitleaks config: %w", err)
+// compileGitleaksConfig parses a gitleaks TOML configuration and compiles
+// its rules in their file order. It decodes the TOML directly (go-toml,
+// whose case-insensitive keys give the structure viper would): going
+// through viper and mapstructure cost several milliseconds at every start
+// of a hook process, and gitleaks' own helpers use viper's global instance.
+func compileGitleaksConfig(text string) (*ruleSet, error) {
+	vc, err := decodeGitleaksConfig(text)
+	if err != nil {
+		return nil, err
 	}
 	ruleStops, globalStops := takeStopWords(&vc)
 	cfg, err := vc.Translate()
@@ -126,6 +123,15 @@ func compileGitleaksConfig(toml string) (*ruleSet, error) {
 		addAllowlists(rs.allow, ru.allowlists)
 	}
 	return rs, nil
+}
+
+// decodeGitleaksConfig decodes a gitleaks TOML configuration.
+func decodeGitleaksConfig(text string) (config.ViperConfig, error) {
+	var vc config.ViperConfig
+	if err := toml.Unmarshal([]byte(text), &vc); err != nil {
+		return vc, fmt.Errorf("read gitleaks config: %w", err)
+	}
+	return vc, nil
 }
 
 // takeStopWords removes the stopwords from a gitleaks configuration before

@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"regexp"
+	"regexp/syntax"
 	"fmt"
 	"strings"
 	"sync"
@@ -69,6 +71,7 @@ func compileGitleaksConfig(text string) (*ruleSet, error) {
 		return nil, err
 	}
 	ruleStops, globalStops := takeStopWords(&vc)
+	sources := takeRegexes(&vc)
 	cfg, err := vc.Translate()
 	if err != nil {
 		return nil, fmt.Errorf("translate gitleaks config: %w", err)
@@ -87,10 +90,18 @@ func compileGitleaksConfig(text string) (*ruleSet, error) {
 	}
 	rs := &ruleSet{global: cfg.Allowlists}
 	for _, r := range cfg.GetOrderedRules() {
-		if r.Regex == nil || r.SkipReport {
+		src, ok := sources[r.RuleID]
+		if !ok || r.SkipReport {
 			// Path-only rules never match content; skip-report rules
 			// exist only as parts of composite rules.
 			continue
+		}
+		re, err := newLazyRegexp(src)
+		if err != nil {
+			return nil, fmt.Errorf("rule %s: %w", r.RuleID, err)
+		}
+		if r.SecretGroup > re.NumSubexp() {
+			return nil, fmt.Errorf("rule %s: secret group %d, but the expression has %d groups", r.RuleID, r.SecretGroup, re.NumSubexp())
 		}
 		kws := make([]string, 0, len(r.Keywords))
 		for _, k := range r.Keywords {
@@ -99,9 +110,9 @@ func compileGitleaksConfig(text string) (*ruleSet, error) {
 			}
 		}
 		rs.rules = append(rs.rules, rule{
-			plan:        planFor(r.Regex.String(), r.Regex.NumSubexp()),
+			plan:        planFor(src, re.NumSubexp()),
 			id:          r.RuleID,
-			re:          r.Regex,
+			re:          re,
 			secretGroup: r.SecretGroup,
 			entropy:     r.Entropy,
 			keywords:    kws,
@@ -124,6 +135,65 @@ func compileGitleaksConfig(text string) (*ruleSet, error) {
 	}
 	return rs, nil
 }
+
+// neverPath stands in for a content rule's expression while gitleaks
+// translates the configuration (a rule needs an expression or a path):
+// paths never apply to transcript text.
+const neverPath = `\A\z.`
+
+// takeRegexes removes the content expressions from a configuration before
+// it is translated, and returns them by rule ID: gitleaks compiles every
+// one of them up front (10 ms at every start of a hook process), while a
+// lazyRegexp compiles only the rules whose keywords a text ever hits.
+func takeRegexes(vc *config.ViperConfig) map[string]string {
+	out := map[string]string{}
+	for i := range vc.Rules {
+		vr := &vc.Rules[i]
+		if vr.Regex == "" {
+			continue
+		}
+		out[vr.ID] = vr.Regex
+		vr.Regex = ""
+		if vr.Path == "" {
+			vr.Path = neverPath
+		}
+	}
+	return out
+}
+
+// lazyRegexp is a rule's expression, compiled on first use.
+type lazyRegexp struct {
+	src  string
+	nsub int
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+// newLazyRegexp checks src's syntax (as regexp.Compile parses it) without
+// compiling it.
+func newLazyRegexp(src string) (*lazyRegexp, error) {
+	tree, err := syntax.Parse(src, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	return &lazyRegexp{src: src, nsub: tree.MaxCap()}, nil
+}
+
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	return l.re
+}
+
+// FindAllStringSubmatchIndex is the compiled expression's.
+func (l *lazyRegexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
+	return l.get().FindAllStringSubmatchIndex(s, n)
+}
+
+// NumSubexp is the number of capture groups, known without compiling.
+func (l *lazyRegexp) NumSubexp() int { return l.nsub }
+
+// String returns the expression's source.
+func (l *lazyRegexp) String() string { return l.src }
 
 // decodeGitleaksConfig decodes a gitleaks TOML configuration.
 func decodeGitleaksConfig(text string) (config.ViperConfig, error) {

@@ -1,9 +1,9 @@
 package redact
 
 import (
+	"fmt"
 	"regexp"
 	"regexp/syntax"
-	"fmt"
 	"strings"
 	"sync"
 

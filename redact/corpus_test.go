@@ -1,11 +1,12 @@
 package redact
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/entirecli/entire/redact/redacttest"
 )
 
 // The planted corpus is generated at test time from a fixed seed, so the
@@ -22,93 +23,27 @@ type plantedSecret struct {
 	key    string
 }
 
+// Alphabets of the shared generator, for the tests that draw their own.
 const (
-	alnum   = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	upper32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-	lowerHx = "0123456789abcdef"
-	letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	b64     = alnum + "+/"
-	urlsafe = alnum + "_-"
-	digits  = "0123456789"
+	alnum   = redacttest.Alnum
+	lowerHx = redacttest.LowerHx
+	b64     = redacttest.B64
+	urlsafe = redacttest.URLSafe
+	upper32 = redacttest.Upper32
 )
 
 func randFrom(rng *rand.Rand, alphabet string, n int) string {
-	var b strings.Builder
-	for range n {
-		b.WriteByte(alphabet[rng.IntN(len(alphabet))])
-	}
-	return b.String()
+	return redacttest.RandFrom(rng, alphabet, n)
 }
 
-// plantedSecrets returns the secret kinds, generated from seed.
+// plantedSecrets returns the secret kinds, generated from seed (by the
+// shared generator other packages' tests use too).
 func plantedSecrets(seed uint64) []plantedSecret {
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	r := func(alphabet string, n int) string { return randFrom(rng, alphabet, n) }
-
-	awsKey := "AKIA" + r(upper32, 16)
-	awsSecret := r(b64, 40)
-	ghp := "ghp_" + r(alnum, 36)
-	ghFine := "github_pat_" + r(alnum+"_", 82)
-	glpat := "glpat-" + r(urlsafe, 20)
-	slack := "xoxb-" + r(digits, 12) + "-" + r(digits, 13) + "-" + r(alnum, 24)
-	stripe := "sk_" + "live_" + r(alnum, 32)
-	openai := "sk-proj-" + r(urlsafe, 74) + "T3Blbk" + "FJ" + r(urlsafe, 74)
-	anthropic := "sk-ant-" + "api03-" + r(urlsafe, 93) + "AA"
-	gcp := "AIza" + r(urlsafe, 35)
-	sendgrid := "SG." + r(urlsafe, 22) + "." + r(urlsafe, 43)
-	npm := "npm_" + r(alnum, 36)
-	shopify := "shpat_" + r(lowerHx, 32)
-	doToken := "dop_v1_" + r(lowerHx, 64)
-	hf := "hf_" + r(letters, 34)
-	webhook := "https://hooks.slack.com/services/T" + r(upper32, 8) + "/B" + r(upper32, 8) + "/" + r(alnum, 24)
-	pypi := "pypi-AgEIcHlwaS5vcmc" + r(urlsafe, 60)
-	twilio := "SK" + r(lowerHx, 32)
-
-	var key strings.Builder
-	key.WriteString("-----BEGIN RSA PRIVATE KEY-----\n")
-	for range 8 {
-		key.WriteString(r(b64, 64) + "\n")
+	var out []plantedSecret
+	for _, x := range redacttest.Secrets(seed) {
+		out = append(out, plantedSecret{kind: x.Kind, rule: x.Rule, secret: x.Value, text: x.Text, key: x.Key})
 	}
-	key.WriteString(r(b64, 20) + "==\n-----END RSA PRIVATE KEY-----")
-	pem := key.String()
-
-	hdr := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`))
-	payload := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf(`{"sub":"%s","name":"%s","iat":%d}`, r(digits, 10), r(letters, 12), 1700000000+rng.IntN(1e6))))
-	jwt := hdr + "." + payload + "." + r(urlsafe, 43)
-
-	dbPass := r(alnum, 14)
-	pwd := r(alnum+"!#%", 18)
-	apiKey := r(alnum, 32)
-	entropyTok := r(alnum, 40)
-	entropyB64 := r(b64, 44)
-
-	return []plantedSecret{
-		{"aws-access-key", "aws-access-token", awsKey, "export AWS_ACCESS_KEY_ID=" + awsKey, "aws_access_key_id"},
-		{"aws-secret-key", "generic-api-key", awsSecret, "aws_secret_access_key = " + awsSecret, "aws_secret_access_key"},
-		{"github-classic", "github-pat", ghp, "git push https://x:" + ghp + "@github.com/acme/app.git && echo done", "github_token"},
-		{"github-fine-grained", "github-fine-grained-pat", ghFine, "GH_TOKEN=" + ghFine + " gh pr list", "gh_token"},
-		{"gitlab", "gitlab-pat", glpat, "curl --header \"PRIVATE-TOKEN: " + glpat + "\" https://gitlab.example.com/api/v4/projects", "gitlab_token"},
-		{"slack", "slack-bot-token", slack, "SLACK_BOT_TOKEN=" + slack, "slack_token"},
-		{"stripe", "stripe-access-token", stripe, "stripe.api_key = '" + stripe + "'", "stripe_key"},
-		{"openai", "openai-api-key", openai, "OPENAI_API_KEY=" + openai, "openai_api_key"},
-		{"anthropic", "anthropic-api-key", anthropic, "ANTHROPIC_API_KEY=" + anthropic, "anthropic_api_key"},
-		{"google-api", "gcp-api-key", gcp, "const mapsKey = \"" + gcp + "\";", "google_api_key"},
-		{"private-key", "private-key", pem, "cat ~/.ssh/id_rsa\n" + pem + "\n", "private_key"},
-		{"jwt", "jwt", jwt, "Authorization: Bearer " + jwt, "id_token_value"},
-		{"database-url", "", dbPass, "DATABASE_URL=postgres://app:" + dbPass + "@db.internal:5432/app?sslmode=disable", "database_url"},
-		{"password-assignment", "generic-api-key", pwd, "password=" + pwd, "password"},
-		{"api-key-assignment", "generic-api-key", apiKey, "api_key: \"" + apiKey + "\"", "api_key"},
-		{"sendgrid", "sendgrid-api-token", sendgrid, "SENDGRID_API_KEY=" + sendgrid, "sendgrid_api_key"},
-		{"npm", "npm-access-token", npm, "//registry.npmjs.org/:_authToken=" + npm, "npm_token"},
-		{"shopify", "shopify-access-token", shopify, "X-Shopify-Access-Token: " + shopify, "shopify_token"},
-		{"digitalocean", "digitalocean-pat", doToken, "doctl auth init -t " + doToken, "do_token"},
-		{"huggingface", "huggingface-access-token", hf, "huggingface-cli login --token " + hf, "hf_token"},
-		{"slack-webhook", "slack-webhook-url", webhook, "curl -X POST " + webhook + " -d '{}'", "webhook_url"},
-		{"pypi", "pypi-upload-token", pypi, "twine upload -p " + pypi + " dist/*", "pypi_token"},
-		{"twilio", "twilio-api-key", twilio, "TWILIO_API_KEY=" + twilio, "twilio_key"},
-		{"high-entropy-base62", "", entropyTok, "the value is " + entropyTok + " (from the vault)", "value"},
-		{"high-entropy-base64", "", entropyB64, "blob " + entropyB64 + " end", "blob"},
-	}
+	return out
 }
 
 // claudeLine marshals a Claude Code JSONL entry deterministically.

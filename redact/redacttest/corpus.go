@@ -27,6 +27,18 @@ type Secret struct {
 	Key string
 }
 
+// Alphabets secrets are drawn from, for tests that build their own.
+const (
+	Alnum   = alnum
+	LowerHx = lowerHx
+	B64     = b64
+	URLSafe = urlsafe
+	Upper32 = upper32
+)
+
+// RandFrom draws n characters of alphabet from rng.
+func RandFrom(rng *rand.Rand, alphabet string, n int) string { return randFrom(rng, alphabet, n) }
+
 const (
 	alnum   = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 	upper32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"

@@ -45,7 +45,7 @@ func BenchmarkDeflate(b *testing.B) {
 			return kzlib.NewWriterLevel(w, l)
 		},
 	}
-	for _, level := range []int{1, 6} {
+	for _, level := range []int{1, 2, 6} {
 		for _, name := range []string{"std", "klauspost"} {
 			b.Run(fmt.Sprintf("%s/level=%d", name, level), func(b *testing.B) {
 				var out bytes.Buffer

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/entirecli/entire/gitrepo/gittest"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -184,4 +185,37 @@ func TestBuildTreeEdgeCases(t *testing.T) {
 		t.Errorf("order: %q", got)
 	}
 	gittest.Fsck(t, dir)
+}
+
+func TestWorktreeChangesCached(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	r := openTest(t, dir)
+	path := filepath.Join(dir, "f.txt")
+	old := time.Now().Add(-time.Hour)
+	gittest.WriteFile(t, dir, "f.txt", "one\n")
+	os.Chtimes(path, old, old)
+	first, cache, err := r.WorktreeChangesCached([]string{"f.txt"}, nil)
+	if err != nil || len(cache) != 1 {
+		t.Fatalf("first: %v %v", cache, err)
+	}
+	// Unchanged stat data: the cached blob is used (the file is not read:
+	// a content change that keeps size and mtime is, as in git, not seen).
+	os.WriteFile(path, []byte("two\n"), 0o644)
+	os.Chtimes(path, old, old)
+	again, _, err := r.WorktreeChangesCached([]string{"f.txt"}, cache)
+	if err != nil || again[0].Hash != first[0].Hash {
+		t.Fatalf("cached stat not used: %v", err)
+	}
+	// A changed size, or a recent modification, is read again.
+	os.WriteFile(path, []byte("three\n"), 0o644)
+	third, _, err := r.WorktreeChangesCached([]string{"f.txt"}, cache)
+	if err != nil || third[0].Hash == first[0].Hash {
+		t.Fatalf("changed file not re-read: %v", err)
+	}
+	os.WriteFile(path, []byte("four\n"), 0o644) // same size as "two\n"? no: recent mtime
+	fourth, _, _ := r.WorktreeChangesCached([]string{"f.txt"}, map[string]FileStat{"f.txt": cache["f.txt"]})
+	if fourth[0].Hash == first[0].Hash {
+		t.Fatal("recently modified file taken from the cache")
+	}
 }

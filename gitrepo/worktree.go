@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
@@ -18,10 +21,37 @@ import (
 // Directories and other special files are skipped (a submodule or nested
 // repository is not ours to snapshot). Only the given paths are read.
 func (r *Repo) WorktreeChanges(paths []string) ([]Change, error) {
+	changes, _, err := r.WorktreeChangesCached(paths, nil)
+	return changes, err
+}
+
+// FileStat is what WorktreeChangesCached remembers of a file it stored:
+// enough of its stat data to tell that it did not change since, as git's
+// index does, and the blob it was stored as.
+type FileStat struct {
+	Size    int64  `json:"size"`
+	MtimeNs int64  `json:"mtime_ns"`
+	Ino     uint64 `json:"ino"`
+	Mode    uint32 `json:"mode"`
+	Hash    string `json:"hash"`
+}
+
+// racyWindow is how recent a modification time must not be for a stat to
+// be trusted: a file written again within the same clock tick after being
+// hashed would otherwise look unchanged (git's "racy clean" problem).
+const racyWindow = 2 * time.Second
+
+// WorktreeChangesCached is WorktreeChanges that skips reading and hashing
+// the files whose stat data (size, modification time, inode, mode) equals
+// the entry of cache, whose blob must still exist. It returns the cache for
+// the given paths, to pass to the next call. A nil cache reads every file.
+func (r *Repo) WorktreeChangesCached(paths []string, cache map[string]FileStat) ([]Change, map[string]FileStat, error) {
 	changes := make([]Change, 0, len(paths))
+	next := make(map[string]FileStat, len(paths))
+	now := time.Now()
 	for _, p := range paths {
 		if err := checkPath(p); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		abs := filepath.Join(r.Root, filepath.FromSlash(p))
 		fi, err := os.Lstat(abs)
@@ -30,32 +60,46 @@ func (r *Repo) WorktreeChanges(paths []string) ([]Change, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("stat %s: %w", p, err)
+			return nil, nil, fmt.Errorf("stat %s: %w", p, err)
 		}
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:
 			target, err := os.Readlink(abs)
 			if err != nil {
-				return nil, fmt.Errorf("read link %s: %w", p, err)
+				return nil, nil, fmt.Errorf("read link %s: %w", p, err)
 			}
 			h, err := r.WriteBlob([]byte(target))
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			changes = append(changes, Change{Path: p, Mode: filemode.Symlink, Hash: h})
 		case fi.Mode().IsRegular():
-			h, err := r.WriteBlobFile(abs)
-			if err != nil {
-				return nil, err
-			}
 			mode := filemode.Regular
 			if fi.Mode()&0o111 != 0 {
 				mode = filemode.Executable
 			}
+			st := statOf(fi)
+			if c, ok := cache[p]; ok && c.Size == st.Size && c.MtimeNs == st.MtimeNs && c.Ino == st.Ino && c.Mode == st.Mode &&
+				now.Sub(fi.ModTime()) > racyWindow && r.HasObject(plumbing.NewHash(c.Hash)) {
+				next[p] = c
+				changes = append(changes, Change{Path: p, Mode: mode, Hash: plumbing.NewHash(c.Hash)})
+				continue
+			}
+			h, err := r.WriteBlobFile(abs)
+			if err != nil {
+				return nil, nil, err
+			}
+			st.Hash = h.String()
+			next[p] = st
 			changes = append(changes, Change{Path: p, Mode: mode, Hash: h})
 		}
 	}
-	return changes, nil
+	return changes, next, nil
+}
+
+// statOf extracts the cached stat data of a file.
+func statOf(fi os.FileInfo) FileStat {
+	return FileStat{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode()), Ino: inode(fi)}
 }
 
 // isNotDirErr reports ENOTDIR: a path below something that is now a file.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/gitrepo"
 )
 
 // ErrNotFound is returned (wrapped) when a session state or transient file
@@ -89,6 +90,10 @@ type State struct {
 	// transcript chunks already stored on the shadow branch, so that a step
 	// stores only what was appended since.
 	ShadowTranscript *checkpoint.TranscriptState `json:"shadow_transcript,omitempty"`
+	// SnapshotCache (extension) remembers the stat data and blob of the
+	// work-tree files the last step stored, so that the next step does not
+	// read and hash the ones that did not change.
+	SnapshotCache map[string]gitrepo.FileStat `json:"snapshot_cache,omitempty"`
 }
 
 // PromptAttribution is the per-step line attribution of SPEC 3.3.

@@ -182,7 +182,7 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 		checkpoint.SummaryFile: []byte(summary),
 		checkpoint.ContextFile: []byte(stepContext(st.SessionID, subject, stepPrompts, summary, m.redactTools(a.ToolUses))),
 	}
-	changes, err := repo.WorktreeChanges(ws.Dirty)
+	changes, cache, err := repo.WorktreeChangesCached(ws.Dirty, st.SnapshotCache)
 	trees := m.stepTrees(ctx, st)
 	<-stored
 	if err != nil {
@@ -201,6 +201,7 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 		Message: checkpoint.StepMessage(subject, dir, st.SessionID, checkpoint.StrategyManualCommit),
 	}, m.env.Now())
 	st.ShadowTranscript = ts
+	st.SnapshotCache = cache
 	if errors.Is(err, checkpoint.ErrStepUnchanged) {
 		m.env.printf("Skipped checkpoint (no changes since last checkpoint)\n")
 		return nil

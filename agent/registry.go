@@ -133,3 +133,24 @@ func geminiMessageCount(content []byte) (n int, ok bool) {
 	}
 	return len(msgs), true
 }
+
+// ForTranscript returns the agent that wrote a stored transcript: detected
+// from the content first (Entire 0.4.x labelled Claude JSONL "Gemini CLI"
+// and stored Gemini JSON as full.jsonl), then the stored label, then the
+// default agent.
+func ForTranscript(label AgentType, content []byte) Agent {
+	if DetectAgentTypeFromContent(content) == AgentTypeGemini {
+		if a, err := GetByAgentType(AgentTypeGemini); err == nil {
+			return a
+		}
+	}
+	if label != AgentTypeGemini && label != "" && label != AgentTypeUnknown {
+		if a, err := GetByAgentType(label); err == nil {
+			return a
+		}
+	}
+	if a, err := Get(DefaultAgentName); err == nil {
+		return a
+	}
+	return Default()
+}

@@ -145,7 +145,13 @@ func (r *Rewinder) checkpointTranscripts(id checkpoint.ID) ([]Transcript, error)
 			continue
 		}
 		st, _ := r.sessions.Load(m.SessionID)
-		path, ag, err := r.transcriptTarget(m.SessionID, st, string(m.Agent))
+		// The stored label is not trusted: Entire 0.4.x wrote "Gemini CLI"
+		// on Claude JSONL.
+		label := agent.ForTranscript(m.Agent, data).Type()
+		if st != nil && st.TranscriptPath != "" && st.AgentType != "" && st.AgentType != string(label) {
+			st = nil // another agent's session with the same ID
+		}
+		path, ag, err := r.transcriptTarget(m.SessionID, st, string(label))
 		if m.TranscriptPath != "" {
 			path = m.TranscriptPath
 			if !filepath.IsAbs(path) {

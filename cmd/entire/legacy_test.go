@@ -138,4 +138,18 @@ func TestLegacyCheckpointExplainAndResume(t *testing.T) {
 	if !strings.Contains(errOut, "Restored 3 sessions. To continue, run:\n  claude -r old-sess  # Old session prompt\n  claude -r new-sess  # Add the parser\n  gemini --resume gem-sess-0001 (most recent)\n") {
 		t.Errorf("resume output:\n%s", errOut)
 	}
+
+	// rewind --logs-only of the same checkpoint writes each session where
+	// its own agent reads it: the Gemini one not into Claude's directory.
+	for _, p := range []string{filepath.Join(claude, "gem-sess-0001.jsonl"), filepath.Join(gemini, "gem-sess-0001.json")} {
+		os.Remove(p)
+	}
+	gittest.Git(t, dir, "checkout", "-q", "legacy")
+	commit := gittest.Git(t, dir, "rev-parse", "HEAD")
+	if _, errOut, code := runEntire(t, dir, env, "", "rewind", "--to", commit, "--logs-only"); code != 0 {
+		t.Fatalf("rewind --logs-only: %d %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(claude, "gem-sess-0001.jsonl")); err == nil {
+		t.Error("the Gemini session was written into Claude's directory")
+	}
 }

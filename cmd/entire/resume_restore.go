@@ -43,7 +43,7 @@ func planRestore(f *factory, repo *gitrepo.Repo, cp *checkpoint.Checkpoint) ([]r
 		if err != nil {
 			return nil, fmt.Errorf("checkpoint %s: %w", cp.ID, err)
 		}
-		a := sessionAgent(s.Metadata.Agent, content)
+		a := agent.ForTranscript(s.Metadata.Agent, content)
 		fp, ok := a.(sessionFilePather)
 		if !ok {
 			return nil, fmt.Errorf("session %s: %s cannot restore sessions", s.Metadata.SessionID, a.Type())
@@ -69,27 +69,6 @@ func planRestore(f *factory, repo *gitrepo.Repo, cp *checkpoint.Checkpoint) ([]r
 		return nil, fmt.Errorf("checkpoint %s has no session to restore", cp.ID)
 	}
 	return plans, nil
-}
-
-// sessionAgent picks the agent of a stored session: Gemini when the content
-// is a Gemini transcript, else the one the metadata names, else Claude Code
-// (Entire 0.4.x sometimes labelled Claude transcripts "Gemini CLI").
-func sessionAgent(label agent.AgentType, content []byte) agent.Agent {
-	if agent.DetectAgentTypeFromContent(content) == agent.AgentTypeGemini {
-		if a, err := agent.GetByAgentType(agent.AgentTypeGemini); err == nil {
-			return a
-		}
-	}
-	if label != agent.AgentTypeGemini {
-		if a, err := agent.GetByAgentType(label); err == nil {
-			return a
-		}
-	}
-	a, _ := agent.Get(agent.AgentNameClaudeCode)
-	if a == nil {
-		return agent.Default()
-	}
-	return a
 }
 
 // checkAgentStorage fails with a clear message when the agent keeps no data

@@ -42,8 +42,8 @@ func TestSessionAgent(t *testing.T) {
 		{"", gemini, agent.AgentNameGemini},
 		{"Something Else", claude, agent.AgentNameClaudeCode},
 	} {
-		if got := sessionAgent(tc.label, tc.content).Name(); got != tc.want {
-			t.Errorf("sessionAgent(%q, %.20q) = %s, want %s", tc.label, tc.content, got, tc.want)
+		if got := agent.ForTranscript(tc.label, tc.content).Name(); got != tc.want {
+			t.Errorf("agent.ForTranscript(%q, %.20q) = %s, want %s", tc.label, tc.content, got, tc.want)
 		}
 	}
 }

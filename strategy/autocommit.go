@@ -174,7 +174,7 @@ func (a *AutoCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 		files := changedOnly(unionSorted(transcriptFiles(repo, in.Cwd, an.ModifiedFiles), ws.newFiles(untrackedBefore), ws.Deleted), ws.Dirty)
 		subject := defaultSubject
 		if len(an.Prompts) > 0 {
-			subject = a.env.Redactor.Text(CommitSubject(an.Prompts[len(an.Prompts)-1]))
+			subject = CommitSubject(a.env.Redactor.Text(an.Prompts[len(an.Prompts)-1])) // redacted before it is cut
 		}
 		if reason := a.commitBlocked(); reason != "" && len(files) > 0 {
 			// Keep the cursor: the next turn end picks these files up again.

@@ -82,7 +82,8 @@ func (a *AutoCommit) saveTask(ctx context.Context, st *session.State, in TaskInp
 		return err
 	}
 	id := checkpoint.NewID()
-	subject := a.env.Redactor.Text(taskSubject(in))
+	in.Description = a.env.Redactor.Text(in.Description) // redacted before it is cut
+	subject := taskSubject(in)
 	commit, err := a.commitCode(ctx, head, files, subject, id)
 	if err != nil || commit.IsZero() {
 		if err == nil {

@@ -135,7 +135,8 @@ func (m *ManualCommit) saveTaskStep(ctx context.Context, st *session.State, in T
 	if err != nil {
 		return err
 	}
-	subject := m.env.Redactor.Text(taskSubject(in))
+	in.Description = m.env.Redactor.Text(in.Description) // redacted before it is cut
+	subject := taskSubject(in)
 	_, err = checkpoint.WriteStep(ctx, repo, checkpoint.Step{
 		Branch: shadowBranch(st), BaseTree: hc.TreeHash, Changes: append(changes, tc...), Snapshot: true,
 		MetadataDir: taskDir, MetadataFiles: files,

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/entirecli/entire/atomicfile"
 )
 
 // SettingsFile is an agent settings file (.claude/settings.json,
@@ -121,43 +123,9 @@ func detectIndent(data []byte) string {
 	return "  "
 }
 
-// WriteFileAtomic writes data to path through a temporary file in the same
-// directory that is fsynced, given mode perm and renamed over path. Parent
-// directories are created with mode 0750. On error the temporary file is
-// removed and path is unchanged.
-func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return fmt.Errorf("create directory %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("create temp file in %s: %w", dir, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("chmod %s: %w", tmp.Name(), err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", tmp.Name(), err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp.Name(), err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("rename to %s: %w", path, err)
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
+// WriteFileAtomic writes data to path atomically (see atomicfile.Write):
+// temp file, fsync, rename; parents created 0750. On error path is
+// unchanged.
+func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	return atomicfile.Write(path, data, perm)
 }

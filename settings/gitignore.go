@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/entirecli/entire/atomicfile"
 )
 
 // GitignoreEntries returns the lines EnsureDir keeps in .entire/.gitignore:
@@ -43,7 +45,7 @@ func EnsureDir(repoRoot string) (bool, error) {
 	if content != "" && !strings.HasSuffix(content, "\n") {
 		content += "\n"
 	}
-	if err := writeAtomic(path, []byte(content+add.String()), 0o644); err != nil {
+	if err := atomicfile.Write(path, []byte(content+add.String()), 0o644); err != nil {
 		return false, err
 	}
 	return true, nil

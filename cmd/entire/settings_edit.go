@@ -7,8 +7,9 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
+
+	"github.com/entirecli/entire/atomicfile"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/settings"
@@ -97,42 +98,8 @@ func (e settingsEdit) apply(path string, onlyPresent, dryRun bool) (bool, error)
 	if dryRun {
 		return true, nil
 	}
-	if err := writeFileAtomic(path, out, 0o644); err != nil {
+	if err := atomicfile.Write(path, out, 0o644); err != nil {
 		return false, err
 	}
 	return true, nil
-}
-
-// writeFileAtomic writes data to a temp file next to path, fsyncs it, sets
-// perm and renames it over path; the parent directory is created (0755).
-func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

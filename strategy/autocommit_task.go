@@ -26,20 +26,12 @@ func (a *AutoCommit) TaskStart(ctx context.Context, in TaskInput) error {
 // subagent changed no file.
 func (a *AutoCommit) TaskEnd(ctx context.Context, in TaskInput) error {
 	repo := a.env.Repo
-	if err := session.ValidateToolUseID(in.ToolUseID); err != nil {
+	tc, err := a.env.taskEndContext(ctx, in)
+	if err != nil || tc == nil {
 		return err
 	}
-	head, err := repo.Head()
-	if err != nil || head.IsZero() {
-		return err
-	}
-	pre, _ := session.ReadPreTask(repo.Root, in.ToolUseID)
 	defer session.DeletePreTask(repo.Root, in.ToolUseID)
-	ws, err := readStatus(ctx, repo)
-	if err != nil {
-		return err
-	}
-	subPath := subagentTranscript(in)
+	head, pre, ws, subPath := tc.head, tc.pre, tc.ws, tc.subPath
 	err = a.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {
 		if !exists || st.BaseCommit == "" {
 			a.initState(st, in.TurnInput, head, ws)

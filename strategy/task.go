@@ -44,24 +44,42 @@ func (e *Env) taskStart(ctx context.Context, in TaskInput) error {
 	return session.WritePreTask(e.Repo.Root, &session.PreTask{ToolUseID: in.ToolUseID, Timestamp: e.Now(), UntrackedFiles: ws.Untracked})
 }
 
+// taskEnd is what both strategies gather when a subagent ends.
+type taskEnd struct {
+	head    plumbing.Hash
+	pre     *session.PreTask // the untracked files when it started (nil: unknown)
+	ws      *worktreeStatus  // the hook's one git status
+	subPath string           // its own transcript ("" when none)
+}
+
+// taskEndContext validates a task end and gathers its context; nil (and no
+// error) in a repository without commits.
+func (e *Env) taskEndContext(ctx context.Context, in TaskInput) (*taskEnd, error) {
+	if err := session.ValidateToolUseID(in.ToolUseID); err != nil {
+		return nil, err
+	}
+	head, err := e.Repo.Head()
+	if err != nil || head.IsZero() {
+		return nil, err
+	}
+	pre, _ := session.ReadPreTask(e.Repo.Root, in.ToolUseID)
+	ws, err := readStatus(ctx, e.Repo)
+	if err != nil {
+		return nil, err
+	}
+	return &taskEnd{head: head, pre: pre, ws: ws, subPath: subagentTranscript(in)}, nil
+}
+
 // TaskEnd saves a subagent's changes as a task checkpoint on the shadow
 // branch (SPEC 3.6, 5.2.9).
 func (m *ManualCommit) TaskEnd(ctx context.Context, in TaskInput) error {
 	repo := m.env.Repo
-	if err := session.ValidateToolUseID(in.ToolUseID); err != nil {
+	tc, err := m.env.taskEndContext(ctx, in)
+	if err != nil || tc == nil {
 		return err
 	}
-	head, err := repo.Head()
-	if err != nil || head.IsZero() {
-		return err
-	}
-	pre, _ := session.ReadPreTask(repo.Root, in.ToolUseID)
 	defer session.DeletePreTask(repo.Root, in.ToolUseID)
-	ws, err := readStatus(ctx, repo)
-	if err != nil {
-		return err
-	}
-	subPath := m.subagentTranscript(in)
+	head, pre, ws, subPath := tc.head, tc.pre, tc.ws, tc.subPath
 	err = m.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {
 		if !exists || st.BaseCommit == "" {
 			m.initState(st, in.TurnInput, head, ws)
@@ -181,11 +199,7 @@ func truncateBytes(s string, max int) string {
 	return s[:cut] + "..."
 }
 
-// subagentTranscript finds the subagent's own transcript file, "" if none.
-func (m *ManualCommit) subagentTranscript(in TaskInput) string { return subagentTranscript(in) }
-
-// subagentTranscript is shared by the strategies; see
-// ManualCommit.subagentTranscript.
+// subagentTranscript finds a subagent's own transcript file, "" if none.
 func subagentTranscript(in TaskInput) string {
 	if in.AgentID == "" {
 		return ""

@@ -182,3 +182,18 @@ func encodeString(s string) []byte {
 	_ = enc.Encode(s) // encoding a string cannot fail
 	return bytes.TrimRight(buf.Bytes(), "\n")
 }
+
+// SubObject returns member key of a settings object parsed as an object (an
+// empty one when it is absent or null). A member that is not an object is an
+// error wrapping ErrInvalidSettings that names the file path.
+func SubObject(root *Object, key, path string) (*Object, error) {
+	raw, ok := root.Get(key)
+	if !ok || string(raw) == "null" {
+		return &Object{}, nil
+	}
+	obj, err := ParseObject(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %q is not an object", path, ErrInvalidSettings, key)
+	}
+	return obj, nil
+}

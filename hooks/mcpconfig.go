@@ -82,7 +82,7 @@ func MCPRegistered(repoRoot string) bool {
 	if err != nil || !f.Exists {
 		return false
 	}
-	servers, err := objectMember(f.Root, "mcpServers", f.Path)
+	servers, err := agent.SubObject(f.Root, "mcpServers", f.Path)
 	if err != nil {
 		return false
 	}
@@ -95,7 +95,7 @@ func setServer(path string, entry json.RawMessage) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	servers, err := objectMember(f.Root, "mcpServers", path)
+	servers, err := agent.SubObject(f.Root, "mcpServers", path)
 	if err != nil {
 		return false, err
 	}
@@ -118,7 +118,7 @@ func removeServer(path string) error {
 	if _, ok := f.Root.Get("mcpServers"); !ok {
 		return nil
 	}
-	servers, err := objectMember(f.Root, "mcpServers", path)
+	servers, err := agent.SubObject(f.Root, "mcpServers", path)
 	if err != nil {
 		return err
 	}
@@ -190,18 +190,6 @@ func isOurServer(raw json.RawMessage) bool {
 		return false
 	}
 	return e.Command == "entire" || claudecode.IsEntireCommand(e.Command)
-}
-
-func objectMember(root *agent.Object, key, path string) (*agent.Object, error) {
-	raw, ok := root.Get(key)
-	if !ok || string(raw) == "null" {
-		return &agent.Object{}, nil
-	}
-	obj, err := agent.ParseObject(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %q is not an object", path, agent.ErrInvalidSettings, key)
-	}
-	return obj, nil
 }
 
 func sameJSON(a, b json.RawMessage) bool {

@@ -160,19 +160,6 @@ func (a *Agent) GetSupportedHooks() []agent.HookType {
 	return out
 }
 
-// subObject returns root[key] parsed as an object (empty if absent).
-func subObject(root *agent.Object, key, path string) (*agent.Object, error) {
-	raw, ok := root.Get(key)
-	if !ok || string(raw) == "null" {
-		return &agent.Object{}, nil
-	}
-	obj, err := agent.ParseObject(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %q is not an object", path, agent.ErrInvalidSettings, key)
-	}
-	return obj, nil
-}
-
 // InstallHooksIn merges Entire's hooks (HookTable rows with Install), the
 // metadata deny rule and env.ENTIRE_RENDERABLE_REFS = "1" into <repoRoot>/.claude/settings.json, following the
 // agent.HookInstaller contract. It returns the number of hook handlers added
@@ -183,11 +170,11 @@ func InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error)
 	if err != nil {
 		return 0, err
 	}
-	hooks, err := subObject(f.Root, "hooks", path)
+	hooks, err := agent.SubObject(f.Root, "hooks", path)
 	if err != nil {
 		return 0, err
 	}
-	perms, err := subObject(f.Root, "permissions", path)
+	perms, err := agent.SubObject(f.Root, "permissions", path)
 	if err != nil {
 		return 0, err
 	}
@@ -208,7 +195,7 @@ func InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error)
 		perms.Set("deny", agent.CompactArray(deny))
 		f.Root.SetObject("permissions", perms)
 	}
-	env, err := subObject(f.Root, "env", path)
+	env, err := agent.SubObject(f.Root, "env", path)
 	if err != nil {
 		return 0, err
 	}
@@ -238,7 +225,7 @@ func UninstallHooksIn(repoRoot string) error {
 		return nil
 	}
 	if _, ok := f.Root.Get("hooks"); ok {
-		hooks, err := subObject(f.Root, "hooks", path)
+		hooks, err := agent.SubObject(f.Root, "hooks", path)
 		if err != nil {
 			return err
 		}
@@ -251,7 +238,7 @@ func UninstallHooksIn(repoRoot string) error {
 		}
 	}
 	if _, ok := f.Root.Get("permissions"); ok {
-		perms, err := subObject(f.Root, "permissions", path)
+		perms, err := agent.SubObject(f.Root, "permissions", path)
 		if err != nil {
 			return err
 		}
@@ -292,7 +279,7 @@ func HooksInstalledIn(repoRoot string) (bool, error) {
 	if err != nil || !f.Exists {
 		return false, err
 	}
-	hooks, err := subObject(f.Root, "hooks", path)
+	hooks, err := agent.SubObject(f.Root, "hooks", path)
 	if err != nil {
 		return false, err
 	}
@@ -314,7 +301,7 @@ func removeRenderRefsEnv(root *agent.Object, path string) error {
 	if _, ok := root.Get("env"); !ok {
 		return nil
 	}
-	env, err := subObject(root, "env", path)
+	env, err := agent.SubObject(root, "env", path)
 	if err != nil {
 		return err
 	}

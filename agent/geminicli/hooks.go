@@ -140,18 +140,6 @@ func (a *Agent) GetSupportedHooks() []agent.HookType {
 	return out
 }
 
-func subObject(root *agent.Object, key, path string) (*agent.Object, error) {
-	raw, ok := root.Get(key)
-	if !ok || string(raw) == "null" {
-		return &agent.Object{}, nil
-	}
-	obj, err := agent.ParseObject(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %q is not an object", path, agent.ErrInvalidSettings, key)
-	}
-	return obj, nil
-}
-
 // InstallHooksIn merges Entire's hooks into <repoRoot>/.gemini/settings.json
 // and sets hooksConfig.enabled to true (Gemini CLI 0.26 runs no hooks
 // without it), following the agent.HookInstaller contract. New files are
@@ -163,11 +151,11 @@ func InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error)
 	if err != nil {
 		return 0, err
 	}
-	hooks, err := subObject(f.Root, "hooks", path)
+	hooks, err := agent.SubObject(f.Root, "hooks", path)
 	if err != nil {
 		return 0, err
 	}
-	cfg, err := subObject(f.Root, "hooksConfig", path)
+	cfg, err := agent.SubObject(f.Root, "hooksConfig", path)
 	if err != nil {
 		return 0, err
 	}
@@ -204,7 +192,7 @@ func UninstallHooksIn(repoRoot string) error {
 	if _, ok := f.Root.Get("hooks"); !ok {
 		return nil
 	}
-	hooks, err := subObject(f.Root, "hooks", path)
+	hooks, err := agent.SubObject(f.Root, "hooks", path)
 	if err != nil {
 		return err
 	}
@@ -220,7 +208,7 @@ func UninstallHooksIn(repoRoot string) error {
 		return f.SaveOrRemove()
 	}
 	if _, ok := f.Root.Get("hooksConfig"); ok {
-		cfg, err := subObject(f.Root, "hooksConfig", path)
+		cfg, err := agent.SubObject(f.Root, "hooksConfig", path)
 		if err != nil {
 			return err
 		}
@@ -255,7 +243,7 @@ func HooksInstalledIn(repoRoot string) (bool, error) {
 	if err != nil || !f.Exists {
 		return false, err
 	}
-	hooks, err := subObject(f.Root, "hooks", path)
+	hooks, err := agent.SubObject(f.Root, "hooks", path)
 	if err != nil {
 		return false, err
 	}

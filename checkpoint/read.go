@@ -52,16 +52,12 @@ func (s *Store) tip() (plumbing.Hash, error) {
 // no metadata branch.
 func (s *Store) rootTree() (*object.Tree, error) {
 	tip, err := s.tip()
-	if err != nil || tip.IsZero() {
+	if err != nil {
 		return nil, err
 	}
-	c, err := s.repo.Git.CommitObject(tip)
+	t, err := s.repo.CommitTree(tip)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", MetadataBranch, err)
-	}
-	t, err := c.Tree()
-	if err != nil {
-		return nil, fmt.Errorf("read %s tree: %w", MetadataBranch, err)
 	}
 	return t, nil
 }

@@ -273,3 +273,20 @@ func hashStream(t plumbing.ObjectType, src io.Reader, size int64) (plumbing.Hash
 	copy(h[:], hs.Sum(nil))
 	return h, nil
 }
+
+// CommitTree returns the root tree of commit, or nil (and no error) for
+// plumbing.ZeroHash: the tree of a branch that does not exist yet.
+func (r *Repo) CommitTree(commit plumbing.Hash) (*object.Tree, error) {
+	if commit.IsZero() {
+		return nil, nil
+	}
+	c, err := r.Git.CommitObject(commit)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", commit, err)
+	}
+	t, err := r.Git.TreeObject(c.TreeHash)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", c.TreeHash, err)
+	}
+	return t, nil
+}

@@ -41,7 +41,7 @@ func (s *Store) lookup(id string) (*storedHide, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := s.rootTree(cur)
+	root, err := s.repo.CommitTree(cur)
 	if err != nil {
 		return nil, err
 	}

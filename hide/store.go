@@ -133,7 +133,7 @@ func (s *Store) Put(kind, source string, content []byte, meta map[string]string)
 	now := s.now()
 	entry.CreatedAt = now.Unix()
 	_, err := s.repo.UpdateRefFunc(ctx, BranchRef, func(cur plumbing.Hash) (plumbing.Hash, error) {
-		root, err := s.rootTree(cur)
+		root, err := s.repo.CommitTree(cur)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -187,7 +187,7 @@ func (s *Store) Delete(id string) error {
 	}
 	var removed plumbing.Hash
 	_, err := s.repo.UpdateRefFunc(context.Background(), BranchRef, func(cur plumbing.Hash) (plumbing.Hash, error) {
-		root, err := s.rootTree(cur)
+		root, err := s.repo.CommitTree(cur)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -215,7 +215,7 @@ func (s *Store) List() ([]StoreEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hide/store.List: %w", err)
 	}
-	root, err := s.rootTree(cur)
+	root, err := s.repo.CommitTree(cur)
 	if err != nil || root == nil {
 		return nil, err
 	}
@@ -324,22 +324,6 @@ func (s *Store) commit(parent plumbing.Hash, root *object.Tree, changes []gitrep
 		c.ParentHashes = []plumbing.Hash{parent}
 	}
 	return s.repo.WriteCommit(c)
-}
-
-// rootTree returns the tree of commit cur, or nil for ZeroHash.
-func (s *Store) rootTree(cur plumbing.Hash) (*object.Tree, error) {
-	if cur.IsZero() {
-		return nil, nil
-	}
-	c, err := s.repo.Git.CommitObject(cur)
-	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", cur, err)
-	}
-	t, err := s.repo.Git.TreeObject(c.TreeHash)
-	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", c.TreeHash, err)
-	}
-	return t, nil
 }
 
 // entryNames returns the set of names in root (nil root: none).

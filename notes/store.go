@@ -255,7 +255,7 @@ func (s *Store) list(ctx context.Context, pinnedOnly bool) ([]Note, error) {
 // build returning no changes skips the commit.
 func (s *Store) update(ctx context.Context, what string, build func(dir *object.Tree) ([]gitrepo.Change, error)) error {
 	_, err := s.repo.UpdateRefFunc(ctx, BranchRef, func(cur plumbing.Hash) (plumbing.Hash, error) {
-		root, err := s.rootTree(cur)
+		root, err := s.repo.CommitTree(cur)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -313,26 +313,11 @@ func (s *Store) agentTree(ctx context.Context) (*object.Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := s.rootTree(cur)
+	root, err := s.repo.CommitTree(cur)
 	if err != nil {
 		return nil, err
 	}
 	return s.subtree(root)
-}
-
-func (s *Store) rootTree(cur plumbing.Hash) (*object.Tree, error) {
-	if cur.IsZero() {
-		return nil, nil
-	}
-	c, err := s.repo.Git.CommitObject(cur)
-	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", cur, err)
-	}
-	t, err := s.repo.Git.TreeObject(c.TreeHash)
-	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", c.TreeHash, err)
-	}
-	return t, nil
 }
 
 // subtree returns the agent's directory in root, or nil.

@@ -420,13 +420,12 @@ func readShadowPrompts(repo *gitrepo.Repo, commit plumbing.Hash, sessionID strin
 
 // readShadowFile reads a file of a shadow commit's tree.
 func readShadowFile(repo *gitrepo.Repo, commit plumbing.Hash, path string) ([]byte, error) {
-	c, err := repo.Git.CommitObject(commit)
+	t, err := repo.CommitTree(commit)
 	if err != nil {
 		return nil, err
 	}
-	t, err := c.Tree()
-	if err != nil {
-		return nil, err
+	if t == nil {
+		return nil, fmt.Errorf("%s: %w", path, object.ErrFileNotFound)
 	}
 	f, err := t.File(path)
 	if err != nil {

@@ -72,15 +72,13 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 		return fail(oerr)
 	}
 	defer log.Close()
-	if hookType == agent.HookStop {
-		// A turn end redacts what it stores: build the rules meanwhile.
-		if p, ok := senv.Redactor.(interface{ Prewarm() }); ok {
-			p.Prewarm()
-		}
-	}
 	if err != nil {
 		log.Warn("bad hook input", "agent", string(agentName), "hook", verb, "error", err)
 		return fail(fmt.Errorf("entire hooks %s %s: %w", agentName, verb, err))
+	}
+	if hookType == agent.HookStop {
+		// A turn end redacts what it stores: build the rules meanwhile.
+		senv.Prewarm()
 	}
 	log.Debug("hook invoked", "agent", string(agentName), "hook", verb, "session_id", in.SessionID)
 	h := &agentHook{env: env, senv: senv, agent: ag, in: in, gemini: gemini}

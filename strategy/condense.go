@@ -45,7 +45,7 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 	}
 	id, linked := checkpoint.CheckpointOf(commit.Message)
 	if linked {
-		m.env.prewarm() // condensation redacts what it stores
+		m.env.Prewarm() // condensation redacts what it stores
 	}
 	sums := m.recentSessions()
 	if !linked {

@@ -22,9 +22,10 @@ type Redactor interface {
 	Text(s string) string
 }
 
-// prewarm lets a redactor that builds its rules lazily start doing so in
-// the background, while the hook waits on git.
-func (e *Env) prewarm() {
+// Prewarm lets a redactor that builds its rules lazily start doing so in
+// the background, so that a hook that will redact pays for it while it
+// waits on git. Calling it more than once is harmless.
+func (e *Env) Prewarm() {
 	if p, ok := e.Redactor.(interface{ Prewarm() }); ok {
 		p.Prewarm()
 	}

@@ -33,7 +33,6 @@ func (e *Env) turnEndHead(in TurnInput) (plumbing.Hash, error) {
 	if head.IsZero() {
 		return plumbing.ZeroHash, ErrNoCommits
 	}
-	e.prewarm() // a turn end redacts what it stores
 	if _, err := os.Stat(in.TranscriptPath); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("transcript %q: %w", in.TranscriptPath, err)
 	}

@@ -201,7 +201,8 @@ func truncateBytes(s string, max int) string {
 
 // subagentTranscript finds a subagent's own transcript file, "" if none.
 func subagentTranscript(in TaskInput) string {
-	if in.AgentID == "" {
+	if session.ValidateToolUseID(in.AgentID) != nil {
+		// Empty, or not a plain ID (it names files): no subagent transcript.
 		return ""
 	}
 	if st, ok := in.Agent.(SubagentTranscripts); ok {

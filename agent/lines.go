@@ -37,10 +37,7 @@ func ForEachLine(r io.Reader, fn func(line []byte) error) (consumed int64, lines
 			}
 			consumed += int64(len(line))
 			lines++
-			if long != nil {
-				long = long[:0:0]
-				long = nil
-			}
+			long = nil
 		case errors.Is(rerr, bufio.ErrBufferFull):
 			long = append(long, chunk...)
 		case errors.Is(rerr, io.EOF):

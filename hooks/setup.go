@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"os"
 	"time"
 
 	"github.com/entirecli/entire/gitrepo"
@@ -35,14 +34,6 @@ func open(env Env, repo *gitrepo.Repo, component string) (*strategy.Env, *loggin
 		CLIVersion: env.CLIVersion,
 	}
 	return senv, log, nil
-}
-
-// getenvOr returns env's lookup, or the process environment's.
-func getenvOr(env Env) func(string) string {
-	if env.Getenv != nil {
-		return env.Getenv
-	}
-	return os.Getenv
 }
 
 // since is the duration of a hook in milliseconds, for the log.

@@ -209,7 +209,7 @@ func TestEnableModes(t *testing.T) {
 			gittest.Fsck(t, dir)
 
 			before := repoSnapshot(t, dir)
-			out, errOut, code = runEntire(t, dir, nil, "", tt.args...)
+			_, errOut, code = runEntire(t, dir, nil, "", tt.args...)
 			if code != 0 {
 				t.Fatalf("second enable: exit %d %s", code, errOut)
 			}

@@ -26,12 +26,8 @@ func (a *Agent) ChunkTranscript(content []byte, maxSize int) ([][]byte, error) {
 	if DetectFormat(content) == FormatJSONL {
 		return agent.ChunkJSONL(content, maxSize)
 	}
-	doc, err := agent.ParseObject(content)
-	if err != nil {
-		return agent.ChunkJSONL(content, maxSize)
-	}
-	var msgs []json.RawMessage
-	if raw, ok := doc.Get("messages"); !ok || json.Unmarshal(raw, &msgs) != nil {
+	doc, msgs, ok := messagesDocument(content)
+	if !ok {
 		return agent.ChunkJSONL(content, maxSize)
 	}
 	doc.Set("messages", json.RawMessage("[]"))
@@ -82,9 +78,26 @@ func (a *Agent) ChunkTranscript(content []byte, maxSize int) ([][]byte, error) {
 	return chunks, nil
 }
 
+// messagesDocument parses content as a single-document transcript: a JSON
+// object whose "messages" member is an array. Chunking splits only such a
+// document by messages, and reassembly joins chunks that way only when the
+// first chunk is one, so both always take the same view of a file (anything
+// else is chunked and joined as lines).
+func messagesDocument(content []byte) (*agent.Object, []json.RawMessage, bool) {
+	doc, err := agent.ParseObject(content)
+	if err != nil {
+		return nil, nil, false
+	}
+	var msgs []json.RawMessage
+	if raw, ok := doc.Get("messages"); !ok || json.Unmarshal(raw, &msgs) != nil {
+		return nil, nil, false
+	}
+	return doc, msgs, true
+}
+
 // ReassembleTranscript reverses ChunkTranscript. A single chunk is returned
-// unchanged. Chunks of a single-JSON document (chunk 0 is an object with a
-// `messages` key) are merged into one document: chunk 0's keys in order,
+// unchanged. Chunks of a single-JSON document (chunk 0 is an object whose
+// `messages` member is an array) are merged into one document: chunk 0's keys in order,
 // messages concatenated, indented with two spaces like Gemini CLI writes it.
 // Anything else is joined as JSONL.
 func (a *Agent) ReassembleTranscript(chunks [][]byte) ([]byte, error) {
@@ -94,22 +107,19 @@ func (a *Agent) ReassembleTranscript(chunks [][]byte) ([]byte, error) {
 	if len(chunks) == 0 {
 		return nil, nil
 	}
-	doc, err := agent.ParseObject(chunks[0])
-	if err != nil {
-		return agent.ReassembleJSONL(chunks), nil
-	}
-	if _, ok := doc.Get("messages"); !ok {
+	doc, _, ok := messagesDocument(chunks[0])
+	if !ok {
 		return agent.ReassembleJSONL(chunks), nil
 	}
 	var all []json.RawMessage
-	for i, c := range chunks {
-		var part struct {
-			Messages []json.RawMessage `json:"messages"`
+	for _, c := range chunks {
+		_, msgs, ok := messagesDocument(c)
+		if !ok {
+			// Not chunks of one document after all (JSONL whose first
+			// line looks like one): lines, as they were split.
+			return agent.ReassembleJSONL(chunks), nil
 		}
-		if err := json.Unmarshal(c, &part); err != nil {
-			return nil, fmt.Errorf("reassemble gemini transcript: chunk %d: %w", i, err)
-		}
-		all = append(all, part.Messages...)
+		all = append(all, msgs...)
 	}
 	doc.Set("messages", agent.CompactArray(all))
 	return doc.Indent("  "), nil

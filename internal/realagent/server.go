@@ -1,0 +1,234 @@
+package realagent
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Usage is the token usage the server reports for one model response.
+// Claude gets input, cache creation, cache read and output tokens; Gemini
+// gets prompt (Input), cached (CacheRead) and candidates (Output) tokens.
+type Usage struct {
+	Input         int
+	CacheCreation int
+	CacheRead     int
+	Output        int
+}
+
+// ToolCall is a tool call the scripted model makes.
+type ToolCall struct {
+	// Name is the tool's name as the client offers it (Write, write_file).
+	Name string
+	// Input is the tool's argument object; it is sent as JSON.
+	Input any
+}
+
+// Step is one scripted model response: the text it says and the tools it
+// calls. A step with tools ends with stop reason tool_use; one without ends
+// the turn.
+type Step struct {
+	Text  string
+	Tools []ToolCall
+	Usage Usage
+}
+
+// Script is what a model says, step by step, in a turn whose user prompt
+// carries the script's marker. Past its last step the server fails the
+// request (and the test).
+type Script []Step
+
+// Kind tells which client API a request was made on.
+type Kind string
+
+// Request kinds.
+const (
+	// KindClaude is an Anthropic Messages call (POST /v1/messages).
+	KindClaude Kind = "claude"
+	// KindGeminiStream is a Gemini agent-loop call (streamGenerateContent).
+	KindGeminiStream Kind = "gemini-stream"
+	// KindGeminiRouter is a Gemini JSON-mode call (generateContent), the
+	// client's model router or another utility call.
+	KindGeminiRouter Kind = "gemini-generate"
+)
+
+// Request is one model call the server answered.
+type Request struct {
+	Kind Kind
+	// Script is the name of the script that answered ("" for router calls).
+	Script string
+	// Step is the step of the script that answered.
+	Step int
+	// Usage is the usage sent with the answer.
+	Usage Usage
+}
+
+// markerRe finds a script marker in a user message's own text.
+var markerRe = regexp.MustCompile(`SCRIPT:([A-Za-z0-9_-]+)`)
+
+// Server is a scripted model server for Claude Code and Gemini CLI on
+// 127.0.0.1. It is stateless in what it answers: the step of a script is
+// the number of model messages after the last user message whose own text
+// holds the script's marker, so a client's retry gets the same answer.
+// Requests on paths it does not serve, past MaxRequests, or past a script's
+// end fail the test.
+type Server struct {
+	t           testing.TB
+	srv         *http.Server
+	ln          net.Listener
+	maxRequests int
+
+	mu       sync.Mutex
+	scripts  map[string]Script
+	requests []Request
+	served   int
+}
+
+// DefaultMaxRequests bounds how many requests a server answers.
+const DefaultMaxRequests = 200
+
+// NewServer starts a server on a free port of 127.0.0.1 that answers the
+// given scripts; it stops when the test ends.
+func NewServer(t testing.TB, scripts map[string]Script) *Server {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("model server: %v", err)
+	}
+	s := &Server{t: t, ln: ln, scripts: map[string]Script{}, maxRequests: DefaultMaxRequests}
+	for name, sc := range scripts {
+		s.scripts[name] = sc
+	}
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve)}
+	go s.srv.Serve(ln)
+	t.Cleanup(func() { s.srv.Close() })
+	return s
+}
+
+// URL returns the server's base URL, http://127.0.0.1:<port>.
+func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
+
+// SetScript adds or replaces a script.
+func (s *Server) SetScript(name string, sc Script) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scripts[name] = sc
+}
+
+// Requests returns the model calls answered so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Calls returns the calls of the given kind answered by any of the named
+// scripts, and their summed usage.
+func (s *Server) Calls(kind Kind, scripts ...string) (n int, u Usage) {
+	for _, r := range s.Requests() {
+		if r.Kind != kind || !contains(scripts, r.Script) {
+			continue
+		}
+		n++
+		u.Input += r.Usage.Input
+		u.CacheCreation += r.Usage.CacheCreation
+		u.CacheRead += r.Usage.CacheRead
+		u.Output += r.Usage.Output
+	}
+	return n, u
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// fail records a test error and answers an HTTP error, so the client
+// stops instead of looping.
+func (s *Server) fail(w http.ResponseWriter, code int, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	s.t.Errorf("model server: %s", msg)
+	http.Error(w, msg, code)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.served++
+	over := s.served > s.maxRequests
+	s.mu.Unlock()
+	if over {
+		s.fail(w, http.StatusTooManyRequests, "more than %d requests", s.maxRequests)
+		return
+	}
+	path := r.URL.Path
+	switch {
+	case r.Method == http.MethodHead && path == "/":
+		w.WriteHeader(http.StatusOK)
+	case r.Method == http.MethodPost && path == "/v1/messages/count_tokens":
+		writeJSON(w, map[string]any{"input_tokens": 1})
+	case r.Method == http.MethodPost && path == "/v1/messages":
+		s.claude(w, r)
+	case r.Method == http.MethodPost && strings.HasPrefix(path, "/v1beta/models/") && strings.HasSuffix(path, ":streamGenerateContent"):
+		s.gemini(w, r, true)
+	case r.Method == http.MethodPost && strings.HasPrefix(path, "/v1beta/models/") && strings.HasSuffix(path, ":generateContent"):
+		s.gemini(w, r, false)
+	default:
+		io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
+		s.fail(w, http.StatusNotFound, "unexpected request %s %s", r.Method, r.URL)
+	}
+}
+
+// readBody reads a request body of at most 64 MiB.
+func readBody(r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil {
+		return nil, fmt.Errorf("read request body: %w", err)
+	}
+	return b, nil
+}
+
+// pick finds the script and step for a conversation. texts[i] is the own
+// text of message i when it is a user message ("" for tool results and
+// model messages); model[i] tells whether message i is the model's.
+func (s *Server) pick(texts []string, model []bool) (name string, step int, sc Script, ok bool) {
+	last := -1
+	for i := len(texts) - 1; i >= 0; i-- {
+		if m := markerRe.FindStringSubmatch(texts[i]); m != nil && !model[i] {
+			name, last = m[1], i
+			break
+		}
+	}
+	if last < 0 {
+		return "", 0, nil, false
+	}
+	for i := last + 1; i < len(model); i++ {
+		if model[i] {
+			step++
+		}
+	}
+	s.mu.Lock()
+	sc, ok = s.scripts[name]
+	s.mu.Unlock()
+	return name, step, sc, ok
+}
+
+func (s *Server) record(r Request) {
+	s.mu.Lock()
+	s.requests = append(s.requests, r)
+	s.mu.Unlock()
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}

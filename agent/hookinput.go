@@ -64,24 +64,25 @@ func DecodeHookInput(hookType HookType, r io.Reader) (*HookInput, error) {
 		return nil, fmt.Errorf("parse hook input: %w: %v", ErrMalformedInput, err)
 	}
 	in := &HookInput{
-		HookType:             hookType,
-		SessionID:            p.SessionID,
-		SessionRef:           p.TranscriptPath,
-		Cwd:                  p.Cwd,
-		EventName:            p.HookEventName,
-		UserPrompt:           p.Prompt,
-		ToolName:             p.ToolName,
-		ToolUseID:            p.ToolUseID,
-		ToolInput:            nullToNil(p.ToolInput),
-		ToolResponse:         nullToNil(p.ToolResponse),
-		AgentID:              p.AgentID,
-		SubagentType:         p.AgentType,
-		AgentTranscriptPath:  p.AgentTranscriptPath,
-		LastAssistantMessage: p.LastAssistantMessage,
-		StopHookActive:       p.StopHookActive,
-		Source:               p.Source,
-		Reason:               p.Reason,
-		RawData:              raw,
+		HookType:                hookType,
+		SessionID:               p.SessionID,
+		SessionRef:              p.TranscriptPath,
+		Cwd:                     p.Cwd,
+		EventName:               p.HookEventName,
+		UserPrompt:              p.Prompt,
+		ToolName:                p.ToolName,
+		ToolUseID:               p.ToolUseID,
+		ToolInput:               nullToNil(p.ToolInput),
+		ToolResponse:            nullToNil(p.ToolResponse),
+		AgentID:                 p.AgentID,
+		SubagentType:            p.AgentType,
+		AgentTranscriptPath:     p.AgentTranscriptPath,
+		LastAssistantMessage:    p.LastAssistantMessage,
+		HasLastAssistantMessage: hasKey(raw, "last_assistant_message"),
+		StopHookActive:          p.StopHookActive,
+		Source:                  p.Source,
+		Reason:                  p.Reason,
+		RawData:                 raw,
 	}
 	if p.Timestamp != "" {
 		if t, err := time.Parse(time.RFC3339Nano, p.Timestamp); err == nil {
@@ -89,6 +90,12 @@ func DecodeHookInput(hookType HookType, r io.Reader) (*HookInput, error) {
 		}
 	}
 	return in, nil
+}
+
+// hasKey reports whether the payload has the key with a non-null value.
+func hasKey(raw map[string]interface{}, key string) bool {
+	v, ok := raw[key]
+	return ok && v != nil
 }
 
 func nullToNil(m json.RawMessage) []byte {

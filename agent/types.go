@@ -89,6 +89,10 @@ type HookInput struct {
 
 	// LastAssistantMessage is the final assistant text (Stop, SubagentStop).
 	LastAssistantMessage string
+	// HasLastAssistantMessage is true when the payload carried the final
+	// assistant text, even empty (clients older than Claude Code 2.1 do
+	// not send it).
+	HasLastAssistantMessage bool
 	// StopHookActive is true when a Stop hook already continued the turn.
 	StopHookActive bool
 	// Source is the SessionStart source (startup, resume, clear, ...).

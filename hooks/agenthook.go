@@ -1,15 +1,12 @@
 package hooks
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
-	"time"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/agent/claudecode"
@@ -143,9 +140,7 @@ func (h *agentHook) dispatch(ctx context.Context, verb string, t agent.HookType)
 	case agent.HookUserPromptSubmit:
 		return nil, st.TurnStart(ctx, ti)
 	case agent.HookStop:
-		if !h.gemini {
-			waitForFlush(h.in.SessionRef, h.env.Now(), 3*time.Second)
-		}
+		ti.End = agent.TurnEnd{FinalAnswer: h.in.LastAssistantMessage, HasFinalAnswer: h.in.HasLastAssistantMessage}
 		return nil, st.TurnEnd(ctx, ti)
 	case agent.HookSubagentStart:
 		return h.subagentStart(), nil
@@ -197,51 +192,6 @@ func todoDescription(todos []claudecode.Todo) string {
 		return fmt.Sprintf("Planning: %d todos", len(todos))
 	}
 	return ""
-}
-
-// waitForFlush waits (up to limit) until Claude Code has written the
-// hook_progress line it appends before running a Stop hook, so that the
-// transcript holds the whole turn. It reads only the file's last 4 KiB.
-func waitForFlush(path string, start time.Time, limit time.Duration) {
-	deadline := time.Now().Add(limit)
-	for {
-		if flushed(path, start) || time.Now().After(deadline) {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-func flushed(path string, start time.Time) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return true // nothing to wait for
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return true
-	}
-	from := max(0, fi.Size()-4096)
-	buf := make([]byte, fi.Size()-from)
-	if _, err := f.ReadAt(buf, from); err != nil && !errors.Is(err, io.EOF) {
-		return true
-	}
-	for _, line := range bytes.Split(buf, []byte("\n")) {
-		if !bytes.Contains(line, []byte("hooks claude-code stop")) {
-			continue
-		}
-		var v struct {
-			Timestamp time.Time `json:"timestamp"`
-		}
-		if json.Unmarshal(line, &v) != nil {
-			continue
-		}
-		if d := v.Timestamp.Sub(start); d > -2*time.Second && d < 2*time.Second {
-			return true
-		}
-	}
-	return false
 }
 
 func writeJSON(w io.Writer, v any) {

@@ -151,7 +151,9 @@ func (a *AutoCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 		return err
 	}
 	pre, _ := session.ReadPrePrompt(repo.Root, in.SessionID)
-	ws, err := readStatus(ctx, repo)
+	status := a.env.statusAtTurnEnd(ctx)
+	a.env.awaitTurnEnd(ctx, in, a.env.turnStartCursor(in.SessionID))
+	ws, err := status()
 	if err != nil {
 		return err
 	}

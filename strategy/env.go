@@ -50,6 +50,9 @@ type Env struct {
 	// Stderr receives progress lines meant for a person.
 	Stderr io.Writer
 	Now    func() time.Time
+	// After waits like time.After (nil: time.After); with Now it is the
+	// clock of the turn-end wait, injected by tests.
+	After func(time.Duration) <-chan time.Time
 	// Getenv looks up ENTIRE_TEST_TTY and the like.
 	Getenv func(string) string
 	// CLIVersion is recorded in metadata.
@@ -73,6 +76,8 @@ type TurnInput struct {
 	// Cwd is the agent's working directory, for resolving relative paths
 	// in the transcript ("" means the repository root).
 	Cwd string
+	// End is what a turn-end hook said about the turn (zero otherwise).
+	End agent.TurnEnd
 }
 
 // TaskInput is a subagent (Task/Agent tool) event.

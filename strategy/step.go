@@ -50,15 +50,12 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 		return err
 	}
 	pre, _ := session.ReadPrePrompt(repo.Root, in.SessionID)
-	// The one git status of this hook runs while the transcript is read
-	// and redacted: they are independent, and there are two cores.
-	statusDone := make(chan struct{})
+	// The one git status of this hook runs while the transcript is
+	// awaited, read and redacted: they are independent, and there are two
+	// cores.
+	status := m.env.statusAtTurnEnd(ctx)
+	m.env.awaitTurnEnd(ctx, in, m.env.turnStartCursor(in.SessionID))
 	var ws *worktreeStatus
-	var statusErr error
-	go func() {
-		defer close(statusDone)
-		ws, statusErr = readStatus(ctx, repo)
-	}()
 	err = m.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {
 		if in.TranscriptPath != "" {
 			st.TranscriptPath = in.TranscriptPath
@@ -73,8 +70,8 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 		}()
 		src, srcErr := m.readTranscript(st, in)
 		<-scanned
-		<-statusDone
-		if statusErr != nil {
+		var statusErr error
+		if ws, statusErr = status(); statusErr != nil {
 			return statusErr
 		}
 		if srcErr != nil {
@@ -102,7 +99,7 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 		m.finalizeTurnCheckpoints(ctx, st, in)
 		return nil
 	})
-	<-statusDone
+	status() // never leave it running
 	if err != nil {
 		return fmt.Errorf("end turn: %w", err)
 	}
@@ -132,7 +129,7 @@ func (m *ManualCommit) initState(st *session.State, in TurnInput, head plumbing.
 // analysed is logged and treated as empty: the files git reports are still
 // checkpointed.
 func (m *ManualCommit) scan(in TurnInput, from checkpointCursor) *agent.Analysis {
-	empty := &agent.Analysis{From: from, To: from}
+	empty := &agent.Analysis{From: from, To: from, LastAssistant: in.End.FinalAnswer}
 	sc, ok := scanner(in.Agent)
 	if !ok || in.TranscriptPath == "" {
 		return empty
@@ -141,6 +138,11 @@ func (m *ManualCommit) scan(in TurnInput, from checkpointCursor) *agent.Analysis
 	if err != nil {
 		m.env.Log.Warn("scan transcript", "path", in.TranscriptPath, "error", err)
 		return empty
+	}
+	if in.End.FinalAnswer != "" {
+		// The client's own word for the turn's final answer: it holds
+		// even when the transcript lacks it.
+		a.LastAssistant = in.End.FinalAnswer
 	}
 	return a
 }

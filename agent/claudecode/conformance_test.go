@@ -115,7 +115,7 @@ func claudeHookCases() []agenttest.HookCase {
 		{Verb: "session-end", Payload: `{` + base + `,"hook_event_name":"SessionEnd","reason":"prompt_input_exit"}`,
 			Want: agent.HookInput{HookType: agent.HookSessionEnd, SessionID: "s1", SessionRef: "/t/s1.jsonl", Cwd: "/repo", EventName: "SessionEnd", Reason: "prompt_input_exit"}},
 		{Verb: "stop", Payload: `{` + base + `,"hook_event_name":"Stop","stop_hook_active":true,"last_assistant_message":"All done."}`,
-			Want: agent.HookInput{HookType: agent.HookStop, SessionID: "s1", SessionRef: "/t/s1.jsonl", Cwd: "/repo", EventName: "Stop", StopHookActive: true, LastAssistantMessage: "All done."}},
+			Want: agent.HookInput{HookType: agent.HookStop, SessionID: "s1", SessionRef: "/t/s1.jsonl", Cwd: "/repo", EventName: "Stop", StopHookActive: true, LastAssistantMessage: "All done.", HasLastAssistantMessage: true}},
 		{Verb: "user-prompt-submit", Payload: `{` + base + `,"hook_event_name":"UserPromptSubmit","prompt":"Fix \"it\"\nnow"}`,
 			Want: agent.HookInput{HookType: agent.HookUserPromptSubmit, SessionID: "s1", SessionRef: "/t/s1.jsonl", Cwd: "/repo", EventName: "UserPromptSubmit", UserPrompt: "Fix \"it\"\nnow"}},
 		{Verb: "pre-task", Payload: `{` + base + `,"hook_event_name":"PreToolUse","tool_name":"Agent","tool_use_id":"toolu_9","tool_input":{"description":"Explore","prompt":"Look","subagent_type":"Explore"}}`,
@@ -134,7 +134,7 @@ func claudeHookCases() []agenttest.HookCase {
 			Want: agent.HookInput{HookType: agent.HookSubagentStart, SessionID: "s1", SessionRef: "/t/s1.jsonl", Cwd: "/repo", EventName: "SubagentStart", AgentID: "sub1", SubagentType: "Explore"}},
 		{Verb: "subagent-stop", Payload: `{` + base + `,"hook_event_name":"SubagentStop","agent_id":"sub1","agent_type":"Explore","agent_transcript_path":"/t/s1/subagents/agent-sub1.jsonl","last_assistant_message":"report","stop_hook_active":false}`,
 			Want: agent.HookInput{HookType: agent.HookSubagentStop, SessionID: "s1", SessionRef: "/t/s1.jsonl", Cwd: "/repo", EventName: "SubagentStop", AgentID: "sub1", SubagentType: "Explore",
-				AgentTranscriptPath: "/t/s1/subagents/agent-sub1.jsonl", LastAssistantMessage: "report"}},
+				AgentTranscriptPath: "/t/s1/subagents/agent-sub1.jsonl", LastAssistantMessage: "report", HasLastAssistantMessage: true}},
 	}
 }
 

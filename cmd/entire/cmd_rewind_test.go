@@ -101,7 +101,7 @@ func (r *sessionRepo) turnWith(prompt string, files map[string]string, shell fun
 		shell()
 	}
 	r.appendTranscript(map[string]any{"type": "assistant", "uuid": fmt.Sprintf("done%d", r.turn), "message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Done with " + prompt}}}})
-	r.hook("stop", map[string]any{"hook_event_name": "Stop"})
+	r.hook("stop", map[string]any{"hook_event_name": "Stop", "last_assistant_message": "Done with " + prompt})
 }
 
 type listedPoint struct {

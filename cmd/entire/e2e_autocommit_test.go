@@ -108,7 +108,7 @@ func TestAutoCommitSessionEndToEnd(t *testing.T) {
 	if ft, _ := json.Marshal(m["files_touched"]); string(ft) != `["bye.txt","src/app.go"]` {
 		t.Errorf("turn 2 files_touched %s", ft)
 	}
-	if m["checkpoint_transcript_start"] != float64(4) || m["checkpoints_count"] != float64(1) {
+	if m["checkpoint_transcript_start"] != float64(3) || m["checkpoints_count"] != float64(1) { // turn 1: prompt, Write, answer
 		t.Errorf("turn 2 metadata %v", m)
 	}
 	if n := gittest.Git(t, r.dir, "rev-list", "--count", base+"..HEAD"); n != "2" {

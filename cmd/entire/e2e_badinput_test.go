@@ -94,8 +94,7 @@ func TestE2EBadHookInput(t *testing.T) {
 	}
 	r.startTurn(r.dir, "Write locked")
 	r.writeFiles(map[string]string{"locked.txt": "locked\n"})
-	r.appendTranscript(map[string]any{"type": "progress", "uuid": "lp", "data": map[string]any{"type": "hook_progress", "hookEvent": "Stop", "command": "entire hooks claude-code stop"}})
-	if _, errOut, code := r.hookIn(r.dir, "stop", map[string]any{}); code != 0 && code != 1 {
+	if _, errOut, code := r.hookIn(r.dir, "stop", map[string]any{"last_assistant_message": ""}); code != 0 && code != 1 {
 		t.Errorf("stop with a locked index: exit %d %s", code, errOut)
 	}
 	os.Remove(lock)

@@ -84,13 +84,13 @@ func (r *sessionRepo) writeFiles(files map[string]string) {
 	}
 }
 
-// endTurn appends the final answer and Claude Code's Stop hook_progress
-// line, then runs the Stop hook from dir.
+// endTurn appends the final answer, then runs the Stop hook from dir with
+// it as last_assistant_message, as Claude Code 2.1 does (no hook_progress
+// line; see TestE2EStopOlderClient for that).
 func (r *sessionRepo) endTurn(dir, answer string) string {
 	r.t.Helper()
-	r.appendTranscript(map[string]any{"type": "assistant", "uuid": fmt.Sprintf("%s-done%d", r.sessionID, r.turn), "message": map[string]any{"id": fmt.Sprintf("msg_%s_done_%d", r.sessionID, r.turn), "role": "assistant", "content": []any{map[string]any{"type": "text", "text": answer}}}},
-		map[string]any{"type": "progress", "uuid": fmt.Sprintf("%s-p%d", r.sessionID, r.turn), "data": map[string]any{"type": "hook_progress", "hookEvent": "Stop", "command": "entire hooks claude-code stop"}})
-	return r.mustHookIn(dir, "stop", map[string]any{"hook_event_name": "Stop"})
+	r.appendTranscript(map[string]any{"type": "assistant", "uuid": fmt.Sprintf("%s-done%d", r.sessionID, r.turn), "message": map[string]any{"id": fmt.Sprintf("msg_%s_done_%d", r.sessionID, r.turn), "role": "assistant", "content": []any{map[string]any{"type": "text", "text": answer}}}})
+	return r.mustHookIn(dir, "stop", map[string]any{"hook_event_name": "Stop", "last_assistant_message": answer})
 }
 
 // playTurn plays a whole turn from the repository root.

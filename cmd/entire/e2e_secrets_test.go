@@ -62,8 +62,8 @@ func TestSecretsNeverStored(t *testing.T) {
 	gittest.WriteFile(t, r.dir, "app.env.example", "KEY=changeme\n")
 	r.appendTranscript(map[string]any{"type": "assistant", "uuid": "w1", "message": map[string]any{"id": "msg_w", "role": "assistant",
 		"content": []any{map[string]any{"type": "tool_use", "id": "toolu_w", "name": "Write", "input": map[string]any{"file_path": r.dir + "/app.env.example", "content": "KEY=changeme\n"}}}}},
-		map[string]any{"type": "progress", "uuid": "pp", "data": map[string]any{"type": "hook_progress", "hookEvent": "Stop", "command": "entire hooks claude-code stop"}})
-	r.hook("stop", map[string]any{"hook_event_name": "Stop"})
+		map[string]any{"type": "assistant", "uuid": "done", "message": map[string]any{"id": "msg_done", "role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Wrote the example env file."}}}})
+	r.hook("stop", map[string]any{"hook_event_name": "Stop", "last_assistant_message": "Wrote the example env file."})
 
 	// Gemini CLI: the secrets in prompts and answers of a JSON transcript.
 	g := newGeminiSession(r, "9f0e8d7c-gemini-session", false)

@@ -89,9 +89,8 @@ func (r *sessionRepo) agentTurn(prompt string, files map[string]string) string {
 			"usage":   map[string]any{"input_tokens": 10, "output_tokens": 5},
 		}})
 	}
-	r.appendTranscript(map[string]any{"type": "assistant", "uuid": fmt.Sprintf("done%d", r.turn), "message": map[string]any{"id": fmt.Sprintf("msg_done_%d", r.turn), "role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Done with " + prompt}}}},
-		map[string]any{"type": "progress", "uuid": fmt.Sprintf("p%d", r.turn), "data": map[string]any{"type": "hook_progress", "hookEvent": "Stop", "command": "entire hooks claude-code stop"}})
-	_, errOut := r.hook("stop", map[string]any{"hook_event_name": "Stop"})
+	r.appendTranscript(map[string]any{"type": "assistant", "uuid": fmt.Sprintf("done%d", r.turn), "message": map[string]any{"id": fmt.Sprintf("msg_done_%d", r.turn), "role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Done with " + prompt}}}})
+	_, errOut := r.hook("stop", map[string]any{"hook_event_name": "Stop", "last_assistant_message": "Done with " + prompt})
 	return errOut
 }
 

@@ -150,9 +150,8 @@ func TestSubagentConclusionEndToEnd(t *testing.T) {
 	}
 
 	// The turn ends, the user commits.
-	r.appendTranscript(map[string]any{"type": "assistant", "uuid": "done", "message": map[string]any{"id": "msg_done", "role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Done"}}}},
-		map[string]any{"type": "progress", "uuid": "p1", "data": map[string]any{"type": "hook_progress", "hookEvent": "Stop", "command": "entire hooks claude-code stop"}})
-	r.hook("stop", map[string]any{"hook_event_name": "Stop"})
+	r.appendTranscript(map[string]any{"type": "assistant", "uuid": "done", "message": map[string]any{"id": "msg_done", "role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Done"}}}})
+	r.hook("stop", map[string]any{"hook_event_name": "Stop", "last_assistant_message": "Done"})
 	id, _ := r.commit("Add layout docs", nil, "docs/layout.md")
 	raw = r.slotFile(id, "tasks/toolu_agent1/conclusion.json")
 	if err := json.Unmarshal([]byte(raw), &task); err != nil || task.Engine != "claude-code" || task.Status != "completed" ||
@@ -219,9 +218,8 @@ func TestRenderReferencesEndToEnd(t *testing.T) {
 			"toolUseResult": map[string]any{"stdout": "", "stderr": errOut, "interrupted": false, "isImage": false}},
 		map[string]any{"type": "assistant", "uuid": "a2", "message": map[string]any{"id": "msg_a2", "role": "assistant",
 			"content": []any{map[string]any{"type": "tool_use", "id": "toolu_w1", "name": "Write", "input": map[string]any{"file_path": filepath.Join(r.dir, "layout.txt"), "content": "cmd/ pkg/\n"}}}}},
-		map[string]any{"type": "assistant", "uuid": "done", "message": map[string]any{"id": "msg_done", "role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Saved."}}}},
-		map[string]any{"type": "progress", "uuid": "p1", "data": map[string]any{"type": "hook_progress", "hookEvent": "Stop", "command": "entire hooks claude-code stop"}})
-	r.hook("stop", map[string]any{"hook_event_name": "Stop"})
+		map[string]any{"type": "assistant", "uuid": "done", "message": map[string]any{"id": "msg_done", "role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Saved."}}}})
+	r.hook("stop", map[string]any{"hook_event_name": "Stop", "last_assistant_message": "Saved."})
 
 	// The agent's own git commit: the post-commit hook announces the checkpoint.
 	id, gitErr := r.commit("Record layout", refsOn, "layout.txt")
@@ -365,9 +363,8 @@ func TestRenderReferencesMidTurnCommit(t *testing.T) {
 		"content": []any{map[string]any{"type": "tool_use", "id": "toolu_w1", "name": "Write", "input": map[string]any{"file_path": filepath.Join(r.dir, "a.txt"), "content": "a\n"}}}}})
 	id, _ := r.commit("Add a", refsOn, "a.txt")
 	bash(2, "note", "save", "second-note", "two")
-	r.appendTranscript(map[string]any{"type": "assistant", "uuid": "done", "message": map[string]any{"id": "msg_done", "role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Done"}}}},
-		map[string]any{"type": "progress", "uuid": "p1", "data": map[string]any{"type": "hook_progress", "hookEvent": "Stop", "command": "entire hooks claude-code stop"}})
-	r.hook("stop", map[string]any{"hook_event_name": "Stop"})
+	r.appendTranscript(map[string]any{"type": "assistant", "uuid": "done", "message": map[string]any{"id": "msg_done", "role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Done"}}}})
+	r.hook("stop", map[string]any{"hook_event_name": "Stop", "last_assistant_message": "Done"})
 
 	stored := r.slotFile(id, "full.jsonl")
 	if strings.Contains(stored, renderrefs.Marker) || !strings.Contains(stored, "Saved note second-note") {

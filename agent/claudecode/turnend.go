@@ -1,0 +1,211 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/entirecli/entire/agent"
+)
+
+var _ agent.TurnEndWatcher = (*Agent)(nil)
+
+// maxPendingLine bounds the incomplete last line a turn-end watch keeps
+// between calls; a longer one is dropped (it cannot be the short final
+// answer we look for) and the watch goes on after its newline.
+const maxPendingLine = 64 << 20
+
+// WatchTurnEnd returns a check that reports whether the transcript holds
+// the end of the turn that started at `from`. Claude Code may run the Stop
+// hook before it has written the turn's last assistant line.
+//
+// With the payload's last_assistant_message (Claude Code 2.1), the turn has
+// ended once an assistant entry after the turn's last prompt has that text
+// (trimmed). Without it (older clients), once the turn's `hook_progress`
+// line for the Stop hook is there. A present but empty message gives
+// nothing to wait for: the check is done at once. Each call reads only the
+// bytes appended since the previous one.
+func (a *Agent) WatchTurnEnd(path string, from agent.Position, end agent.TurnEnd) agent.TurnEndCheck {
+	from = from.Sanitized()
+	w := &turnEndWatch{path: path, offset: from.Offset, want: strings.TrimSpace(end.FinalAnswer), byAnswer: end.HasFinalAnswer}
+	if from.Offset == 0 {
+		w.skipLines = from.Entries
+	}
+	if w.byAnswer && w.want == "" {
+		return func() (bool, error) { return true, nil }
+	}
+	return w.check
+}
+
+// turnEndWatch is the state of one WatchTurnEnd check between calls.
+type turnEndWatch struct {
+	path      string
+	offset    int64  // next byte to read
+	pending   []byte // incomplete last line read so far
+	dropping  bool   // skipping the rest of an over-long line
+	skipLines int    // complete lines still to skip (a cursor without offset)
+	want      string
+	byAnswer  bool
+	// texts holds the text blocks of each assistant message since the
+	// turn's last prompt, by message ID (a response is split over lines).
+	texts map[string][]string
+	// matched is true when the end was seen after the turn's last prompt
+	// read so far; done once a whole read ends matched.
+	matched, done bool
+}
+
+func (w *turnEndWatch) check() (bool, error) {
+	if w.done {
+		return true, nil
+	}
+	f, err := os.Open(w.path)
+	if err != nil {
+		return false, fmt.Errorf("watch transcript: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("watch transcript: %w", err)
+	}
+	size := st.Size()
+	if size < w.offset {
+		// Rewritten (a rewind restored it): nothing read so far is
+		// trustworthy, and nothing in it is of this turn.
+		return false, nil
+	}
+	if size == w.offset {
+		return false, nil
+	}
+	buf := make([]byte, size-w.offset)
+	n, err := f.ReadAt(buf, w.offset)
+	if err != nil && err != io.EOF {
+		return false, fmt.Errorf("watch transcript %s: %w", w.path, err)
+	}
+	w.offset += int64(n)
+	w.feed(buf[:n])
+	// Decided on everything read: a prompt after the match means the
+	// match was an earlier turn's.
+	w.done = w.matched
+	return w.done, nil
+}
+
+// feed processes newly read bytes, line by line.
+func (w *turnEndWatch) feed(b []byte) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			if !w.dropping {
+				w.pending = append(w.pending, b...)
+				if len(w.pending) > maxPendingLine {
+					w.pending, w.dropping = nil, true
+				}
+			}
+			return
+		}
+		line := b[:i]
+		b = b[i+1:]
+		if w.dropping {
+			w.dropping = false
+			continue
+		}
+		if len(w.pending) > 0 {
+			line = append(w.pending, line...)
+			w.pending = nil
+		}
+		if w.skipLines > 0 {
+			w.skipLines--
+			continue
+		}
+		w.line(line)
+	}
+}
+
+// turnEndEntry is the part of a transcript line a turn-end watch reads.
+type turnEndEntry struct {
+	Type        string `json:"type"`
+	IsMeta      bool   `json:"isMeta"`
+	IsSidechain bool   `json:"isSidechain"`
+	Message     struct {
+		ID      string          `json:"id"`
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+	Data *struct {
+		Type      string `json:"type"`
+		HookEvent string `json:"hookEvent"`
+	} `json:"data"`
+}
+
+var (
+	assistantType = []byte(`"assistant"`)
+	userType      = []byte(`"user"`)
+	hookProgress  = []byte(`"hook_progress"`)
+)
+
+func (w *turnEndWatch) line(b []byte) {
+	// Most lines (tool results, attachments) are neither: skip them
+	// without decoding.
+	if !bytes.Contains(b, assistantType) && !bytes.Contains(b, userType) && !bytes.Contains(b, hookProgress) {
+		return
+	}
+	var e turnEndEntry
+	if json.Unmarshal(bytes.TrimSpace(b), &e) != nil || e.IsSidechain {
+		return
+	}
+	switch {
+	case e.Type == "user" && !e.IsMeta:
+		if agent.PromptText(agent.MessageText(e.Message.Content)) != "" {
+			// A new prompt: what came before belongs to an earlier turn.
+			w.texts, w.matched = nil, false
+		}
+	case e.Type == "assistant" && w.byAnswer:
+		w.assistant(e.Message.ID, e.Message.Content)
+	case e.Type == "progress" && !w.byAnswer && e.Data != nil:
+		if e.Data.Type == "hook_progress" && e.Data.HookEvent == "Stop" {
+			w.matched = true
+		}
+	}
+}
+
+// assistant records an assistant line's text blocks and checks whether
+// the message's text is the final answer.
+func (w *turnEndWatch) assistant(id string, content json.RawMessage) {
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if len(content) > 0 && content[0] == '"' {
+		var s string
+		if json.Unmarshal(content, &s) == nil && strings.TrimSpace(s) == w.want {
+			w.matched = true
+		}
+		return
+	}
+	if json.Unmarshal(content, &blocks) != nil {
+		return
+	}
+	if w.texts == nil {
+		w.texts = map[string][]string{}
+	}
+	for _, bl := range blocks {
+		if bl.Type != "text" {
+			continue
+		}
+		if strings.TrimSpace(bl.Text) == w.want {
+			w.matched = true
+			return
+		}
+		w.texts[id] = append(w.texts[id], bl.Text)
+	}
+	// A message of several text blocks: the client joins them.
+	if parts := w.texts[id]; len(parts) > 1 {
+		for _, sep := range []string{"\n\n", "\n", ""} {
+			if strings.TrimSpace(strings.Join(parts, sep)) == w.want {
+				w.matched = true
+				return
+			}
+		}
+	}
+}

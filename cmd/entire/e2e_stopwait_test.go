@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/entirecli/entire/gitrepo/gittest"
+)
+
+// shadowTranscript returns the transcript of the latest step on the
+// session's shadow branch.
+func shadowTranscript(t *testing.T, r *sessionRepo) string {
+	t.Helper()
+	shadows := shadowBranches(t, r.dir)
+	if len(shadows) != 1 {
+		t.Fatalf("shadow branches %v", shadows)
+	}
+	return gittest.Git(t, r.dir, "show", shadows[0]+":.entire/metadata/"+r.sessionID+"/full.jsonl")
+}
+
+// Claude Code 2.1 may run Stop before the turn's last assistant line is in
+// the transcript; last_assistant_message says what it will be. The Stop
+// hook waits for that line, no longer, and the checkpoint holds it.
+func TestE2EStopWaitsForLateFinalAnswer(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.startTurn(r.dir, "Write late.txt")
+	r.writeFiles(map[string]string{"late.txt": "late\n"})
+	final := "Wrote late.txt; all done."
+	payload, _ := json.Marshal(map[string]any{"session_id": r.sessionID, "transcript_path": r.transcript, "cwd": r.dir,
+		"hook_event_name": "Stop", "last_assistant_message": final})
+	cmd := exec.Command(entireBin, "hooks", "claude-code", "stop")
+	cmd.Dir = r.dir
+	cmd.Env = append(gittest.Env(t.TempDir()), r.env...)
+	cmd.Stdin = bytes.NewReader(payload)
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	r.appendTranscript(map[string]any{"type": "assistant", "uuid": "late-final", "message": map[string]any{"id": "msg_late", "role": "assistant",
+		"content": []any{map[string]any{"type": "text", "text": final}}}})
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("stop: %v\n%s", err, errOut.String())
+	}
+	elapsed := time.Since(start)
+	if !strings.Contains(shadowTranscript(t, r), final) {
+		t.Errorf("the checkpoint lacks the final answer written 300 ms after Stop started")
+	}
+	if elapsed >= 2500*time.Millisecond {
+		t.Errorf("stop took %s: it waited past the final answer", elapsed)
+	}
+	if strings.Contains(logText(r.dir), "does not show the turn's end") {
+		t.Errorf("the wait expired:\n%s", logText(r.dir))
+	}
+}
+
+// The turn's final line already there: Stop does not wait at all.
+func TestE2EStopNoWaitWhenComplete(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	// Two turns with the same final words: the second still finds its own.
+	for i := 0; i < 2; i++ {
+		r.startTurn(r.dir, "Write a file")
+		r.writeFiles(map[string]string{"f.txt": strings.Repeat("x", i+1)})
+		start := time.Now()
+		r.endTurn(r.dir, "Done.")
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("turn %d: stop took %s with the final answer in place", i+1, d)
+		}
+	}
+	if strings.Contains(logText(r.dir), "does not show the turn's end") {
+		t.Errorf("a wait expired:\n%s", logText(r.dir))
+	}
+}
+
+// Clients older than Claude Code 2.1 send no last_assistant_message and
+// write a hook_progress line for the Stop hook before running it: that
+// line ends the wait.
+func TestE2EStopOlderClient(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.startTurn(r.dir, "Write old.txt")
+	r.writeFiles(map[string]string{"old.txt": "old\n"})
+	r.appendTranscript(
+		map[string]any{"type": "assistant", "uuid": "old-final", "message": map[string]any{"id": "msg_old", "role": "assistant",
+			"content": []any{map[string]any{"type": "text", "text": "Old client done."}}}},
+		map[string]any{"type": "progress", "uuid": "old-p", "data": map[string]any{"type": "hook_progress", "hookEvent": "Stop", "command": "entire hooks claude-code stop"}})
+	start := time.Now()
+	r.mustHookIn(r.dir, "stop", map[string]any{"hook_event_name": "Stop"})
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("stop took %s with this turn's hook_progress line in place", d)
+	}
+	if !strings.Contains(shadowTranscript(t, r), "Old client done.") {
+		t.Error("the checkpoint lacks the final answer")
+	}
+}

@@ -1,0 +1,194 @@
+package strategy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/settings"
+)
+
+// fakeClock is an injected clock whose time moves only when the code under
+// test waits; hooks run at given times.
+type fakeClock struct {
+	mu    sync.Mutex
+	now   time.Time
+	at    []time.Time
+	hooks []func()
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// After advances the clock by d, runs the hooks now due and returns a
+// fired channel.
+func (c *fakeClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	var due []func()
+	for i := 0; i < len(c.at); {
+		if !c.at[i].After(c.now) {
+			due = append(due, c.hooks[i])
+			c.at = append(c.at[:i], c.at[i+1:]...)
+			c.hooks = append(c.hooks[:i], c.hooks[i+1:]...)
+			continue
+		}
+		i++
+	}
+	now := c.now
+	c.mu.Unlock()
+	for _, h := range due {
+		h()
+	}
+	ch := make(chan time.Time, 1)
+	ch <- now
+	return ch
+}
+
+// at runs fn once the clock has moved d past its start.
+func (c *fakeClock) atOffset(d time.Duration, fn func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.at = append(c.at, c.now.Add(d))
+	c.hooks = append(c.hooks, fn)
+}
+
+func appendJSONL(t *testing.T, path string, lines ...any) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, l := range lines {
+		b, _ := json.Marshal(l)
+		f.Write(append(b, '\n'))
+	}
+}
+
+// manualEnv is a manual-commit environment over a fresh repository whose
+// clock is c.
+func manualEnv(t *testing.T, c *fakeClock) (*Env, *bytes.Buffer) {
+	t.Helper()
+	env, _ := testEnv(t)
+	env.Settings = settings.Defaults()
+	var logs bytes.Buffer
+	env.Log = slog.New(slog.NewTextHandler(&logs, nil))
+	env.Now, env.After = c.Now, c.After
+	return env, &logs
+}
+
+// Claude Code may run Stop before it has written the turn's last assistant
+// line: the turn end waits (by the injected clock) until the line with the
+// payload's last_assistant_message is there, and the checkpoint holds it.
+func TestTurnEndWaitsForTheFinalAnswer(t *testing.T) {
+	t.Parallel()
+	clock := &fakeClock{now: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)}
+	env, logs := manualEnv(t, clock)
+	ag, err := agent.Get(agent.AgentNameClaudeCode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	transcript := filepath.Join(t.TempDir(), "s.jsonl")
+	in := TurnInput{Agent: ag, SessionID: "s1", TranscriptPath: transcript, Prompt: "write a"}
+	m := NewManualCommit(env)
+	ctx := context.Background()
+	if err := m.TurnStart(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	appendJSONL(t, transcript,
+		map[string]any{"type": "user", "uuid": "u1", "message": map[string]any{"role": "user", "content": "write a"}},
+		map[string]any{"type": "assistant", "uuid": "a1", "message": map[string]any{"id": "m1", "role": "assistant",
+			"content": []any{map[string]any{"type": "tool_use", "id": "t1", "name": "Write", "input": map[string]any{"file_path": "a.txt", "content": "a\n"}}}}})
+	gittest.WriteFile(t, env.Repo.Root, "a.txt", "a\n")
+	final := "Wrote a.txt for you."
+	clock.atOffset(300*time.Millisecond, func() {
+		appendJSONL(t, transcript, map[string]any{"type": "assistant", "uuid": "a2", "message": map[string]any{"id": "m2", "role": "assistant",
+			"content": []any{map[string]any{"type": "text", "text": final}}}})
+	})
+	start := clock.Now()
+	in.End = agent.TurnEnd{FinalAnswer: final, HasFinalAnswer: true}
+	if err := m.TurnEnd(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if waited := clock.Now().Sub(start); waited < 300*time.Millisecond || waited >= turnEndWaitLimit {
+		t.Errorf("waited %s by the clock, want from 300ms to below the %s limit", waited, turnEndWaitLimit)
+	}
+	branch := checkpoint.ShadowBranchName(gittest.Git(t, env.Repo.Root, "rev-parse", "HEAD"), env.Repo.WorktreeID)
+	stored := gittest.Git(t, env.Repo.Root, "show", branch+":"+checkpoint.MetadataDirPrefix+"s1/"+checkpoint.TranscriptFile)
+	if !strings.Contains(stored, final) {
+		t.Errorf("the checkpoint's transcript lacks the final answer:\n%s", stored)
+	}
+	if s := gittest.Git(t, env.Repo.Root, "show", branch+":"+checkpoint.MetadataDirPrefix+"s1/"+checkpoint.SummaryFile); s != final {
+		t.Errorf("summary.txt = %q", s)
+	}
+	if strings.Contains(logs.String(), "does not show the turn's end") {
+		t.Errorf("the wait expired:\n%s", logs)
+	}
+}
+
+// A final answer that never arrives costs the limit, by the injected clock,
+// and the turn is still checkpointed, with the payload's answer as summary.
+func TestTurnEndWaitIsBounded(t *testing.T) {
+	t.Parallel()
+	clock := &fakeClock{now: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)}
+	env, logs := manualEnv(t, clock)
+	ag, _ := agent.Get(agent.AgentNameClaudeCode)
+	transcript := filepath.Join(t.TempDir(), "s.jsonl")
+	in := TurnInput{Agent: ag, SessionID: "s1", TranscriptPath: transcript, Prompt: "write a"}
+	m := NewManualCommit(env)
+	ctx := context.Background()
+	if err := m.TurnStart(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	appendJSONL(t, transcript, map[string]any{"type": "user", "uuid": "u1", "message": map[string]any{"role": "user", "content": "write a"}})
+	gittest.WriteFile(t, env.Repo.Root, "a.txt", "a\n")
+	start := clock.Now()
+	in.End = agent.TurnEnd{FinalAnswer: "never written", HasFinalAnswer: true}
+	if err := m.TurnEnd(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if waited := clock.Now().Sub(start); waited < turnEndWaitLimit || waited > turnEndWaitLimit+turnEndPoll {
+		t.Errorf("waited %s, want the %s limit", waited, turnEndWaitLimit)
+	}
+	if !strings.Contains(logs.String(), "does not show the turn's end") {
+		t.Errorf("no log line for the expired wait:\n%s", logs)
+	}
+	branch := checkpoint.ShadowBranchName(gittest.Git(t, env.Repo.Root, "rev-parse", "HEAD"), env.Repo.WorktreeID)
+	if s := gittest.Git(t, env.Repo.Root, "show", branch+":"+checkpoint.MetadataDirPrefix+"s1/"+checkpoint.SummaryFile); s != "never written" {
+		t.Errorf("summary.txt = %q, want the payload's final answer", s)
+	}
+}
+
+// An agent that writes its transcript before the hook (Gemini CLI) is not
+// waited for.
+func TestTurnEndNoWaitForOtherAgents(t *testing.T) {
+	t.Parallel()
+	clock := &fakeClock{now: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)}
+	env, _ := manualEnv(t, clock)
+	ag := stubAgent{}
+	transcript := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(transcript, nil, 0o600)
+	in := TurnInput{Agent: ag, SessionID: "s1", TranscriptPath: transcript, End: agent.TurnEnd{FinalAnswer: "x", HasFinalAnswer: true}}
+	start := clock.Now()
+	NewManualCommit(env).env.awaitTurnEnd(context.Background(), in, agent.Position{})
+	if clock.Now() != start {
+		t.Errorf("waited %s for an agent without a turn-end watch", clock.Now().Sub(start))
+	}
+}
+
+// stubAgent is an agent with no optional capabilities.
+type stubAgent struct{ agent.Agent }

@@ -198,3 +198,13 @@ func (p Position) Sanitized() Position {
 	}
 	return p
 }
+
+// TranscriptEnder is implemented by agents that can tell, from a whole
+// transcript's content, the Position a scan from its start would end at
+// (TranscriptScanner's To), without analysing every entry. A rewind uses it
+// to put a session's cursor at the end of the transcript it wrote back.
+type TranscriptEnder interface {
+	// EndPosition returns the position just past the last complete entry
+	// of content.
+	EndPosition(content []byte) Position
+}

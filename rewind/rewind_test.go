@@ -13,6 +13,7 @@ import (
 	"time"
 
 	_ "github.com/entirecli/entire/agent/claudecode"
+	_ "github.com/entirecli/entire/agent/geminicli"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/gitrepo/gittest"
@@ -316,18 +317,29 @@ func TestSafePath(t *testing.T) {
 	}
 }
 
-func FuzzEndCursor(f *testing.F) {
-	f.Add([]byte("{\"uuid\":\"a\"}\n{\"uuid\":\"b\"}\n"))
-	f.Add([]byte("{\"uuid\":\"a\"}\nnot json\n"))
-	f.Add([]byte("{\n  \"messages\": []\n}\n"))
-	f.Add([]byte("\n\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		c := endCursor(data)
-		if c == nil {
-			return
+// The cursor a rewind leaves is the session agent's end position: Claude
+// JSONL counts lines and ends at the last uuid; Gemini JSONL counts lines
+// and ends at the last message record; a Gemini document counts messages.
+func TestEndCursorByAgent(t *testing.T) {
+	t.Parallel()
+	claude := "{\"type\":\"user\",\"uuid\":\"u1\"}\n{\"type\":\"assistant\",\"uuid\":\"a1\"}\n"
+	geminiJSONL := "{\"sessionId\":\"s\",\"projectHash\":\"h\",\"startTime\":\"t\"}\n" +
+		"{\"id\":\"m1\",\"type\":\"user\",\"content\":[{\"text\":\"hi\"}]}\n" +
+		"{\"id\":\"m2\",\"type\":\"gemini\",\"content\":\"yo\"}\n{\"$set\":{\"lastUpdated\":\"t\"}}\n"
+	geminiDoc := "{\n  \"sessionId\": \"s\",\n  \"messages\": [\n    {\"id\": \"m1\", \"type\": \"user\", \"content\": \"hi\"},\n    {\"id\": \"m2\", \"type\": \"gemini\", \"content\": \"yo\"}\n  ]\n}\n"
+	for _, c := range []struct {
+		name, agentType, data string
+		want                  session.TranscriptCursor
+	}{
+		{"claude", "Claude Code", claude, session.TranscriptCursor{Entries: 2, Offset: int64(len(claude)), LastID: "a1"}},
+		{"gemini jsonl", "Gemini CLI", geminiJSONL, session.TranscriptCursor{Entries: 4, Offset: int64(len(geminiJSONL)), LastID: "m2"}},
+		// The label is not needed: Gemini content is recognised.
+		{"gemini jsonl, unlabelled", "", geminiJSONL, session.TranscriptCursor{Entries: 4, Offset: int64(len(geminiJSONL)), LastID: "m2"}},
+		{"gemini document", "Gemini CLI", geminiDoc, session.TranscriptCursor{Entries: 2, LastID: "m2"}},
+	} {
+		got := endCursor(c.agentType, []byte(c.data))
+		if got == nil || *got != c.want {
+			t.Errorf("%s: cursor %+v, want %+v", c.name, got, c.want)
 		}
-		if c.Offset != int64(len(data)) || c.Entries != bytes.Count(data, []byte{'\n'}) {
-			t.Errorf("cursor %+v for %d bytes", c, len(data))
-		}
-	})
+	}
 }

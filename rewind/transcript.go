@@ -183,20 +183,18 @@ func (r *Rewinder) checkpointTranscripts(id checkpoint.ID) ([]Transcript, error)
 // and fixes the transcript bookkeeping of their sessions' states: the
 // stored-chunk state is dropped (the next step stores the file anew; chunks
 // with the same bytes are not written again) and the analysis cursor is
-// put at the end of the new file, so that the next turn sees only its own
-// prompts and tokens. The cursor is dropped instead when it cannot be
-// computed cheaply (Gemini's single-document transcripts).
+// put at the end of the new file, as the session's agent counts positions,
+// so that the next turn sees only its own prompts and tokens.
 func (r *Rewinder) writeTranscripts(ts []Transcript) error {
 	for _, t := range ts {
 		if err := agent.WriteFileAtomic(t.Path, t.data, 0o600); err != nil {
 			return fmt.Errorf("write transcript of %s: %w", t.SessionID, err)
 		}
-		cursor := endCursor(t.data)
 		err := r.sessions.Update(t.SessionID, func(st *session.State, exists bool) error {
 			if !exists {
 				return errNoState
 			}
-			st.ShadowTranscript, st.TranscriptCursor = nil, cursor
+			st.ShadowTranscript, st.TranscriptCursor = nil, endCursor(st.AgentType, t.data)
 			return nil
 		})
 		if err != nil && !errors.Is(err, errNoState) {
@@ -208,30 +206,16 @@ func (r *Rewinder) writeTranscripts(ts []Transcript) error {
 
 var errNoState = errors.New("no session state")
 
-// endCursor returns the analysis position at the end of a JSONL
-// transcript: its complete lines, its length and the last entry's uuid.
-// It returns nil for anything else.
-func endCursor(data []byte) *session.TranscriptCursor {
-	if len(data) == 0 || data[len(data)-1] != '\n' || agent.DetectAgentTypeFromContent(data) == agent.AgentTypeGemini {
+// endCursor returns the analysis position at the end of a transcript, as
+// the agent that wrote it counts positions (the session's agent, unless
+// the content says otherwise); nil when that agent cannot tell.
+func endCursor(agentType string, data []byte) *session.TranscriptCursor {
+	e, ok := agent.ForTranscript(agent.AgentType(agentType), data).(agent.TranscriptEnder)
+	if !ok {
 		return nil
 	}
-	c := &session.TranscriptCursor{Entries: bytes.Count(data, []byte{'\n'}), Offset: int64(len(data))}
-	rest := data[:len(data)-1]
-	for len(rest) > 0 && c.LastID == "" {
-		line := rest
-		if i := bytes.LastIndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[i+1:], rest[:i]
-		} else {
-			rest = nil
-		}
-		var e struct {
-			UUID string `json:"uuid"`
-		}
-		if json.Unmarshal(line, &e) == nil {
-			c.LastID = e.UUID
-		}
-	}
-	return c
+	p := e.EndPosition(data)
+	return &session.TranscriptCursor{Entries: p.Entries, Offset: p.Offset, LastID: p.LastID}
 }
 
 // currentTranscripts reads the files that ts would overwrite (absent files

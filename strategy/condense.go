@@ -208,16 +208,14 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 			}
 		}
 	}
-	a := m.scan(in, cursorOf(st))
-	var prompts []string
+	a := m.scanScope(in, st)
+	var earlier []string
 	if st.CheckpointCount > 0 && !tip.IsZero() {
-		prompts = readShadowPrompts(repo, tip, st.SessionID)
+		earlier = readShadowPrompts(repo, tip, st.SessionID)
 	}
-	prompts = append(prompts, m.redactAll(a.Prompts)...)
+	prompts := a.prompts(earlier, m.redactAll(a.Prompts))
 	files := unionSorted(st.FilesTouched, transcriptFiles(repo, "", a.ModifiedFiles))
-	usage := &agent.TokenUsage{}
-	usage.Add(st.TokenUsage)
-	usage.Add(&a.Tokens)
+	usage := a.tokens(st.TokenUsage)
 	branchName, _ := repo.HeadBranch()
 	meta := checkpoint.SessionMetadata{
 		CLIVersion: m.env.CLIVersion, SessionID: st.SessionID, Strategy: checkpoint.StrategyManualCommit,
@@ -256,7 +254,11 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	setCursor(st, a.To)
 	st.BaseCommit, st.AttributionBaseCommit = commit.Hash.String(), commit.Hash.String()
 	st.CheckpointCount = 0
-	if ts != nil {
+	// The next scope starts where this one ends, counted as the agent
+	// counts positions (lines, or a Gemini document's messages).
+	if a.To.Entries > 0 {
+		st.CheckpointTranscriptStart = a.To.Entries
+	} else if ts != nil {
 		st.CheckpointTranscriptStart = ts.Lines
 	}
 	st.FilesTouched = nil

@@ -22,3 +22,50 @@ func cursorOf(st *session.State) checkpointCursor {
 func setCursor(st *session.State, p checkpointCursor) {
 	st.TranscriptCursor = &session.TranscriptCursor{Entries: p.Entries, Offset: p.Offset, LastID: p.LastID}
 }
+
+// scope is what a turn end or a condensation adds to a session: the
+// analysis of its transcript from the session cursor on.
+type scope struct {
+	*agent.Analysis
+	// whole is true when the scan could not start at the cursor (the
+	// transcript was rewritten below it, or the cursor was lost while the
+	// session had steps): the analysis then covers the session's whole
+	// checkpoint scope, so it replaces what was accumulated instead of
+	// being added to it.
+	whole bool
+}
+
+// scanScope analyses a session's transcript from its cursor; see scope.
+func (m *ManualCommit) scanScope(in TurnInput, st *session.State) scope {
+	from := cursorOf(st)
+	a := m.scan(in, from)
+	zero := agent.Position{}
+	restarted := from != zero && a.From == zero
+	lost := from == zero && (st.CheckpointCount > 0 || !st.TokenUsage.IsZero())
+	if !restarted && !lost {
+		return scope{Analysis: a}
+	}
+	m.env.Log.Warn("transcript cursor lost or past the transcript's end: rescanning the checkpoint scope",
+		"session_id", st.SessionID, "cursor", from, "checkpoint_transcript_start", st.CheckpointTranscriptStart)
+	return scope{Analysis: m.scan(in, agent.Position{Entries: st.CheckpointTranscriptStart}), whole: true}
+}
+
+// tokens returns the session's token usage for its checkpoint scope:
+// accumulated plus this scope's, or this scope's alone when it is whole.
+func (s scope) tokens(accumulated *agent.TokenUsage) *agent.TokenUsage {
+	u := &agent.TokenUsage{}
+	if !s.whole {
+		u.Add(accumulated)
+	}
+	u.Add(&s.Tokens)
+	return u
+}
+
+// prompts returns the prompts of the checkpoint scope: earlier ones (of
+// the session's earlier steps) then these, or these alone when whole.
+func (s scope) prompts(earlier, these []string) []string {
+	if s.whole {
+		return these
+	}
+	return append(earlier, these...)
+}

@@ -62,11 +62,11 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 		}
 		// Analysing the new lines and redacting them read the same bytes
 		// independently: do both at once.
-		var a *agent.Analysis
+		var a scope
 		scanned := make(chan struct{})
 		go func() {
 			defer close(scanned)
-			a = m.scan(in, cursorOf(st))
+			a = m.scanScope(in, st)
 		}()
 		src, srcErr := m.readTranscript(st, in)
 		<-scanned
@@ -149,7 +149,7 @@ func (m *ManualCommit) scan(in TurnInput, from checkpointCursor) *agent.Analysis
 
 // saveStep writes the temporary checkpoint of a turn and records it in the
 // session state.
-func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnInput, head plumbing.Hash, ws *worktreeStatus, a *agent.Analysis, src *transcriptSource, stepFiles []string) error {
+func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnInput, head plumbing.Hash, ws *worktreeStatus, a scope, src *transcriptSource, stepFiles []string) error {
 	repo := m.env.Repo
 	branch := shadowBranch(st)
 	tip, err := repo.ReadRef(checkpoint.ShadowRef(branch))
@@ -166,10 +166,11 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 		ts, storeErr = m.storeSource(st, src)
 	}()
 	stepPrompts := m.redactAll(a.Prompts)
-	prompts := stepPrompts
+	var earlier []string
 	if st.CheckpointCount > 0 && !tip.IsZero() {
-		prompts = append(readShadowPrompts(repo, tip, st.SessionID), prompts...)
+		earlier = readShadowPrompts(repo, tip, st.SessionID)
 	}
+	prompts := a.prompts(earlier, stepPrompts)
 	subject := defaultSubject
 	if len(stepPrompts) > 0 {
 		// From the redacted prompt: the subject must not leak a secret
@@ -220,10 +221,7 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 	}
 	st.CheckpointCount++
 	st.FilesTouched = unionSorted(st.FilesTouched, stepFiles)
-	if st.TokenUsage == nil {
-		st.TokenUsage = &agent.TokenUsage{}
-	}
-	st.TokenUsage.Add(&a.Tokens)
+	st.TokenUsage = a.tokens(st.TokenUsage)
 	return nil
 }
 

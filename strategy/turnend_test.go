@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/session"
 	"github.com/entirecli/entire/settings"
 )
 
@@ -192,3 +194,57 @@ func TestTurnEndNoWaitForOtherAgents(t *testing.T) {
 
 // stubAgent is an agent with no optional capabilities.
 type stubAgent struct{ agent.Agent }
+
+// A session whose cursor was lost (a rewind by an older build) is not
+// counted twice: the turn end rescans its checkpoint scope and replaces
+// the accumulated usage and prompts instead of adding to them.
+func TestLostCursorRescansTheScope(t *testing.T) {
+	t.Parallel()
+	clock := &fakeClock{now: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)}
+	env, logs := manualEnv(t, clock)
+	ag, _ := agent.Get(agent.AgentNameClaudeCode)
+	transcript := filepath.Join(t.TempDir(), "s.jsonl")
+	m := NewManualCommit(env)
+	ctx := context.Background()
+	turn := func(n int) {
+		prompt := fmt.Sprintf("turn %d", n)
+		in := TurnInput{Agent: ag, SessionID: "s1", TranscriptPath: transcript, Prompt: prompt}
+		if err := m.TurnStart(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		file := fmt.Sprintf("f%d.txt", n)
+		appendJSONL(t, transcript,
+			map[string]any{"type": "user", "uuid": fmt.Sprintf("u%d", n), "message": map[string]any{"role": "user", "content": prompt}},
+			map[string]any{"type": "assistant", "uuid": fmt.Sprintf("a%d", n), "message": map[string]any{"id": fmt.Sprintf("m%d", n), "role": "assistant",
+				"usage":   map[string]any{"input_tokens": 10, "output_tokens": 1},
+				"content": []any{map[string]any{"type": "tool_use", "id": fmt.Sprintf("t%d", n), "name": "Write", "input": map[string]any{"file_path": file}}}}})
+		gittest.WriteFile(t, env.Repo.Root, file, "x\n")
+		in.End = agent.TurnEnd{HasFinalAnswer: true}
+		if err := m.TurnEnd(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turn(1)
+	turn(2)
+	if err := env.Sessions.Update("s1", func(st *session.State, _ bool) error {
+		st.TranscriptCursor = nil
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	turn(3)
+	st, err := env.Sessions.Load("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := st.TokenUsage; u == nil || u.InputTokens != 30 || u.APICallCount != 3 {
+		t.Errorf("usage after a lost cursor: %+v, want 3 calls, 30 input tokens", u)
+	}
+	branch := checkpoint.ShadowBranchName(gittest.Git(t, env.Repo.Root, "rev-parse", "HEAD"), env.Repo.WorktreeID)
+	if p := gittest.Git(t, env.Repo.Root, "show", branch+":"+checkpoint.MetadataDirPrefix+"s1/"+checkpoint.PromptFile); p != "turn 1\n\n---\n\nturn 2\n\n---\n\nturn 3" {
+		t.Errorf("prompt.txt %q", p)
+	}
+	if !strings.Contains(logs.String(), "rescanning the checkpoint scope") {
+		t.Errorf("no log line for the rescan:\n%s", logs)
+	}
+}

@@ -29,6 +29,10 @@ func FuzzScanTranscript(f *testing.F) {
 		if whole.To.Offset != complete || whole.To.Entries != bytes.Count(data, []byte("\n")) {
 			t.Fatalf("end %+v, want offset %d", whole.To, complete)
 		}
+		// A rewind's cursor is where a scan from the start ends.
+		if end := a.EndPosition(data); end != whole.To {
+			t.Fatalf("EndPosition %+v, scan ends at %+v", end, whole.To)
+		}
 		// Resuming from any line boundary reaches the same end.
 		if split < 0 {
 			split = -split

@@ -122,25 +122,31 @@ func newScanner(from agent.Position) *scanner {
 	return s
 }
 
-// line processes one complete line. Glued objects ({...}{...}) are decoded
-// one by one; undecodable input is skipped.
+// line processes one complete line.
 func (s *scanner) line(b []byte) {
+	decodeEntries(b, &s.entry, s.process)
+}
+
+// decodeEntries decodes the entries of one line into e and calls fn for
+// each. Glued objects ({...}{...}) are decoded one by one; undecodable input
+// is skipped.
+func decodeEntries(b []byte, e *entry, fn func(*entry)) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return
 	}
-	s.entry = entry{}
-	if err := json.Unmarshal(b, &s.entry); err == nil {
-		s.process(&s.entry)
+	*e = entry{}
+	if err := json.Unmarshal(b, e); err == nil {
+		fn(e)
 		return
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	for {
-		s.entry = entry{}
-		if err := dec.Decode(&s.entry); err != nil {
+		*e = entry{}
+		if err := dec.Decode(e); err != nil {
 			return
 		}
-		s.process(&s.entry)
+		fn(e)
 	}
 }
 

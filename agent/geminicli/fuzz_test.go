@@ -26,6 +26,12 @@ func FuzzAnalyzeTranscript(f *testing.F) {
 		if err == nil && an == nil {
 			t.Fatal("nil analysis without error")
 		}
+		// A rewind's cursor is where a scan from the start ends.
+		if whole, err := a.ScanTranscript(path, agent.Position{}); err == nil {
+			if end := a.EndPosition(data); end != whole.To {
+				t.Fatalf("EndPosition %+v, scan ends at %+v", end, whole.To)
+			}
+		}
 		_, _ = geminicli.AnalyzeTranscript(data)
 		chunks, err := a.ChunkTranscript(data, 64)
 		if err != nil {

@@ -181,6 +181,21 @@ type jsonlScan struct {
 }
 
 func (s *jsonlScan) line(b []byte) {
+	messageRecords(b, func(m *message) {
+		s.last = m.ID
+		if i, ok := s.byID[m.ID]; ok {
+			s.order[i] = m
+			return
+		}
+		s.byID[m.ID] = len(s.order)
+		s.order = append(s.order, m)
+	})
+}
+
+// messageRecords calls fn for each message record of one JSONL line (glued
+// objects are decoded one by one); $set patches, the header and records
+// without id or type are skipped.
+func messageRecords(b []byte, fn func(*message)) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return
@@ -194,13 +209,7 @@ func (s *jsonlScan) line(b []byte) {
 		if m.Set != nil || m.ID == "" || m.Type == "" {
 			continue // $set patch, header or unknown record
 		}
-		s.last = m.ID
-		if i, ok := s.byID[m.ID]; ok {
-			s.order[i] = m
-			continue
-		}
-		s.byID[m.ID] = len(s.order)
-		s.order = append(s.order, m)
+		fn(m)
 	}
 }
 

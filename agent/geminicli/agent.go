@@ -20,6 +20,7 @@ var (
 	_ agent.HookInstaller      = (*Agent)(nil)
 	_ agent.HookHandler        = (*Agent)(nil)
 	_ agent.HookVerbResolver   = (*Agent)(nil)
+	_ agent.NoOpHookVerbs      = (*Agent)(nil)
 	_ agent.TranscriptAnalyzer = (*Agent)(nil)
 	_ agent.TranscriptScanner  = (*Agent)(nil)
 	_ agent.TranscriptChunker  = (*Agent)(nil)

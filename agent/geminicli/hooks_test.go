@@ -45,12 +45,12 @@ func TestGeminiInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, err := geminicli.InstallHooksIn(root, agent.HookInstallOptions{})
-	if err != nil || n != 12 {
-		t.Fatalf("install = %d, %v; want 12", n, err)
+	if err != nil || n != 7 {
+		t.Fatalf("install = %d, %v; want 7", n, err)
 	}
 	data, _ := os.ReadFile(path)
 	s := string(data)
-	if strings.Count(s, "|| exit 1") != 12 || strings.Contains(s, `gemini session-start"`) {
+	if strings.Count(s, "|| exit 1") != 7 || strings.Contains(s, `gemini session-start"`) {
 		t.Errorf("commands not upgraded:\n%s", s)
 	}
 	if !strings.Contains(s, "\"hooksConfig\": {\n    \"enabled\": true\n  }") || !strings.Contains(s, `"enableHooks": true`) || !strings.Contains(s, `"disabled": [`) {
@@ -73,7 +73,7 @@ func TestGeminiInstall(t *testing.T) {
 		t.Errorf("after uninstall:\n%s", data)
 	}
 	a := geminicli.New()
-	if len(a.GetHookNames()) != 11 || a.FormatResumeCommand("x") != "gemini --resume x" {
+	if len(a.GetHookNames()) != 6 || a.FormatResumeCommand("x") != "gemini --resume x" {
 		t.Errorf("hook names %q", a.GetHookNames())
 	}
 }

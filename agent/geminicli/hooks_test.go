@@ -1,6 +1,7 @@
 package geminicli_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,5 +76,26 @@ func TestGeminiInstall(t *testing.T) {
 	a := geminicli.New()
 	if len(a.GetHookNames()) != 6 || a.FormatResumeCommand("x") != "gemini --resume x" {
 		t.Errorf("hook names %q", a.GetHookNames())
+	}
+}
+
+// AfterAgent's prompt_response is the turn's final answer.
+func TestParseAfterAgentPromptResponse(t *testing.T) {
+	t.Parallel()
+	a := geminicli.New()
+	for payload, want := range map[string]string{
+		`{"session_id":"g","prompt":"p","prompt_response":"Done."}`: "Done.",
+		`{"session_id":"g","prompt_response":null}`:                 "",
+		`{"session_id":"g"}`: "",
+	} {
+		in, err := a.ParseHookInput(agent.HookStop, strings.NewReader(payload))
+		if err != nil {
+			t.Errorf("%s: %v", payload, err)
+		} else if in.LastAssistantMessage != want {
+			t.Errorf("%s: LastAssistantMessage %q, want %q", payload, in.LastAssistantMessage, want)
+		}
+	}
+	if _, err := a.ParseHookInput(agent.HookStop, strings.NewReader(`{"session_id":"g","prompt_response":42}`)); !errors.Is(err, agent.ErrMalformedInput) {
+		t.Errorf("prompt_response 42: err = %v, want ErrMalformedInput", err)
 	}
 }

@@ -1,6 +1,9 @@
 package agent
 
-import "io"
+import (
+	"io"
+	"slices"
+)
 
 // AgentName is the registry key type for agents (e.g., "claude-code", "gemini").
 type AgentName string
@@ -130,6 +133,23 @@ type HookHandler interface {
 // every verb the agent can parse, including ones not installed yet.
 type HookVerbResolver interface {
 	HookTypeForVerb(verb string) (HookType, bool)
+}
+
+// NoOpHookVerbs is implemented by agents that still accept hook verbs they
+// no longer install, because settings files written by an older `entire
+// enable` keep calling them until enable runs again. Such a call does
+// nothing: the hook drains stdin, prints the agent's empty answer and exits
+// 0 without opening the repository, the log or the payload.
+type NoOpHookVerbs interface {
+	// NoOpHookVerbs returns those verbs; none of them is in GetHookNames.
+	NoOpHookVerbs() []string
+}
+
+// IsNoOpHookVerb reports whether verb is one of a's NoOpHookVerbs (false
+// when a does not implement the interface).
+func IsNoOpHookVerb(a Agent, verb string) bool {
+	n, ok := a.(NoOpHookVerbs)
+	return ok && slices.Contains(n.NoOpHookVerbs(), verb)
 }
 
 // FileWatcher is implemented by agents that use file-based detection instead

@@ -45,15 +45,19 @@ const (
 	HookSubagentStart HookType = "subagent_start"
 	// HookSubagentStop: Claude SubagentStop.
 	HookSubagentStop HookType = "subagent_stop"
-	// HookBeforeModel: Gemini BeforeModel (logging only).
+	// The Gemini types below are of verbs that are no longer installed:
+	// calls from older installs are no-ops (see NoOpHookVerbs), so they
+	// reach no handler.
+
+	// HookBeforeModel: Gemini BeforeModel.
 	HookBeforeModel HookType = "before_model"
-	// HookAfterModel: Gemini AfterModel (logging only).
+	// HookAfterModel: Gemini AfterModel.
 	HookAfterModel HookType = "after_model"
-	// HookBeforeToolSelection: Gemini BeforeToolSelection (logging only).
+	// HookBeforeToolSelection: Gemini BeforeToolSelection.
 	HookBeforeToolSelection HookType = "before_tool_selection"
-	// HookPreCompress: Gemini PreCompress (logging only).
+	// HookPreCompress: Gemini PreCompress.
 	HookPreCompress HookType = "pre_compress"
-	// HookNotification: Gemini Notification (logging only).
+	// HookNotification: Gemini Notification.
 	HookNotification HookType = "notification"
 )
 

@@ -26,19 +26,27 @@ const sessionStartMessage = "\n\nPowered by Entire:\n  This conversation will be
 // (shown to the user) and blocks only on 2; Gemini CLI blocks on most
 // non-zero codes, so a Gemini hook always exits 0 and reports problems in
 // its JSON answer. Outside a repository, or with entire disabled, a hook
-// does nothing and exits 0.
+// does nothing and exits 0; so does a verb the agent no longer installs
+// (agent.NoOpHookVerbs), before even looking for the repository.
 func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb string) int {
 	start := env.Now()
-	// A hook is a short-lived process whose garbage dies with it: collect
-	// only past a memory bound instead of every few megabytes.
-	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(hookMemoryLimit)
 	ag, err := agent.Get(agentName)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "entire: %v\n", err)
 		return 0
 	}
 	gemini := agentName == agent.AgentNameGemini
+	if agent.IsNoOpHookVerb(ag, verb) {
+		drain(env.Stdin)
+		if gemini {
+			writeJSON(env.Stdout, map[string]any{})
+		}
+		return 0
+	}
+	// A hook is a short-lived process whose garbage dies with it: collect
+	// only past a memory bound instead of every few megabytes.
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(hookMemoryLimit)
 	fail := func(err error) int {
 		if gemini {
 			writeJSON(env.Stdout, map[string]any{"systemMessage": "Entire: " + err.Error()})
@@ -112,8 +120,7 @@ type agentHook struct {
 func (h *agentHook) dispatch(ctx context.Context, verb string, t agent.HookType) (map[string]any, error) {
 	st := strategy.New(h.senv)
 	ti := strategy.TurnInput{Agent: h.agent, SessionID: h.in.SessionID, TranscriptPath: h.in.SessionRef, Prompt: h.in.UserPrompt, Cwd: h.in.Cwd}
-	if ti.SessionID == "" && t != agent.HookBeforeModel && t != agent.HookAfterModel && t != agent.HookBeforeToolSelection &&
-		t != agent.HookPreCompress && t != agent.HookNotification {
+	if ti.SessionID == "" {
 		return nil, errors.New("no session_id in hook input")
 	}
 	switch t {

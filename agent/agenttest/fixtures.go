@@ -13,19 +13,28 @@ import (
 // test if there is none.
 func TranscriptFixtureDir(t testing.TB, sub string) string {
 	t.Helper()
+	dir, ok := findShared(filepath.Join("fixtures", "transcripts", sub))
+	if !ok {
+		t.Skipf("fixture directory shared/fixtures/transcripts/%s not found", sub)
+	}
+	return dir
+}
+
+// findShared returns shared/<rel> in the nearest ancestor of the working
+// directory that has it as a directory.
+func findShared(rel string) (string, bool) {
 	dir, err := os.Getwd()
 	if err != nil {
-		t.Skipf("no working directory: %v", err)
+		return "", false
 	}
 	for {
-		cand := filepath.Join(dir, "shared", "fixtures", "transcripts", sub)
+		cand := filepath.Join(dir, "shared", rel)
 		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return cand
+			return cand, true
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Skipf("fixture directory shared/fixtures/transcripts/%s not found", sub)
-			return ""
+			return "", false
 		}
 		dir = parent
 	}

@@ -20,6 +20,7 @@ var (
 	_ agent.HookInstaller      = (*Agent)(nil)
 	_ agent.HookHandler        = (*Agent)(nil)
 	_ agent.HookVerbResolver   = (*Agent)(nil)
+	_ agent.NoOpHookVerbs      = (*Agent)(nil)
 	_ agent.TranscriptAnalyzer = (*Agent)(nil)
 	_ agent.TranscriptScanner  = (*Agent)(nil)
 	_ agent.TranscriptChunker  = (*Agent)(nil)
@@ -95,12 +96,22 @@ func (a *Agent) SupportsHooks() bool { return true }
 
 // ParseHookInput parses a Gemini CLI hook payload (AGENT-HOOKS.md B4/B5):
 // session_id, transcript_path, cwd, hook_event_name, timestamp, prompt,
-// tool_name/tool_input/tool_response, source, reason and the raw object. Empty input gives agent.ErrEmptyInput, malformed input an
-// error wrapping agent.ErrMalformedInput.
+// tool_name/tool_input/tool_response, source, reason and the raw object.
+// AfterAgent's prompt_response, the turn's final answer, becomes
+// LastAssistantMessage. Empty input gives agent.ErrEmptyInput, malformed
+// input (a prompt_response that is not a string included) an error wrapping
+// agent.ErrMalformedInput.
 func (a *Agent) ParseHookInput(hookType agent.HookType, r io.Reader) (*agent.HookInput, error) {
 	in, err := agent.DecodeHookInput(hookType, r)
 	if err != nil {
 		return nil, fmt.Errorf("gemini %s: %w", hookType, err)
+	}
+	if v, ok := in.RawData["prompt_response"]; ok && v != nil {
+		s, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("gemini %s: parse hook input: %w: prompt_response is not a string", hookType, agent.ErrMalformedInput)
+		}
+		in.LastAssistantMessage = s
 	}
 	return in, nil
 }

@@ -47,24 +47,31 @@ type HookSpec struct {
 	// TimeoutMS is the handler timeout in milliseconds; 0 omits it (Gemini
 	// CLI's default, 60000).
 	TimeoutMS int
-	// Install is false for verbs that are parsed but not installed.
-	Install bool
+	// NoOp marks a verb that is no longer installed. Installs written before
+	// still call it, so it stays accepted and does nothing (see
+	// Agent.NoOpHookVerbs); install removes its handler.
+	NoOp bool
 }
 
-// HookTable returns the hook table (SPEC 2.2: 12 handlers over 11 events), in
-// installation order. Callers get a fresh copy.
+// HookTable returns the hook table in installation order: the 7 handlers
+// over 6 events that are installed, then the 5 verbs of SPEC 2.2 that are
+// not any more. Those only logged, and Gemini CLI starts one hook process
+// per event: BeforeModel, BeforeToolSelection, AfterModel and PreCompress
+// fire on every model call, the model events with the whole growing
+// llm_request on stdin. Callers get a fresh copy.
 func HookTable() []HookSpec {
 	return []HookSpec{
-		{"SessionStart", "", "entire-session-start", VerbSessionStart, agent.HookSessionStart, 0, true},
-		{"SessionEnd", "exit", "entire-session-end-exit", VerbSessionEnd, agent.HookSessionEnd, 0, true},
-		{"SessionEnd", "logout", "entire-session-end-logout", VerbSessionEnd, agent.HookSessionEnd, 0, true},
-		{"BeforeAgent", "", "entire-before-agent", VerbBeforeAgent, agent.HookUserPromptSubmit, 0, true},
-		{"AfterAgent", "", "entire-after-agent", VerbAfterAgent, agent.HookStop, 0, true},
+		{"SessionStart", "", "entire-session-start", VerbSessionStart, agent.HookSessionStart, 0, false},
+		{"SessionEnd", "exit", "entire-session-end-exit", VerbSessionEnd, agent.HookSessionEnd, 0, false},
+		{"SessionEnd", "logout", "entire-session-end-logout", VerbSessionEnd, agent.HookSessionEnd, 0, false},
+		{"BeforeAgent", "", "entire-before-agent", VerbBeforeAgent, agent.HookUserPromptSubmit, 0, false},
+		{"AfterAgent", "", "entire-after-agent", VerbAfterAgent, agent.HookStop, 0, false},
+		{"BeforeTool", "*", "entire-before-tool", VerbBeforeTool, agent.HookPreToolUse, 0, false},
+		{"AfterTool", "*", "entire-after-tool", VerbAfterTool, agent.HookPostToolUse, 0, false},
+
 		{"BeforeModel", "", "entire-before-model", VerbBeforeModel, agent.HookBeforeModel, 0, true},
 		{"AfterModel", "", "entire-after-model", VerbAfterModel, agent.HookAfterModel, 0, true},
 		{"BeforeToolSelection", "", "entire-before-tool-selection", VerbBeforeToolSelection, agent.HookBeforeToolSelection, 0, true},
-		{"BeforeTool", "*", "entire-before-tool", VerbBeforeTool, agent.HookPreToolUse, 0, true},
-		{"AfterTool", "*", "entire-after-tool", VerbAfterTool, agent.HookPostToolUse, 0, true},
 		{"PreCompress", "", "entire-pre-compress", VerbPreCompress, agent.HookPreCompress, 0, true},
 		{"Notification", "", "entire-notification", VerbNotification, agent.HookNotification, 0, true},
 	}
@@ -90,7 +97,7 @@ func editor() agent.HookEditor {
 func wantedEntries(localDev bool) []agent.HookEntry {
 	var out []agent.HookEntry
 	for _, s := range HookTable() {
-		if !s.Install {
+		if s.NoOp {
 			continue
 		}
 		cmd := HookCommand(s.Verb, localDev)
@@ -110,14 +117,28 @@ func wantedEntries(localDev bool) []agent.HookEntry {
 func (a *Agent) GetHookNames() []string {
 	var names []string
 	for _, s := range HookTable() {
-		if s.Install {
+		if !s.NoOp {
 			names = agent.AppendUnique(names, s.Verb)
 		}
 	}
 	return names
 }
 
-// HookTypeForVerb maps a verb to its hook type.
+// NoOpHookVerbs returns the verbs that are no longer installed but still
+// accepted from older installs: before-model, after-model,
+// before-tool-selection, pre-compress and notification. A call to one of
+// them only answers "{}".
+func (a *Agent) NoOpHookVerbs() []string {
+	var names []string
+	for _, s := range HookTable() {
+		if s.NoOp {
+			names = agent.AppendUnique(names, s.Verb)
+		}
+	}
+	return names
+}
+
+// HookTypeForVerb maps a verb (installed or no-op) to its hook type.
 func (a *Agent) HookTypeForVerb(verb string) (agent.HookType, bool) {
 	for _, s := range HookTable() {
 		if s.Verb == verb {
@@ -132,7 +153,7 @@ func (a *Agent) GetSupportedHooks() []agent.HookType {
 	var out []agent.HookType
 	seen := map[agent.HookType]bool{}
 	for _, s := range HookTable() {
-		if s.Install && !seen[s.Type] {
+		if !s.NoOp && !seen[s.Type] {
 			seen[s.Type] = true
 			out = append(out, s.Type)
 		}
@@ -145,6 +166,12 @@ func (a *Agent) GetSupportedHooks() []agent.HookType {
 // without it), following the agent.HookInstaller contract. New files are
 // written without a trailing newline, as Gemini CLI writes them. It returns
 // the number of handlers added.
+//
+// It always rewrites Entire's handlers to exactly the installed rows of
+// HookTable: handlers of no-op verbs and older command forms are removed
+// even when the SessionStart handler is already current (SPEC 2.2 stops
+// there; we do not). Kept handlers are left as they are, so their command
+// strings, by which Gemini CLI remembers trusted hooks, never change.
 func InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error) {
 	path := filepath.Join(repoRoot, SettingsPath)
 	f, err := agent.ReadSettingsFile(path, false)

@@ -1,6 +1,7 @@
 package geminicli_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,12 +46,12 @@ func TestGeminiInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, err := geminicli.InstallHooksIn(root, agent.HookInstallOptions{})
-	if err != nil || n != 12 {
-		t.Fatalf("install = %d, %v; want 12", n, err)
+	if err != nil || n != 7 {
+		t.Fatalf("install = %d, %v; want 7", n, err)
 	}
 	data, _ := os.ReadFile(path)
 	s := string(data)
-	if strings.Count(s, "|| exit 1") != 12 || strings.Contains(s, `gemini session-start"`) {
+	if strings.Count(s, "|| exit 1") != 7 || strings.Contains(s, `gemini session-start"`) {
 		t.Errorf("commands not upgraded:\n%s", s)
 	}
 	if !strings.Contains(s, "\"hooksConfig\": {\n    \"enabled\": true\n  }") || !strings.Contains(s, `"enableHooks": true`) || !strings.Contains(s, `"disabled": [`) {
@@ -73,7 +74,28 @@ func TestGeminiInstall(t *testing.T) {
 		t.Errorf("after uninstall:\n%s", data)
 	}
 	a := geminicli.New()
-	if len(a.GetHookNames()) != 11 || a.FormatResumeCommand("x") != "gemini --resume x" {
+	if len(a.GetHookNames()) != 6 || a.FormatResumeCommand("x") != "gemini --resume x" {
 		t.Errorf("hook names %q", a.GetHookNames())
+	}
+}
+
+// AfterAgent's prompt_response is the turn's final answer.
+func TestParseAfterAgentPromptResponse(t *testing.T) {
+	t.Parallel()
+	a := geminicli.New()
+	for payload, want := range map[string]string{
+		`{"session_id":"g","prompt":"p","prompt_response":"Done."}`: "Done.",
+		`{"session_id":"g","prompt_response":null}`:                 "",
+		`{"session_id":"g"}`: "",
+	} {
+		in, err := a.ParseHookInput(agent.HookStop, strings.NewReader(payload))
+		if err != nil {
+			t.Errorf("%s: %v", payload, err)
+		} else if in.LastAssistantMessage != want {
+			t.Errorf("%s: LastAssistantMessage %q, want %q", payload, in.LastAssistantMessage, want)
+		}
+	}
+	if _, err := a.ParseHookInput(agent.HookStop, strings.NewReader(`{"session_id":"g","prompt_response":42}`)); !errors.Is(err, agent.ErrMalformedInput) {
+		t.Errorf("prompt_response 42: err = %v, want ErrMalformedInput", err)
 	}
 }

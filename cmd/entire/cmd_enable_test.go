@@ -141,7 +141,7 @@ func TestEnableModes(t *testing.T) {
 		{
 			name: "agent gemini, auto-commit, no push",
 			args: []string{"enable", "--agent=gemini", "--strategy", "auto-commit", "--skip-push-sessions"},
-			wantOut: "Agent: Gemini CLI\nInstalled 12 hooks for Gemini CLI - Google's AI coding agent (Preview)\n" +
+			wantOut: "Agent: Gemini CLI\nInstalled 7 hooks for Gemini CLI - Google's AI coding agent (Preview)\n" +
 				"✓ Project configured (.entire/settings.json)\n" + pushLineOff + "\nReady.\n",
 			wantSettings: "{\n  \"strategy\": \"auto-commit\",\n  \"enabled\": true,\n" +
 				"  \"strategy_options\": {\n    \"push_sessions\": false\n  }\n}\n",
@@ -153,6 +153,7 @@ func TestEnableModes(t *testing.T) {
 				if got := hookCommands(g, "SessionStart"); len(got) != 1 || !strings.HasPrefix(got[0], "entire hooks gemini session-start") {
 					t.Errorf("SessionStart = %q", got)
 				}
+				checkGeminiHooks(t, dir, nil)
 				if _, err := os.Stat(filepath.Join(dir, ".claude")); err == nil {
 					t.Error(".claude created for gemini")
 				}

@@ -7,9 +7,9 @@ import (
 )
 
 // newHooksCmd builds the hidden `entire hooks` tree: one subcommand per
-// registered agent with its verbs, and `git` with the git hooks. The exit
-// status is the one each caller's protocol expects, so these commands exit
-// directly instead of returning errors.
+// registered agent with its verbs (installed and no-op ones), and `git`
+// with the git hooks. The exit status is the one each caller's protocol
+// expects, so these commands exit directly instead of returning errors.
 func newHooksCmd(f *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:    "hooks",
@@ -28,6 +28,10 @@ func newHooksCmd(f *factory) *cobra.Command {
 		var verbs []string
 		if hh, ok := a.(agent.HookHandler); ok {
 			verbs = hh.GetHookNames()
+		}
+		if n, ok := a.(agent.NoOpHookVerbs); ok {
+			// Older installs still call them; RunAgentHook answers at once.
+			verbs = append(verbs, n.NoOpHookVerbs()...)
 		}
 		for _, verb := range verbs {
 			ac.AddCommand(&cobra.Command{

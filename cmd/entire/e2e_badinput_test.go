@@ -167,7 +167,7 @@ func TestE2EInstalledHookCommands(t *testing.T) {
 			}
 		}
 	}
-	if len(commands) < 11 {
+	if len(commands) != 7 {
 		t.Fatalf("installed gemini commands %v", commands)
 	}
 	bash, err := exec.LookPath("bash")

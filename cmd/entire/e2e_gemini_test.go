@@ -251,3 +251,34 @@ func TestE2EGeminiMidTurnCommit(t *testing.T) {
 		assertStoreClean(t, r.dir, id)
 	}
 }
+
+// The verbs no longer installed (SPEC 2.2's hooks that only logged) are
+// still called by older installs: they answer "{}" and exit 0 at once,
+// whatever stdin holds, without a log file; a kept verb given the same
+// input does log it.
+func TestE2EGeminiNoOpVerbs(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	big := `{"session_id":"s","hook_event_name":"BeforeModel","llm_request":{"messages":[{"role":"user","content":"` +
+		strings.Repeat("x", 4<<20) + `"}]}}`
+	inputs := map[string]string{"malformed": `{"session_id": "s", "llm_request": `, "empty": "", "not JSON": "garbage", "4 MiB": big}
+	for _, verb := range []string{"before-model", "after-model", "before-tool-selection", "pre-compress", "notification"} {
+		for name, stdin := range inputs {
+			start := time.Now()
+			out, errOut, code := runEntire(t, r.dir, r.env, stdin, "hooks", "gemini", verb)
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("%s, %s input: took %v", verb, name, d)
+			}
+			if code != 0 || out != "{}\n" || errOut != "" {
+				t.Errorf("%s, %s input: exit %d stdout %q stderr %q; want 0, {}", verb, name, code, out, errOut)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, ".entire", "logs")); !os.IsNotExist(err) {
+		t.Errorf("no-op verbs wrote .entire/logs (%v):\n%s", err, logText(r.dir))
+	}
+	out, _, code := runEntire(t, r.dir, r.env, inputs["malformed"], "hooks", "gemini", "before-tool")
+	if code != 0 || !strings.Contains(out, `"systemMessage":"Entire: `) || !strings.Contains(logText(r.dir), `"msg":"bad hook input"`) {
+		t.Errorf("before-tool with malformed input: exit %d stdout %q log %q", code, out, logText(r.dir))
+	}
+}

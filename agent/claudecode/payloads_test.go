@@ -33,7 +33,7 @@ func TestRealHookPayloads(t *testing.T) {
 		"session-start":      {Source: "startup"},
 		"session-end":        {Reason: "other"},
 		"user-prompt-submit": {UserPrompt: "SCRIPT:main DIR=/home/dev/project run the scripted main turn"},
-		"stop":               {LastAssistantMessage: "All done (main turn). I wrote hello.txt, bash.txt and a subagent wrote sub.txt."},
+		"stop":               {LastAssistantMessage: "All done (main turn). I wrote hello.txt, bash.txt and a subagent wrote sub.txt.", HasLastAssistantMessage: true},
 		"pre-task":           {ToolName: "Agent", ToolUseID: "toolu_fake_0007", ToolInput: []byte(agentInput)},
 		"post-task":          {ToolName: "Agent", ToolUseID: "toolu_fake_0007", ToolInput: []byte(agentInput)},
 		"post-todo": {ToolName: "TaskCreate", ToolUseID: "toolu_fake_0004",
@@ -41,7 +41,7 @@ func TestRealHookPayloads(t *testing.T) {
 		"post-tool": {ToolName: "Write", ToolUseID: "toolu_fake_0002",
 			ToolInput: []byte(`{"file_path":"/home/dev/project/hello.txt","content":"hello\n"}`)},
 		"subagent-start": {AgentID: agentID, SubagentType: "general-purpose"},
-		"subagent-stop": {AgentID: agentID, SubagentType: "general-purpose",
+		"subagent-stop": {AgentID: agentID, SubagentType: "general-purpose", HasLastAssistantMessage: true,
 			AgentTranscriptPath: "/home/dev/.claude/projects/-home-dev-project/9f9c7066-9ba1-4c7c-82a6-17bf5842c990/subagents/agent-a2dc20974277ab476.jsonl"},
 	}
 	a := claudecode.New()

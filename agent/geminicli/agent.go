@@ -111,7 +111,7 @@ func (a *Agent) ParseHookInput(hookType agent.HookType, r io.Reader) (*agent.Hoo
 		if !ok {
 			return nil, fmt.Errorf("gemini %s: parse hook input: %w: prompt_response is not a string", hookType, agent.ErrMalformedInput)
 		}
-		in.LastAssistantMessage = s
+		in.LastAssistantMessage, in.HasLastAssistantMessage = s, true
 	}
 	return in, nil
 }

@@ -112,7 +112,7 @@ func geminiHookCases() []agenttest.HookCase {
 		c("session-start", "SessionStart", `,"source":"resume"`, agent.HookSessionStart, agent.HookInput{Source: "resume"}),
 		c("session-end", "SessionEnd", `,"reason":"exit"`, agent.HookSessionEnd, agent.HookInput{Reason: "exit"}),
 		c("before-agent", "BeforeAgent", `,"prompt":"write tests"`, agent.HookUserPromptSubmit, agent.HookInput{UserPrompt: "write tests"}),
-		c("after-agent", "AfterAgent", `,"prompt":"write tests","prompt_response":"done","stop_hook_active":false`, agent.HookStop, agent.HookInput{UserPrompt: "write tests", LastAssistantMessage: "done"}),
+		c("after-agent", "AfterAgent", `,"prompt":"write tests","prompt_response":"done","stop_hook_active":false`, agent.HookStop, agent.HookInput{UserPrompt: "write tests", LastAssistantMessage: "done", HasLastAssistantMessage: true}),
 		c("before-model", "BeforeModel", `,"llm_request":{"model":"gemini-2.5-pro","messages":[]}`, agent.HookBeforeModel, agent.HookInput{}),
 		c("after-model", "AfterModel", `,"llm_request":{},"llm_response":{"candidates":[]}`, agent.HookAfterModel, agent.HookInput{}),
 		c("before-tool-selection", "BeforeToolSelection", `,"llm_request":{}`, agent.HookBeforeToolSelection, agent.HookInput{}),

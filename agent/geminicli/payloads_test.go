@@ -31,7 +31,7 @@ func TestRealHookPayloads(t *testing.T) {
 		"session-start":         {Source: "startup"},
 		"session-end":           {Reason: "exit"},
 		"before-agent":          {UserPrompt: prompt},
-		"after-agent":           {UserPrompt: prompt, LastAssistantMessage: "All done (main turn)."},
+		"after-agent":           {UserPrompt: prompt, LastAssistantMessage: "All done (main turn).", HasLastAssistantMessage: true},
 		"before-tool":           {ToolName: "write_file", ToolInput: []byte(writeInput)},
 		"after-tool":            {ToolName: "write_file", ToolInput: []byte(writeInput)}, // ToolResponse below
 		"before-model":          {},

@@ -244,6 +244,9 @@ func TestAutoCommitIncrementalTaskCheckpoints(t *testing.T) {
 	if log != "Ship it (toolu_task2)\nstep two (toolu_task2)\nstep one (toolu_task2)" {
 		t.Fatalf("incremental commits after TaskCreate and TaskUpdate:\n%s", log)
 	}
+	if out, errOut, code := r.entire("explain", "--commit", "HEAD", "--short", "--no-pager"); code != 0 || !strings.Contains(out, "\nTask: toolu_task2\n") {
+		t.Errorf("explain of an incremental task checkpoint: %d %s\n%s", code, errOut, out)
+	}
 	if st := gittest.Git(t, r.dir, "status", "--porcelain"); st != "" {
 		t.Errorf("git status:\n%s", st)
 	}

@@ -15,7 +15,8 @@ const subagentTaskID = "toolu_main_630f5bf8_4_0"
 // TestSubagentTaskToolsEndToEnd plays a subagent that keeps its todo list
 // with TaskCreate and TaskUpdate (Claude Code 2.1.197 has no TodoWrite):
 // incremental task checkpoints are described by the subject of the task a
-// TaskUpdate completes, found through the ID TaskCreate returned.
+// TaskUpdate completes, found through the ID TaskCreate returned, and
+// rewind --list and explain show the task's whole tool use ID.
 func TestSubagentTaskToolsEndToEnd(t *testing.T) {
 	t.Parallel()
 	r := newSessionRepo(t)
@@ -99,5 +100,34 @@ func TestSubagentTaskToolsEndToEnd(t *testing.T) {
 		t.Errorf("session state todos %v", todos)
 	}
 
+	// rewind --list: every task point carries the whole tool use ID.
+	out, errOut, code := r.entire("rewind", "--list")
+	if code != 0 {
+		t.Fatalf("rewind --list: %d %s", code, errOut)
+	}
+	var pts []struct {
+		ID        string `json:"id"`
+		Message   string `json:"message"`
+		IsTask    bool   `json:"is_task_checkpoint"`
+		ToolUseID string `json:"tool_use_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &pts); err != nil || len(pts) != len(want) {
+		t.Fatalf("rewind --list (%v):\n%s", err, out)
+	}
+	for i, p := range pts {
+		if !p.IsTask || p.ToolUseID != subagentTaskID || p.Message != want[i] {
+			t.Errorf("point %d: %+v", i, p)
+		}
+	}
+
+	// explain of a task checkpoint names the task in full.
+	explained, errOut, code := r.entire("explain", "--checkpoint", pts[1].ID[:10], "--short", "--no-pager")
+	if code != 0 || !strings.Contains(explained, "\nTask: "+subagentTaskID+"\n") {
+		t.Errorf("entire explain of a task checkpoint: %d %s\n%s", code, errOut, explained)
+	}
+	list, _, _ := r.entire("explain", "--no-pager")
+	if !strings.Contains(list, "[Task]") || !strings.Contains(list, "Run bash (toolu_main_6)") {
+		t.Errorf("entire explain list:\n%s", list)
+	}
 	gittest.Fsck(t, r.dir)
 }

@@ -192,7 +192,10 @@ type StepInfo struct {
 	SessionID   string
 	MetadataDir string
 	IsTask      bool
-	When        time.Time
+	// ToolUseID is the whole tool use ID of a task step (the subject has
+	// only its first 12 characters); "" for other steps.
+	ToolUseID string
+	When      time.Time
 }
 
 // ParseStep reads the trailers of a shadow commit.
@@ -204,9 +207,25 @@ func ParseStep(c *object.Commit) StepInfo {
 		info.SessionID = s[0]
 	}
 	if v, ok := tr.Get(TrailerMetadataTask); ok && v != "" {
-		info.MetadataDir, info.IsTask = v, true
+		info.MetadataDir, info.IsTask, info.ToolUseID = v, true, TaskToolUseID(v)
 	} else {
 		info.MetadataDir, _ = tr.Get(TrailerMetadata)
 	}
 	return info
+}
+
+// TaskToolUseID returns the tool use ID named by a task metadata path (an
+// Entire-Metadata-Task value): ".../tasks/<id>" for a final task
+// checkpoint, ".../tasks/<id>/checkpoints/<NNN>-<id>.json" for an
+// incremental one (SPEC 3.6, 3.7). It returns "" for any other path.
+func TaskToolUseID(path string) string {
+	segs := strings.Split(strings.TrimSuffix(path, "/"), "/")
+	n := len(segs)
+	switch {
+	case n >= 4 && segs[n-4] == "tasks" && segs[n-2] == "checkpoints":
+		return segs[n-3]
+	case n >= 2 && segs[n-2] == "tasks":
+		return segs[n-1]
+	}
+	return ""
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 func TestShadowBranchName(t *testing.T) {
@@ -113,4 +114,27 @@ func TestWriteStep(t *testing.T) {
 		t.Errorf("carry-forward metadata trailer %q %v", v, ok)
 	}
 	gittest.Fsck(t, dir)
+}
+
+func TestTaskToolUseID(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		".entire/metadata/sess-1/tasks/toolu_main_630f5bf8_4_0":                                              "toolu_main_630f5bf8_4_0",
+		".entire/metadata/sess-1/tasks/toolu_main_630f5bf8_4_0/checkpoints/002-toolu_main_630f5bf8_4_0.json": "toolu_main_630f5bf8_4_0",
+		"a3/b2c4d5e6f7/tasks/toolu_01":                                                                       "toolu_01",
+		"a3/b2c4d5e6f7/tasks/toolu_01/checkpoints/001-toolu_01.json":                                         "toolu_01",
+		".entire/metadata/tasks/tasks/toolu_02":                                                              "toolu_02", // a session named "tasks"
+		".entire/metadata/tasks/tasks/toolu_02/checkpoints/001-toolu_02.json":                                "toolu_02",
+		".entire/metadata/sess-1":                                                                            "",
+		"":                                                                                                   "",
+	}
+	for path, want := range tests {
+		if got := TaskToolUseID(path); got != want {
+			t.Errorf("TaskToolUseID(%q) = %q, want %q", path, got, want)
+		}
+	}
+	c := &object.Commit{Message: TaskStepMessage("Run bash (toolu_main_6)", ".entire/metadata/s/tasks/toolu_main_630f5bf8_4_0/checkpoints/001-toolu_main_630f5bf8_4_0.json", "s", StrategyManualCommit)}
+	if info := ParseStep(c); !info.IsTask || info.ToolUseID != "toolu_main_630f5bf8_4_0" {
+		t.Errorf("ParseStep of an incremental task step = %+v", info)
+	}
 }

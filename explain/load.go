@@ -139,6 +139,9 @@ func Scope(m checkpoint.SessionMetadata) int {
 func sessionView(s *checkpoint.Session, mode Mode) (SessionView, error) {
 	m := s.Metadata
 	sv := SessionView{ID: m.SessionID, Agent: m.Agent, Tokens: m.TokenUsage}
+	if m.IsTask {
+		sv.ToolUseID = m.ToolUseID
+	}
 	if mode == ModeShort {
 		sv.Prompts = s.Prompts()
 		return sv, nil

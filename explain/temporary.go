@@ -67,7 +67,7 @@ func (l *Loader) walkShadow(tip plumbing.Hash, fn func(*object.Commit) bool) {
 func (l *Loader) TemporaryView(c *object.Commit, mode Mode) (*CheckpointView, error) {
 	info := checkpoint.ParseStep(c)
 	v := &CheckpointView{ID: c.Hash.String(), Temporary: true, Created: c.Author.When}
-	sv := SessionView{ID: info.SessionID}
+	sv := SessionView{ID: info.SessionID, ToolUseID: info.ToolUseID}
 	tree, err := c.Tree()
 	if err != nil {
 		return nil, fmt.Errorf("read shadow commit %s: %w", short7(c.Hash.String()), err)

@@ -42,6 +42,10 @@ type SessionView struct {
 	Transcript []Entry
 	// Tokens is the session's token usage (nil: not recorded).
 	Tokens *agent.TokenUsage
+	// ToolUseID is the whole tool use ID of the subagent task the
+	// checkpoint records ("" when it is not a task checkpoint); commit
+	// subjects show only its first 12 characters.
+	ToolUseID string
 }
 
 // CheckpointView is everything the checkpoint view of `entire explain`
@@ -88,6 +92,7 @@ func TotalTokens(u *agent.TokenUsage) int {
 //
 //	Checkpoint: <id> [temporary]
 //	Session: <id> (<agent>)        or Sessions: (n) with one line each
+//	Task: <tool use id>            (task checkpoints; ", task <id>" on a session line)
 //	Created: YYYY-MM-DD HH:MM:SS   (UTC)
 //	Author: name <email>
 //	Tokens: <total> (input …, output …, …)
@@ -113,10 +118,17 @@ func RenderCheckpoint(w io.Writer, v *CheckpointView, mode Mode) error {
 	case 0:
 	case 1:
 		p("Session: %s%s\n", v.Sessions[0].ID, agentSuffix(v.Sessions[0].Agent))
+		if id := v.Sessions[0].ToolUseID; id != "" {
+			p("Task: %s\n", id)
+		}
 	default:
 		p("Sessions: (%d)\n", len(v.Sessions))
 		for _, s := range v.Sessions {
-			p("  %s%s\n", s.ID, agentSuffix(s.Agent))
+			task := ""
+			if s.ToolUseID != "" {
+				task = ", task " + s.ToolUseID
+			}
+			p("  %s%s%s\n", s.ID, agentSuffix(s.Agent), task)
 		}
 	}
 	if !v.Created.IsZero() {

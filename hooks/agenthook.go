@@ -165,8 +165,8 @@ func (h *agentHook) dispatch(ctx context.Context, verb string, t agent.HookType)
 		switch {
 		case verb == "post-task" && claudecode.IsTaskTool(h.in.ToolName):
 			return h.postTask(ctx, st, h.taskInput(ti))
-		case verb == "post-todo" && claudecode.IsTodoTool(h.in.ToolName):
-			return nil, st.TaskProgress(ctx, h.taskInput(ti))
+		case verb == "post-todo":
+			return nil, h.postTodo(ctx, st, ti)
 		}
 	}
 	return nil, nil
@@ -181,24 +181,26 @@ func (h *agentHook) taskInput(ti strategy.TurnInput) strategy.TaskInput {
 	if resp, err := claudecode.ParseTaskResponse(h.in.ToolResponse); err == nil && resp.AgentID != "" {
 		in.AgentID = resp.AgentID
 	}
-	if todos, err := claudecode.ParseTodos(h.in.ToolInput); err == nil {
-		in.Todo = todoDescription(todos)
-	}
 	return in
 }
 
-// todoDescription describes an incremental checkpoint: the last completed
-// todo, else how many are planned.
-func todoDescription(todos []claudecode.Todo) string {
-	for i := len(todos) - 1; i >= 0; i-- {
-		if todos[i].Status == "completed" && todos[i].Content != "" {
-			return todos[i].Content
-		}
+// postTodo hands a call of one of the agent's todo tools to the strategy
+// (an incremental task checkpoint); calls of other tools are ignored. A
+// call that cannot be read still marks progress, without a description.
+func (h *agentHook) postTodo(ctx context.Context, st strategy.Strategy, ti strategy.TurnInput) error {
+	tt, ok := h.agent.(agent.TodoTracker)
+	if !ok {
+		return nil
 	}
-	if len(todos) > 0 {
-		return fmt.Sprintf("Planning: %d todos", len(todos))
+	call, ok, err := tt.ParseTodoCall(h.in.ToolName, h.in.ToolInput, h.in.ToolResponse)
+	if !ok {
+		return nil
 	}
-	return ""
+	if err != nil {
+		h.senv.Log.Warn("todo tool call", "tool", h.in.ToolName, "error", err)
+	}
+	return st.TaskProgress(ctx, strategy.TaskInput{TurnInput: ti, ToolUseID: h.in.ToolUseID, ToolName: h.in.ToolName,
+		ToolInput: h.in.ToolInput, AgentID: h.in.AgentID, Todos: call})
 }
 
 func writeJSON(w io.Writer, v any) {

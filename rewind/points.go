@@ -43,7 +43,9 @@ type Point struct {
 	Date string `json:"date"`
 	// IsTaskCheckpoint marks a subagent (task) step.
 	IsTaskCheckpoint bool `json:"is_task_checkpoint"`
-	// ToolUseID is the task's tool use ID (task points only).
+	// ToolUseID is the task's whole tool use ID (task points only; the
+	// message has its first 12 characters), for final and incremental task
+	// checkpoints alike.
 	ToolUseID string `json:"tool_use_id,omitempty"`
 	// IsLogsOnly marks a committed checkpoint: only its transcripts can be
 	// restored.
@@ -189,11 +191,8 @@ func (r *Rewinder) stepPoints(branch string, sessions map[string]bool, prompts m
 			p := Point{
 				ID: c.Hash.String(), Message: info.Subject, MetadataDir: info.MetadataDir,
 				Date: c.Author.When.Format(time.RFC3339), When: c.Author.When,
-				IsTaskCheckpoint: info.IsTask, SessionID: info.SessionID,
+				IsTaskCheckpoint: info.IsTask, ToolUseID: info.ToolUseID, SessionID: info.SessionID,
 				SessionPrompt: prompts[info.SessionID], Branch: branch,
-			}
-			if info.IsTask {
-				p.ToolUseID = info.MetadataDir[strings.LastIndexByte(info.MetadataDir, '/')+1:]
 			}
 			pts = append(pts, p)
 		}

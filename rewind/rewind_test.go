@@ -153,6 +153,48 @@ func TestListJSONKeys(t *testing.T) {
 	}
 }
 
+// TestListIncrementalTaskPoint: an incremental task step (its metadata path
+// is a file under tasks/<id>/checkpoints/) lists the whole tool use ID,
+// while its message keeps the first 12 characters.
+func TestListIncrementalTaskPoint(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t)
+	fx.step("one", map[string]string{"a.txt": "a"}, []string{`{"type":"user","uuid":"u1"}`}, "", "")
+	const id = "toolu_main_630f5bf8_4_0"
+	gittest.WriteFile(t, fx.dir, "b.txt", "b")
+	changes, err := fx.repo.WorktreeChanges([]string{"b.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := fx.repo.Head()
+	hc, _ := fx.repo.Git.CommitObject(head)
+	path := checkpoint.MetadataDirPrefix + "s1/tasks/" + id + "/checkpoints/001-" + id + ".json"
+	changes = append(changes, gitrepo.Change{Path: path, Mode: 0o100644, Hash: mustBlob(t, fx.repo, "{}\n")})
+	fx.clock = fx.clock.Add(time.Minute)
+	if _, err := checkpoint.WriteStep(context.Background(), fx.repo, checkpoint.Step{
+		Branch: checkpoint.ShadowBranchName(fx.st.BaseCommit, ""), BaseTree: hc.TreeHash, Snapshot: true, Changes: changes,
+		Message: checkpoint.TaskStepMessage("Run bash (toolu_main_6)", path, "s1", checkpoint.StrategyManualCommit),
+	}, fx.clock); err != nil {
+		t.Fatal(err)
+	}
+	pts, err := fx.rewinder().List(context.Background())
+	if err != nil || len(pts) != 2 {
+		t.Fatalf("List: %v %+v", err, pts)
+	}
+	if p := pts[0]; !p.IsTaskCheckpoint || p.ToolUseID != id || p.Message != "Run bash (toolu_main_6)" {
+		t.Errorf("incremental task point %+v", p)
+	}
+}
+
+func mustBlob(t *testing.T, repo *gitrepo.Repo, s string) plumbing.Hash {
+	t.Helper()
+	h, err := repo.WriteBlob([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 func TestFind(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)

@@ -22,9 +22,10 @@ var ErrInvalidID = errors.New("session: invalid id")
 
 // State is one session's state file, <git-common-dir>/entire-sessions/<id>.json.
 // JSON keys are exactly those of Entire 0.4.x (SPEC 3.3), plus the
-// omitempty extensions TranscriptCursor and ShadowTranscript, which 0.4.x
-// ignores. Deprecated 0.4.x keys are read and migrated by Decode, never
-// written. A State is a plain value, not safe for concurrent mutation.
+// omitempty extensions TranscriptCursor, ShadowTranscript, SnapshotCache
+// and Todos, which 0.4.x ignores. Deprecated 0.4.x keys are read and
+// migrated by Decode, never written. A State is a plain value, not safe for
+// concurrent mutation.
 type State struct {
 	// SessionID is the agent's own session ID (the file name stem).
 	SessionID string `json:"session_id"`
@@ -94,6 +95,10 @@ type State struct {
 	// work-tree files the last step stored, so that the next step does not
 	// read and hash the ones that did not change.
 	SnapshotCache map[string]gitrepo.FileStat `json:"snapshot_cache,omitempty"`
+	// Todos (extension) remembers the items the agent's todo tools keep by
+	// ID (Claude Code's tasks) across the session's hooks; nil until the
+	// first such call.
+	Todos *TodoRecord `json:"todos,omitempty"`
 }
 
 // PromptAttribution is the per-step line attribution of SPEC 3.3.

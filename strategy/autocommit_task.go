@@ -111,13 +111,17 @@ func (a *AutoCommit) saveTask(ctx context.Context, st *session.State, in TaskInp
 // TaskProgress makes an incremental task checkpoint while a subagent works
 // (post-todo): a code commit of what changed since the subagent started
 // and a checkpoint holding tasks/<tool_use_id>/checkpoints/NNN-<id>.json.
-// It does nothing when no subagent runs, on the default branch (SPEC 5.5),
-// or when nothing changed.
+// It makes none when no subagent runs, on the default branch (SPEC 5.5),
+// or when nothing changed; a todo call that names todos by ID is recorded
+// in the session state either way (see todoDescription).
 func (a *AutoCommit) TaskProgress(ctx context.Context, in TaskInput) error {
 	repo := a.env.Repo
 	toolUseID, head, err := a.env.incrementalTarget()
-	if err != nil || toolUseID == "" {
+	if err != nil {
 		return err
+	}
+	if toolUseID == "" {
+		return a.env.rememberTodos(in)
 	}
 	pre, _ := session.ReadPreTask(repo.Root, toolUseID)
 	ws, err := readStatus(ctx, repo)
@@ -131,22 +135,20 @@ func (a *AutoCommit) TaskProgress(ctx context.Context, in TaskInput) error {
 	}
 	files := excludeAll(ws.Dirty, before)
 	if len(files) == 0 || a.commitBlocked() != "" {
-		return nil
+		return a.env.rememberTodos(in)
 	}
 	err = a.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {
 		if !exists || st.BaseCommit == "" {
 			a.initState(st, in.TurnInput, head, ws)
 			st.Phase = session.PhaseActive
 		}
+		recorded := recordTodos(st, in.Todos)
 		seq := a.countIncremental(head, toolUseID, since) + 1
-		subject := fmt.Sprintf("Checkpoint #%d: %s", seq, short12(toolUseID))
-		if in.Todo != "" {
-			subject = fmt.Sprintf("%s (%s)", truncateBytes(in.Todo, 60), short12(toolUseID))
-		}
+		subject := a.env.incrementalSubject(todoDescription(in.Todos, st.Todos), seq, toolUseID)
 		id := checkpoint.NewID()
 		commit, err := a.commitCode(ctx, head, files, subject, id)
 		if err != nil || commit.IsZero() {
-			if err == nil {
+			if err == nil && !recorded {
 				err = errNoChange
 			}
 			return err

@@ -87,8 +87,9 @@ type TaskInput struct {
 	SubagentType string
 	Description  string
 	AgentID      string
-	// Todo is the incremental checkpoint description (post-todo).
-	Todo string
+	// Todos is what the call of a todo tool did (post-todo); it describes
+	// the incremental checkpoint.
+	Todos agent.TodoCall
 	// ToolName and ToolInput are the incremental checkpoint's data.
 	ToolName  string
 	ToolInput []byte

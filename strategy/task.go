@@ -277,22 +277,29 @@ func (e *Env) incrementalTarget() (string, plumbing.Hash, error) {
 }
 
 // TaskProgress saves an incremental checkpoint while a subagent works
-// (post-todo): only when a subagent is running and not on the default
-// branch.
+// (post-todo): only when a subagent is running, not on the default branch,
+// and something changed. Either way, a todo call that names todos by ID is
+// recorded in the session state (see todoDescription).
 func (m *ManualCommit) TaskProgress(ctx context.Context, in TaskInput) error {
 	repo := m.env.Repo
 	toolUseID, head, err := m.env.incrementalTarget()
-	if err != nil || toolUseID == "" {
+	if err != nil {
 		return err
 	}
-	ws, err := readStatus(ctx, repo)
-	if err != nil || len(ws.Dirty) == 0 {
-		return err
+	var ws *worktreeStatus
+	if toolUseID != "" {
+		if ws, err = readStatus(ctx, repo); err != nil {
+			return err
+		}
 	}
-	return m.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {
+	if toolUseID == "" || len(ws.Dirty) == 0 {
+		return m.env.rememberTodos(in)
+	}
+	err = m.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {
 		if !exists || st.BaseCommit == "" {
 			m.initState(st, in.TurnInput, head, ws)
 		}
+		recorded := recordTodos(st, in.Todos)
 		taskDir := metadataDir(st.SessionID) + "/tasks/" + toolUseID
 		seq := countIncremental(repo, shadowBranch(st), taskDir) + 1
 		name := fmt.Sprintf("checkpoints/%03d-%s.json", seq, toolUseID)
@@ -313,15 +320,15 @@ func (m *ManualCommit) TaskProgress(ctx context.Context, in TaskInput) error {
 		if err != nil {
 			return err
 		}
-		subject := fmt.Sprintf("Checkpoint #%d: %s", seq, short12(toolUseID))
-		if in.Todo != "" {
-			subject = fmt.Sprintf("%s (%s)", truncateBytes(in.Todo, 60), short12(toolUseID))
-		}
+		subject := m.env.incrementalSubject(todoDescription(in.Todos, st.Todos), seq, toolUseID)
 		_, err = checkpoint.WriteStep(ctx, repo, checkpoint.Step{
 			Branch: shadowBranch(st), BaseTree: hc.TreeHash, Changes: changes, Snapshot: true,
 			Message: checkpoint.TaskStepMessage(subject, taskDir+"/"+name, st.SessionID, checkpoint.StrategyManualCommit),
 		}, m.env.Now())
 		if errors.Is(err, checkpoint.ErrStepUnchanged) {
+			if recorded {
+				return nil // no step, but the record changed
+			}
 			return errNoChange
 		}
 		if err != nil {
@@ -330,6 +337,10 @@ func (m *ManualCommit) TaskProgress(ctx context.Context, in TaskInput) error {
 		st.FilesTouched = unionSorted(st.FilesTouched, ws.Dirty)
 		return nil
 	})
+	if errors.Is(err, errNoChange) {
+		return nil
+	}
+	return err
 }
 
 func short12(s string) string {

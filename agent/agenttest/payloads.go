@@ -72,3 +72,19 @@ func HookSettingsFile(t testing.TB, client string) string {
 	t.Skip("../shared/fixtures/hook-payloads not found: no shared/fixtures/hook-payloads/" + client + "/settings-written-by-enable.json above the working directory")
 	return ""
 }
+
+// HookPayloadFile returns one recorded payload, shared/fixtures/
+// hook-payloads/<client>/<name> (e.g. "claude-code-2.1.197",
+// "claude-code-post-todo.json"). It skips the test when the file is absent.
+func HookPayloadFile(t testing.TB, client, name string) []byte {
+	t.Helper()
+	dir, ok := findShared(filepath.Join("fixtures", "hook-payloads", client))
+	if !ok {
+		t.Skip("../shared/fixtures/hook-payloads not found: no shared/fixtures/hook-payloads/" + client + " above the working directory")
+	}
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatalf("hook payload %s/%s: %v", client, name, err)
+	}
+	return b
+}

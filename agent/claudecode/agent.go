@@ -24,6 +24,7 @@ var (
 	_ agent.TranscriptScanner   = (*Agent)(nil)
 	_ agent.TranscriptChunker   = (*Agent)(nil)
 	_ agent.SubagentTokenReader = (*Agent)(nil)
+	_ agent.TodoTracker         = (*Agent)(nil)
 )
 
 // Environment variables read by the agent.

@@ -24,13 +24,6 @@ type TaskResponse struct {
 	TotalTokens int    `json:"totalTokens,omitempty"`
 }
 
-// Todo is one TodoWrite item.
-type Todo struct {
-	Content    string `json:"content"`
-	ActiveForm string `json:"activeForm"`
-	Status     string `json:"status"` // pending, in_progress, completed
-}
-
 // ParseTaskInput decodes a pre-task/post-task tool_input. Empty input gives
 // the zero TaskInput.
 func ParseTaskInput(raw []byte) (TaskInput, error) {
@@ -56,19 +49,4 @@ func ParseTaskResponse(raw []byte) (TaskResponse, error) {
 		return TaskResponse{}, fmt.Errorf("parse task response: %w", err)
 	}
 	return r, nil
-}
-
-// ParseTodos decodes the todos of a TodoWrite tool_input ({"todos": [...]});
-// other inputs (TaskCreate, TaskUpdate) give nil.
-func ParseTodos(raw []byte) ([]Todo, error) {
-	var in struct {
-		Todos []Todo `json:"todos"`
-	}
-	if len(raw) == 0 {
-		return nil, nil
-	}
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return nil, fmt.Errorf("parse todos: %w", err)
-	}
-	return in.Todos, nil
 }

@@ -51,10 +51,11 @@ const (
 )
 
 // Tool-name matchers. Claude Code renamed Task to Agent in 2.1.63; both are
-// matched. TaskCreate/TaskUpdate are the todo system, not subagents.
+// matched. TaskCreate/TaskUpdate are the todo system, not subagents: they
+// replaced TodoWrite (gone in 2.1.197, still matched for older clients).
 const (
 	TaskMatcher = "Agent|Task"
-	TodoMatcher = "TodoWrite|TaskCreate|TaskUpdate"
+	TodoMatcher = toolTodoWrite + "|" + toolTaskCreate + "|" + toolTaskUpdate
 )
 
 // HookSpec is one row of the hook table: which Claude Code event and matcher
@@ -102,11 +103,6 @@ func IsEntireCommand(command string) bool {
 // IsTaskTool reports whether toolName is the subagent tool (Agent, or Task
 // before Claude Code 2.1.63). pre-task/post-task handlers ignore other tools.
 func IsTaskTool(toolName string) bool { return toolName == "Agent" || toolName == "Task" }
-
-// IsTodoTool reports whether toolName is a todo tool handled by post-todo.
-func IsTodoTool(toolName string) bool {
-	return toolName == "TodoWrite" || toolName == "TaskCreate" || toolName == "TaskUpdate"
-}
 
 func editor() agent.HookEditor { return agent.HookEditor{IsOurs: IsEntireCommand} }
 

@@ -199,14 +199,7 @@ func TestHookData(t *testing.T) {
 	if r, err := claudecode.ParseTaskResponse([]byte(`"Error: x"`)); err != nil || r.AgentID != "" {
 		t.Errorf("string response = %+v, %v", r, err)
 	}
-	todos, err := claudecode.ParseTodos([]byte(`{"todos":[{"content":"a","activeForm":"doing a","status":"pending"}]}`))
-	if err != nil || len(todos) != 1 || todos[0].ActiveForm != "doing a" {
-		t.Errorf("ParseTodos = %+v, %v", todos, err)
-	}
 	if !claudecode.IsTaskTool("Agent") || !claudecode.IsTaskTool("Task") || claudecode.IsTaskTool("TaskCreate") || claudecode.IsTaskTool("TaskOutput") {
 		t.Errorf("IsTaskTool wrong")
-	}
-	if !claudecode.IsTodoTool("TaskUpdate") || claudecode.IsTodoTool("TaskOutput") {
-		t.Errorf("IsTodoTool wrong")
 	}
 }

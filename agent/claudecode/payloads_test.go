@@ -82,8 +82,8 @@ func TestRealHookPayloads(t *testing.T) {
 					checkTaskResponse(t, in.ToolResponse, agentID)
 				}
 			case "post-todo":
-				if !claudecode.IsTodoTool(in.ToolName) {
-					t.Errorf("%s is not a todo tool", in.ToolName)
+				if call, ok, err := a.ParseTodoCall(in.ToolName, in.ToolInput, in.ToolResponse); !ok || err != nil || len(call.Created) != 1 || call.Created[0].ID != "1" || call.Created[0].Content != "Run bash" {
+					t.Errorf("%s: todo call %+v, %v, %v", in.ToolName, call, ok, err)
 				}
 				if got := compactJSON(t, in.ToolResponse); string(got) != `{"task":{"id":"1","subject":"Run bash"}}` {
 					t.Errorf("tool_response %s", got)

@@ -197,7 +197,7 @@ func rewindTo(ctx context.Context, opts *rewindOptions, rw *rewind.Rewinder, p r
 		}
 		fmt.Fprintln(errOut, "Restored session logs.")
 		printResume(errOut, res.Transcripts)
-		fmt.Fprintln(errOut, "Note: Working directory unchanged. Use interactive mode for full checkout.")
+		printFullRestoreNote(errOut, p)
 		fmt.Fprintf(errOut, "Undo with: entire rewind --undo (undo point %s)\n", undoName(res.UndoRef))
 		emitUndoRef(f, res.UndoRef, "before restoring the logs of "+p.Short())
 		return nil
@@ -211,6 +211,15 @@ func rewindTo(ctx context.Context, opts *rewindOptions, rw *rewind.Rewinder, p r
 		return nil
 	}
 	return applyRewind(ctx, f, rw, plan)
+}
+
+// printFullRestoreNote follows a logs-only restore (SPEC 6.4): the files
+// are unchanged, and these commands would change them, as the interactive
+// picker's choices for a committed point do (SPEC 6.2).
+func printFullRestoreNote(w io.Writer, p rewind.Point) {
+	fmt.Fprintln(w, "Note: Working directory unchanged. For a full restore, run one of:")
+	fmt.Fprintf(w, "  entire rewind --to %s --reset   # reset the branch to this commit (destructive)\n", p.ID)
+	fmt.Fprintf(w, "  git checkout %s   # detached HEAD, for viewing\n", p.ID)
 }
 
 // applyRewind carries out a temporary-point plan and reports it.

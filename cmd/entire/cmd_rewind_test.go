@@ -320,6 +320,19 @@ func TestRewindDryRunAndLogsOnly(t *testing.T) {
 	if got, _ := os.ReadFile(r.transcript); string(got) != string(live) {
 		t.Errorf("logs-only restored %d bytes, want %d", len(got), len(live))
 	}
+	// The note names the commands of a full restore, and they work.
+	note := "Note: Working directory unchanged. For a full restore, run one of:\n" +
+		"  entire rewind --to " + pts[0].ID + " --reset   # reset the branch to this commit (destructive)\n" +
+		"  git checkout " + pts[0].ID + "   # detached HEAD, for viewing\n"
+	if !strings.Contains(errOut, note) || strings.Contains(errOut, "interactive mode") {
+		t.Errorf("logs-only note:\n%s\nwant:\n%s", errOut, note)
+	}
+	if _, errOut, code := r.entire("rewind", "--to", pts[0].ID, "--reset"); code != 0 || !strings.Contains(errOut, "Reset branch to "+pts[0].ID[:7]) {
+		t.Errorf("the note's reset command: %d %s", code, errOut)
+	}
+	if _, errOut, code := r.entire("rewind", "--to", pts[0].ID); code != 0 || !strings.Contains(errOut, note) {
+		t.Errorf("--to a committed point without --logs-only: %d\n%s", code, errOut)
+	}
 	// --logs-only on a temporary point fails; --reset on one too.
 	r.turnWith("third turn", map[string]string{"c.txt": "c\n"}, nil)
 	tmp := pointOfMessage(t, r.points(), "third turn")

@@ -233,6 +233,20 @@ func TestAutoCommitIncrementalTaskCheckpoints(t *testing.T) {
 	if files := gittest.Git(t, r.dir, "show", "--format=", "--name-only", "HEAD"); files != "y.go" {
 		t.Errorf("second incremental commit has %q", files)
 	}
+	// Claude Code 2.1.197's task tools: TaskUpdate names the task by the
+	// ID TaskCreate returned (nothing changed at the TaskCreate: no commit).
+	r.hook("post-todo", map[string]any{"tool_name": "TaskCreate", "tool_use_id": "toolu_tc",
+		"tool_input":    map[string]any{"subject": "Ship it", "description": "Ship the build", "activeForm": "Shipping"},
+		"tool_response": map[string]any{"task": map[string]any{"id": "1", "subject": "Ship it"}}})
+	gittest.WriteFile(t, r.dir, "z.go", "package x\n")
+	r.hook("post-todo", map[string]any{"tool_name": "TaskUpdate", "tool_use_id": "toolu_tu", "tool_input": map[string]any{"taskId": "1", "status": "completed"}})
+	log = gittest.Git(t, r.dir, "log", "--format=%s", head+"..HEAD")
+	if log != "Ship it (toolu_task2)\nstep two (toolu_task2)\nstep one (toolu_task2)" {
+		t.Fatalf("incremental commits after TaskCreate and TaskUpdate:\n%s", log)
+	}
+	if out, errOut, code := r.entire("explain", "--commit", "HEAD", "--short", "--no-pager"); code != 0 || !strings.Contains(out, "\nTask: toolu_task2\n") {
+		t.Errorf("explain of an incremental task checkpoint: %d %s\n%s", code, errOut, out)
+	}
 	if st := gittest.Git(t, r.dir, "status", "--porcelain"); st != "" {
 		t.Errorf("git status:\n%s", st)
 	}

@@ -254,6 +254,9 @@ func tokenLine(u *agent.TokenUsage) string {
 		TotalTokens(u), u.InputTokens, u.CacheCreationTokens, u.CacheReadTokens, u.OutputTokens, u.APICallCount)
 	if sub := u.SubagentTokens; sub != nil && !sub.IsZero() {
 		s += fmt.Sprintf("; subagents %d", TotalTokens(sub))
+		if sub.APICallCount > 0 {
+			s += fmt.Sprintf(" in %d API calls", sub.APICallCount)
+		}
 	}
 	return s + ")"
 }

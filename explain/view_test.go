@@ -21,7 +21,7 @@ func sampleView() *CheckpointView {
 			Prompts:    []string{"Add a parser for the config file format, with tests and error messages that name the line"},
 			Transcript: []Entry{{Role: RoleUser, Text: "Add a parser"}, {Role: RoleTool, Tool: "Write", Text: "parse.go"}, {Role: RoleAssistant, Text: "Done."}},
 		}},
-		Tokens:          &agent.TokenUsage{InputTokens: 100, CacheReadTokens: 20, OutputTokens: 5, APICallCount: 2, SubagentTokens: &agent.TokenUsage{InputTokens: 3}},
+		Tokens:          &agent.TokenUsage{InputTokens: 100, CacheReadTokens: 20, OutputTokens: 5, APICallCount: 2, SubagentTokens: &agent.TokenUsage{InputTokens: 3, APICallCount: 1}},
 		CommitsSearched: true,
 		Commits:         []Commit{{SHA: "0123456789abcdef", Date: time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC), Subject: "Add parser"}},
 		Files:           []string{"parse.go", "parse_test.go"},
@@ -33,7 +33,7 @@ const sampleHeader = `Checkpoint: a3b2c4d5e6f7
 Session: s1 (Claude Code)
 Created: 2026-01-02 03:04:05
 Author: Ada <ada@example.com>
-Tokens: 125 (input 100, cache write 0, cache read 20, output 5; 2 API calls; subagents 3)
+Tokens: 125 (input 100, cache write 0, cache read 20, output 5; 2 API calls; subagents 3 in 1 API calls)
 Attribution: 73.0% agent (146 of 200 committed lines; human +50 ~4 -0)
 Commits: (1)
   0123456 2026-01-03 Add parser

@@ -1,7 +1,10 @@
 package hooks
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -154,17 +157,27 @@ func (h *agentHook) dispatch(ctx context.Context, verb string, t agent.HookType)
 	case agent.HookSubagentStop:
 		return nil, h.subagentStop()
 	case agent.HookPreToolUse:
-		if h.gemini || verb != "pre-task" || !claudecode.IsTaskTool(h.in.ToolName) {
+		d, ok := h.delegation()
+		if !ok {
 			return nil, nil
 		}
-		return nil, st.TaskStart(ctx, h.taskInput(ti))
+		return nil, st.TaskStart(ctx, h.taskInput(ti, d))
 	case agent.HookPostToolUse:
-		if h.gemini || verb == claudecode.VerbPostTool {
-			return h.postTool()
-		}
 		switch {
-		case verb == "post-task" && claudecode.IsTaskTool(h.in.ToolName):
-			return h.postTask(ctx, st, h.taskInput(ti))
+		case h.gemini:
+			// One hook for every tool: a subagent's end, then the hides.
+			if d, ok := h.delegation(); ok {
+				if err := h.delegationEnd(ctx, st, h.taskInput(ti, d), d); err != nil {
+					return nil, err
+				}
+			}
+			return h.postTool()
+		case verb == claudecode.VerbPostTool:
+			return h.postTool()
+		case verb == "post-task":
+			if d, ok := h.delegation(); ok {
+				return h.postTask(ctx, st, h.taskInput(ti, d))
+			}
 		case verb == "post-todo":
 			return nil, h.postTodo(ctx, st, ti)
 		}
@@ -172,16 +185,49 @@ func (h *agentHook) dispatch(ctx context.Context, verb string, t agent.HookType)
 	return nil, nil
 }
 
-// taskInput extracts the subagent details of a Task/Agent tool call.
-func (h *agentHook) taskInput(ti strategy.TurnInput) strategy.TaskInput {
-	in := strategy.TaskInput{TurnInput: ti, ToolUseID: h.in.ToolUseID, ToolName: h.in.ToolName, ToolInput: h.in.ToolInput, AgentID: h.in.AgentID}
-	if task, err := claudecode.ParseTaskInput(h.in.ToolInput); err == nil {
-		in.SubagentType, in.Description = task.SubagentType, task.Description
+// delegation reports whether the hook's tool call starts a subagent.
+func (h *agentHook) delegation() (agent.Delegation, bool) {
+	d, ok := h.agent.(agent.Delegator)
+	if !ok {
+		return agent.Delegation{}, false
 	}
+	return d.Delegation(h.in.ToolName, h.in.ToolInput)
+}
+
+// taskInput is the task of a subagent tool call.
+func (h *agentHook) taskInput(ti strategy.TurnInput, d agent.Delegation) strategy.TaskInput {
+	in := strategy.TaskInput{TurnInput: ti, ToolUseID: h.toolUseID(), ToolName: h.in.ToolName, ToolInput: h.in.ToolInput,
+		AgentID: h.in.AgentID, SubagentType: d.SubagentType, Description: d.Description}
 	if resp, err := claudecode.ParseTaskResponse(h.in.ToolResponse); err == nil && resp.AgentID != "" {
 		in.AgentID = resp.AgentID
 	}
 	return in
+}
+
+// toolUseID returns the payload's tool use ID or, for a client that sends
+// none (Gemini CLI), one derived from the session, its current turn and the
+// call itself, the same when the call starts and when it ends:
+// task-<16 hex digits> (its first 12 characters, which task subjects show,
+// tell tasks apart).
+func (h *agentHook) toolUseID() string {
+	if h.in.ToolUseID != "" {
+		return h.in.ToolUseID
+	}
+	turn := ""
+	if st, err := h.senv.Sessions.Load(h.in.SessionID); err == nil {
+		turn = st.TurnID
+	}
+	input := h.in.ToolInput
+	var compact bytes.Buffer
+	if json.Compact(&compact, input) == nil {
+		input = compact.Bytes()
+	}
+	sum := sha256.New()
+	for _, part := range [][]byte{[]byte(h.in.SessionID), []byte(turn), []byte(h.in.ToolName), input} {
+		sum.Write(part)
+		sum.Write([]byte{0})
+	}
+	return "task-" + hex.EncodeToString(sum.Sum(nil)[:8])
 }
 
 // postTodo hands a call of one of the agent's todo tools to the strategy

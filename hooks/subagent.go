@@ -3,7 +3,9 @@ package hooks
 import (
 	"context"
 	"strings"
+	"time"
 
+	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/agent/claudecode"
 	"github.com/entirecli/entire/conclusion"
 	"github.com/entirecli/entire/notes"
@@ -31,12 +33,20 @@ import (
 //
 // Condensation copies the pending records into the committed checkpoint
 // (package strategy). strategy_options.conclusions = false turns all of it
-// off. Gemini CLI has no subagent events (its subagents are plain tools),
-// so none of this runs there.
+// off.
+//
+// Gemini CLI has no subagent events: its subagents are an invoke_agent
+// tool call, and the hooks carry neither a tool use ID nor the subagent's.
+// before-tool records the task's start; after-tool finds the subagent's own
+// transcript from its prompt (agent.SubagentFinder) and makes the task
+// checkpoint, with a record whose output is the subagent's result
+// (complete_task's response) and whose conclusion is synthesised from it.
+// Nothing is handed to the parent.
 
-// conclusionsOn reports whether the conclusion protocol is enabled.
+// conclusionsOn reports whether subagent task records are kept (the
+// conclusion protocol, and Gemini CLI's subagent results).
 func (h *agentHook) conclusionsOn() bool {
-	return !h.gemini && (h.senv.Settings == nil || h.senv.Settings.Conclusions())
+	return h.senv.Settings == nil || h.senv.Settings.Conclusions()
 }
 
 // hookContext is a Claude Code answer carrying additional context.
@@ -168,4 +178,40 @@ func (h *agentHook) resolveOptions(ctx context.Context) *conclusion.ResolveOptio
 		return ref + " (note: " + n.Preview + ")"
 	}
 	return res
+}
+
+// delegationEnd ends a subagent task of an agent whose hooks do not say
+// which subagent ran (agent.SubagentFinder): the subagent's transcript is
+// found from its prompt, among those started since the task's start, and
+// its result becomes the task record.
+func (h *agentHook) delegationEnd(ctx context.Context, st strategy.Strategy, in strategy.TaskInput, d agent.Delegation) error {
+	f, ok := h.agent.(agent.SubagentFinder)
+	if !ok {
+		return st.TaskEnd(ctx, in)
+	}
+	var since time.Time
+	if pre, err := session.ReadPreTask(h.senv.Repo.Root, in.ToolUseID); err == nil {
+		since = pre.Timestamp
+	}
+	sub, found := f.FindSubagent(in.TranscriptPath, in.SessionID, d, since)
+	if !found {
+		h.senv.Log.Warn("subagent transcript not found", "tool_use_id", in.ToolUseID, "subagent", d.SubagentType)
+		return st.TaskEnd(ctx, in)
+	}
+	in.AgentID, in.SubagentTranscriptPath = sub.ID, sub.TranscriptPath
+	if h.conclusionsOn() && session.ValidateToolUseID(in.ToolUseID) == nil {
+		t := h.newTask(in.ToolUseID)
+		t.StartedAt, t.EndedAt, t.Status = since.UTC(), h.env.Now().UTC(), conclusion.TaskCompleted
+		subagent.SetOutput(t, sub.Result)
+		h.conclude(t)
+		// Pending, the record reaches the commit's checkpoint (and
+		// explain) with the next condensation.
+		if err := subagent.NewPending(h.senv.Repo.Root).Put(h.in.SessionID, in.ToolUseID, t); err != nil {
+			h.senv.Log.Warn("store subagent task", "tool_use_id", in.ToolUseID, "error", err)
+		}
+		if rec, err := subagent.Encode(t); err == nil {
+			in.Conclusion = rec
+		}
+	}
+	return st.TaskEnd(ctx, in)
 }

@@ -87,6 +87,10 @@ type TaskInput struct {
 	SubagentType string
 	Description  string
 	AgentID      string
+	// SubagentTranscriptPath is the subagent's own transcript when the
+	// caller found it (agent.SubagentFinder); "" lets the strategy look
+	// for it by AgentID.
+	SubagentTranscriptPath string
 	// Todos is what the call of a todo tool did (post-todo); it describes
 	// the incremental checkpoint.
 	Todos agent.TodoCall

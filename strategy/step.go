@@ -144,7 +144,30 @@ func (m *ManualCommit) scan(in TurnInput, from checkpointCursor) *agent.Analysis
 		// even when the transcript lacks it.
 		a.LastAssistant = in.End.FinalAnswer
 	}
+	m.addSubagentUsage(in, a)
 	return a
+}
+
+// addSubagentUsage adds the usage of the subagents the scan saw start, read
+// from their own transcripts (SPEC 4.4), to a.Tokens.SubagentTokens. Each
+// subagent is counted by the scan that sees its start, once.
+func (m *ManualCommit) addSubagentUsage(in TurnInput, a *agent.Analysis) {
+	r, ok := in.Agent.(agent.SubagentTokenReader)
+	if !ok || len(a.SubagentIDs) == 0 {
+		return
+	}
+	sub, err := r.SubagentTokenUsage(in.TranscriptPath, a.SubagentIDs)
+	if err != nil {
+		m.env.Log.Warn("subagent token usage", "error", err)
+		return
+	}
+	if sub.IsZero() {
+		return
+	}
+	if a.Tokens.SubagentTokens == nil {
+		a.Tokens.SubagentTokens = &agent.TokenUsage{}
+	}
+	a.Tokens.SubagentTokens.Add(sub)
 }
 
 // saveStep writes the temporary checkpoint of a turn and records it in the

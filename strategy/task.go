@@ -205,6 +205,9 @@ func subagentTranscript(in TaskInput) string {
 		// Empty, or not a plain ID (it names files): no subagent transcript.
 		return ""
 	}
+	if in.SubagentTranscriptPath != "" {
+		return in.SubagentTranscriptPath
+	}
 	if st, ok := in.Agent.(SubagentTranscripts); ok {
 		for _, p := range st.SubagentTranscriptPaths(in.TranscriptPath, in.AgentID) {
 			if _, err := os.Stat(p); err == nil {

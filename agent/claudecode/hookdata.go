@@ -3,6 +3,8 @@ package claudecode
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/entirecli/entire/agent"
 )
 
 // TaskInput is the tool_input of the subagent tool (Agent, formerly Task).
@@ -49,4 +51,16 @@ func ParseTaskResponse(raw []byte) (TaskResponse, error) {
 		return TaskResponse{}, fmt.Errorf("parse task response: %w", err)
 	}
 	return r, nil
+}
+
+var _ agent.Delegator = (*Agent)(nil)
+
+// Delegation reports whether a tool call is a subagent tool call (Agent,
+// formerly Task) and what it asks.
+func (a *Agent) Delegation(toolName string, input []byte) (agent.Delegation, bool) {
+	if !IsTaskTool(toolName) {
+		return agent.Delegation{}, false
+	}
+	in, _ := ParseTaskInput(input)
+	return agent.Delegation{SubagentType: in.SubagentType, Description: in.Description, Prompt: in.Prompt}, true
 }

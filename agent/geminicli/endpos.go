@@ -16,7 +16,7 @@ var _ agent.TranscriptEnder = (*Agent)(nil)
 // Content that is neither gives the zero Position.
 func (a *Agent) EndPosition(content []byte) agent.Position {
 	if DetectFormat(content) == FormatJSON {
-		an, err := analyzeDocument(content, agent.Position{})
+		an, _, err := analyzeDocument(content, agent.Position{})
 		if err != nil {
 			return agent.Position{}
 		}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"time"
 
 	"github.com/entirecli/entire/agent"
 )
@@ -54,6 +55,7 @@ func DetectFormat(content []byte) Format {
 // message is the part of a Gemini message the analysis needs.
 type message struct {
 	ID        string          `json:"id"`
+	Timestamp string          `json:"timestamp"`
 	Type      string          `json:"type"`
 	Content   json.RawMessage `json:"content"`
 	ToolCalls []toolCall      `json:"toolCalls"`
@@ -92,8 +94,9 @@ func IsFileModificationTool(name string) bool {
 	return false
 }
 
-// analyze adds msgs, in order, to an.
-func analyze(an *agent.Analysis, msgs []*message) {
+// analyze adds msgs, in order, to an and returns their invoke_agent calls.
+func analyze(an *agent.Analysis, msgs []*message) []delegationCall {
+	var calls []delegationCall
 	for _, m := range msgs {
 		switch m.Type {
 		case "user":
@@ -106,6 +109,15 @@ func analyze(an *agent.Analysis, msgs []*message) {
 			}
 			for _, tc := range m.ToolCalls {
 				an.ToolUses = append(an.ToolUses, agent.ToolUse{Name: tc.Name, Detail: agent.ToolDetail(tc.Name, tc.Args)})
+				if tc.Name == DelegationTool {
+					var d struct {
+						Prompt string `json:"prompt"`
+					}
+					if json.Unmarshal(tc.Args, &d) == nil {
+						at, _ := time.Parse(time.RFC3339Nano, m.Timestamp)
+						calls = append(calls, delegationCall{prompt: d.Prompt, at: at})
+					}
+				}
 				if IsFileModificationTool(tc.Name) {
 					var fa fileArgs
 					if json.Unmarshal(tc.Args, &fa) == nil {
@@ -128,6 +140,7 @@ func analyze(an *agent.Analysis, msgs []*message) {
 			}
 		}
 	}
+	return calls
 }
 
 // documentMessages parses a single-JSON transcript.
@@ -151,17 +164,17 @@ func documentMessages(content []byte) ([]*message, error) {
 
 // analyzeDocument analyses a single-JSON transcript from message index
 // from.Entries (restarting at 0 if the document is now shorter).
-func analyzeDocument(content []byte, from agent.Position) (*agent.Analysis, error) {
+func analyzeDocument(content []byte, from agent.Position) (*agent.Analysis, []delegationCall, error) {
 	from = from.Sanitized()
 	msgs, err := documentMessages(content)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if from.Entries > len(msgs) {
 		from = agent.Position{}
 	}
 	an := &agent.Analysis{From: from}
-	analyze(an, msgs[from.Entries:])
+	calls := analyze(an, msgs[from.Entries:])
 	an.To = agent.Position{Entries: len(msgs)}
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].ID != "" {
@@ -169,7 +182,7 @@ func analyzeDocument(content []byte, from agent.Position) (*agent.Analysis, erro
 			break
 		}
 	}
-	return an, nil
+	return an, calls, nil
 }
 
 // jsonlScan collects the message records of a JSONL transcript; a repeated
@@ -213,7 +226,7 @@ func messageRecords(b []byte, fn func(*message)) {
 	}
 }
 
-func scanJSONL(r io.Reader, from agent.Position, skip int) (*agent.Analysis, error) {
+func scanJSONL(r io.Reader, from agent.Position, skip int) (*agent.Analysis, []delegationCall, error) {
 	s := &jsonlScan{byID: map[string]int{}}
 	seen := 0
 	consumed, lines, err := agent.ForEachLine(r, func(line []byte) error {
@@ -224,10 +237,10 @@ func scanJSONL(r io.Reader, from agent.Position, skip int) (*agent.Analysis, err
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	an := &agent.Analysis{From: from}
-	analyze(an, s.order)
+	calls := analyze(an, s.order)
 	an.To = agent.Position{Entries: from.Entries + lines, Offset: from.Offset + consumed, LastID: from.LastID}
 	if skip > 0 {
 		an.To.Entries = lines
@@ -235,7 +248,7 @@ func scanJSONL(r io.Reader, from agent.Position, skip int) (*agent.Analysis, err
 	if s.last != "" {
 		an.To.LastID = s.last
 	}
-	return an, nil
+	return an, calls, nil
 }
 
 // ScanTranscript analyses a Gemini transcript from `from` (see
@@ -246,11 +259,23 @@ func scanJSONL(r io.Reader, from agent.Position, skip int) (*agent.Analysis, err
 //
 // Token usage follows SPEC 4.4: per gemini message with non-zero tokens,
 // input += input, output += output, cache_read += cached, one API call.
+// SubagentIDs are the subagents the scope's invoke_agent calls started,
+// found beside the transcript (see FindSubagent).
 func (a *Agent) ScanTranscript(path string, from agent.Position) (*agent.Analysis, error) {
+	an, calls, err := scanFile(path, from)
+	if err != nil {
+		return nil, err
+	}
+	an.SubagentIDs = subagentIDs(path, calls)
+	return an, nil
+}
+
+// scanFile is ScanTranscript without the subagent lookup.
+func scanFile(path string, from agent.Position) (*agent.Analysis, []delegationCall, error) {
 	from = from.Sanitized()
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("scan transcript: %w", err)
+		return nil, nil, fmt.Errorf("scan transcript: %w", err)
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
@@ -261,14 +286,14 @@ func (a *Agent) ScanTranscript(path string, from agent.Position) (*agent.Analysi
 		// this container has to be read whole anyway.
 		content, err := io.ReadAll(br)
 		if err != nil {
-			return nil, fmt.Errorf("scan transcript %s: %w", path, err)
+			return nil, nil, fmt.Errorf("scan transcript %s: %w", path, err)
 		}
 		if DetectFormat(content) == FormatJSON {
-			an, err := analyzeDocument(content, agent.Position{Entries: from.Entries})
+			an, calls, err := analyzeDocument(content, agent.Position{Entries: from.Entries})
 			if err != nil {
-				return nil, fmt.Errorf("scan transcript %s: %w", path, err)
+				return nil, nil, fmt.Errorf("scan transcript %s: %w", path, err)
 			}
-			return an, nil
+			return an, calls, nil
 		}
 		if from.Offset > int64(len(content)) {
 			from = agent.Position{}
@@ -284,37 +309,39 @@ func (a *Agent) ScanTranscript(path string, from agent.Position) (*agent.Analysi
 	if from.Offset > 0 {
 		st, err := f.Stat()
 		if err != nil {
-			return nil, fmt.Errorf("scan transcript: %w", err)
+			return nil, nil, fmt.Errorf("scan transcript: %w", err)
 		}
 		if st.Size() < from.Offset {
 			from = agent.Position{}
 		} else {
 			if _, err := f.Seek(from.Offset, io.SeekStart); err != nil {
-				return nil, fmt.Errorf("scan transcript %s: %w", path, err)
+				return nil, nil, fmt.Errorf("scan transcript %s: %w", path, err)
 			}
 			r = f
 		}
 	} else if from.Entries > 0 {
 		skip = from.Entries
 	}
-	an, err := scanJSONL(r, from, skip)
+	an, calls, err := scanJSONL(r, from, skip)
 	if err != nil {
-		return nil, fmt.Errorf("scan transcript %s: %w", path, err)
+		return nil, nil, fmt.Errorf("scan transcript %s: %w", path, err)
 	}
-	return an, nil
+	return an, calls, nil
 }
 
 // AnalyzeTranscript analyses in-memory transcript content (either container)
 // from its start. A JSONL last line without newline is included.
 func AnalyzeTranscript(content []byte) (*agent.Analysis, error) {
 	if DetectFormat(content) == FormatJSON {
-		return analyzeDocument(content, agent.Position{})
+		an, _, err := analyzeDocument(content, agent.Position{})
+		return an, err
 	}
 	var r io.Reader = bytes.NewReader(content)
 	if len(content) > 0 && content[len(content)-1] != '\n' {
 		r = io.MultiReader(r, bytes.NewReader([]byte("\n")))
 	}
-	return scanJSONL(r, agent.Position{}, 0)
+	an, _, err := scanJSONL(r, agent.Position{}, 0)
+	return an, err
 }
 
 // GetTranscriptPosition returns the message count (single JSON) or line

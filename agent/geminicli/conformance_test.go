@@ -96,7 +96,7 @@ func geminiFixture(t *testing.T) agenttest.Fixture {
 			TruncateID:    "m2",
 			Truncated:     doc(testMessages[:2]),
 			ModifiedFiles: []string{"notes.txt"},
-			FileName:      "abcdef12-0000-4000-8000-000000000000.json",
+			FileName:      "session-2026-01-01T00-00-abcdef12.json", // named from the startTime
 		},
 		TranscriptFiles: agenttest.TranscriptFixtures(t, "gemini-cli"),
 	}

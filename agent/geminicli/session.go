@@ -1,13 +1,17 @@
 package geminicli
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/entirecli/entire/agent"
 )
@@ -20,9 +24,15 @@ func ProjectHash(absRoot string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// GetSessionDir returns ~/.gemini/tmp/<sha256(absolute repoPath)>/chats
-// ($GEMINI_CLI_HOME replaces the home directory). ENTIRE_TEST_GEMINI_PROJECT_DIR,
-// when set, is returned as is.
+// GetSessionDir returns the chats folder Gemini CLI uses for the project
+// at repoPath ($GEMINI_CLI_HOME replaces the home directory):
+// ~/.gemini/tmp/<slug>/chats, where slug is the project's entry in
+// ~/.gemini/projects.json (Gemini CLI 0.29 and later) when its
+// .project_root marker, if any, names the project; else a tmp/<slug> whose
+// marker names it; else the older tmp/<sha256(absolute repoPath)>, which
+// Gemini CLI moves into the slug folder it makes for a new project on its
+// first start there. ENTIRE_TEST_GEMINI_PROJECT_DIR, when set, is returned
+// as is.
 func (a *Agent) GetSessionDir(repoPath string) (string, error) {
 	if v := a.getenv(EnvTestProjectDir); v != "" {
 		return v, nil
@@ -37,7 +47,57 @@ func (a *Agent) GetSessionDir(repoPath string) (string, error) {
 			return "", err
 		}
 	}
-	return filepath.Join(home, ".gemini", "tmp", ProjectHash(abs), "chats"), nil
+	tmp := filepath.Join(home, ".gemini", "tmp")
+	if slug := projectSlug(filepath.Join(home, ".gemini"), abs); slug != "" {
+		return filepath.Join(tmp, slug, "chats"), nil
+	}
+	return filepath.Join(tmp, ProjectHash(abs), "chats"), nil
+}
+
+// maxRegistry bounds how much of projects.json is read.
+const maxRegistry = 4 << 20
+
+// projectSlug returns the folder name Gemini CLI gives the project at root
+// under its tmp folder, "" when it has none yet.
+func projectSlug(geminiDir, root string) string {
+	tmp := filepath.Join(geminiDir, "tmp")
+	owns := func(slug string) (owned, marked bool) {
+		b, err := os.ReadFile(filepath.Join(tmp, slug, ".project_root"))
+		if err != nil {
+			return true, false // no marker: nothing says otherwise
+		}
+		return filepath.Clean(strings.TrimSpace(string(b))) == root, true
+	}
+	if f, err := os.Open(filepath.Join(geminiDir, "projects.json")); err == nil {
+		var reg struct {
+			Projects map[string]string `json:"projects"`
+		}
+		err := json.NewDecoder(io.LimitReader(f, maxRegistry)).Decode(&reg)
+		f.Close()
+		if slug := reg.Projects[root]; err == nil && validSlug(slug) {
+			if owned, _ := owns(slug); owned {
+				return slug
+			}
+		}
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !validSlug(e.Name()) {
+			continue
+		}
+		if owned, marked := owns(e.Name()); owned && marked {
+			return e.Name()
+		}
+	}
+	return ""
+}
+
+// validSlug reports whether s can name a folder under tmp.
+func validSlug(s string) bool {
+	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, `/\`)
 }
 
 // ReadSession reads the transcript at input.SessionRef (either container).
@@ -65,8 +125,10 @@ func (a *Agent) ReadSession(input *agent.HookInput) (*agent.AgentSession, error)
 
 // SessionFilePath returns where WriteSession writes session: its SessionRef
 // when set; else, in the session dir of RepoPath, the newest existing
-// session-*-<first 8 chars of id>.json or .jsonl file, else <id>.json
-// (<id>.jsonl for JSONL content).
+// session-*-<first 8 chars of id>.json or .jsonl file, else
+// session-<start minute>-<first 8 chars of id>.json (.jsonl for JSONL
+// content), named as Gemini CLI names it (SPEC 4.6's <id>.json is a file it
+// never lists).
 func (a *Agent) SessionFilePath(session *agent.AgentSession) (string, error) {
 	if session.SessionRef != "" {
 		return session.SessionRef, nil
@@ -100,7 +162,28 @@ func (a *Agent) SessionFilePath(session *agent.AgentSession) (string, error) {
 	if DetectFormat(session.NativeData) == FormatJSONL {
 		ext = ".jsonl"
 	}
-	return filepath.Join(dir, id+ext), nil
+	// Gemini CLI lists only session-<minute>-<id8> files.
+	return filepath.Join(dir, "session-"+sessionStart(session.NativeData).UTC().Format("2006-01-02T15-04")+"-"+short+ext), nil
+}
+
+// sessionStart returns a transcript's startTime (its header, or the
+// document's member), the Unix epoch when it has none.
+func sessionStart(content []byte) time.Time {
+	first := content
+	if DetectFormat(content) == FormatJSONL {
+		if i := bytes.IndexByte(content, '\n'); i >= 0 {
+			first = content[:i]
+		}
+	}
+	var h struct {
+		StartTime time.Time `json:"startTime"`
+	}
+	if obj, err := agent.ParseObject(bytes.TrimSpace(first)); err == nil {
+		if raw, ok := obj.Get("startTime"); ok && json.Unmarshal(raw, &h.StartTime) == nil {
+			return h.StartTime
+		}
+	}
+	return time.Unix(0, 0)
 }
 
 // WriteSession writes session.NativeData to SessionFilePath atomically (mode

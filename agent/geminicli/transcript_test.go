@@ -256,11 +256,12 @@ func TestSessionPaths(t *testing.T) {
 	if b, _ := os.ReadFile(existing); !bytes.Equal(b, s.NativeData) {
 		t.Errorf("existing session file not reused: %q", b)
 	}
-	s2 := &agent.AgentSession{SessionID: "99999999-jsonl", NativeData: []byte("{\"sessionId\":\"x\",\"projectHash\":\"h\"}\n")}
+	s2 := &agent.AgentSession{SessionID: "99999999-jsonl", NativeData: []byte("{\"sessionId\":\"x\",\"projectHash\":\"h\",\"startTime\":\"2026-11-23T22:55:08.090Z\"}\n")}
 	if err := ga.WriteSession(s2); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(sdir, "99999999-jsonl.jsonl")); err != nil {
-		t.Errorf("JSONL session not written as .jsonl: %v", err)
+	// Named as Gemini CLI names sessions: it lists nothing else.
+	if _, err := os.Stat(filepath.Join(sdir, "session-2026-11-23T22-55-99999999.jsonl")); err != nil {
+		t.Errorf("JSONL session not written as session-<start>-<id8>.jsonl: %v", err)
 	}
 }

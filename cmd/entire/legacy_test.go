@@ -124,7 +124,7 @@ func TestLegacyCheckpointExplainAndResume(t *testing.T) {
 	for path, want := range map[string]string{
 		filepath.Join(claude, "old-sess.jsonl"):     legacyLog,
 		filepath.Join(claude, "new-sess.jsonl"):     chunk0 + "\n" + chunk1 + "\n",
-		filepath.Join(gemini, "gem-sess-0001.json"): "",
+		filepath.Join(gemini, "session-1970-01-01T00-00-gem-sess.json"): "",
 	} {
 		got, err := os.ReadFile(path)
 		if err != nil {
@@ -141,7 +141,7 @@ func TestLegacyCheckpointExplainAndResume(t *testing.T) {
 
 	// rewind --logs-only of the same checkpoint writes each session where
 	// its own agent reads it: the Gemini one not into Claude's directory.
-	for _, p := range []string{filepath.Join(claude, "gem-sess-0001.jsonl"), filepath.Join(gemini, "gem-sess-0001.json")} {
+	for _, p := range []string{filepath.Join(claude, "gem-sess-0001.jsonl"), filepath.Join(gemini, "session-1970-01-01T00-00-gem-sess.json")} {
 		os.Remove(p)
 	}
 	gittest.Git(t, dir, "checkout", "-q", "legacy")

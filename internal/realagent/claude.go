@@ -79,7 +79,11 @@ func (s *Server) claude(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusBadRequest, "script %s has no step %d", name, step)
 		return
 	}
-	st := sc[step]
+	st, err := resolveStep(sc[step], body)
+	if err != nil {
+		s.fail(w, http.StatusBadRequest, "script %s step %d: %v", name, step, err)
+		return
+	}
 	prompt := ""
 	for i := len(texts) - 1; i >= 0; i-- {
 		if markerRe.MatchString(texts[i]) {

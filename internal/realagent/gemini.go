@@ -70,7 +70,11 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, stream bool) {
 		s.fail(w, http.StatusBadRequest, "script %s has no step %d", name, step)
 		return
 	}
-	st := sc[step]
+	st, err := resolveStep(sc[step], body)
+	if err != nil {
+		s.fail(w, http.StatusBadRequest, "script %s step %d: %v", name, step, err)
+		return
+	}
 	s.record(Request{Kind: KindGeminiStream, Script: name, Step: step, Usage: st.Usage})
 	var parts []map[string]any
 	if st.Text != "" {

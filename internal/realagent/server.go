@@ -232,3 +232,61 @@ func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(v)
 }
+
+// Capture is a value in a scripted tool input that the server fills from
+// the request it answers: the first group of Pattern's last match in the
+// request body (its JSON text). A script uses it for what only the client
+// knows, such as the ID of a hide a hook returned. A request without a
+// match fails the test.
+type Capture struct{ Pattern string }
+
+// resolve returns v with every Capture replaced from body.
+func resolve(v any, body []byte) (any, error) {
+	switch x := v.(type) {
+	case Capture:
+		re, err := regexp.Compile(x.Pattern)
+		if err != nil {
+			return nil, fmt.Errorf("capture %q: %w", x.Pattern, err)
+		}
+		all := re.FindAllSubmatch(body, -1)
+		if len(all) == 0 || len(all[len(all)-1]) < 2 {
+			return nil, fmt.Errorf("capture %q: no match in the request", x.Pattern)
+		}
+		return string(all[len(all)-1][1]), nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			r, err := resolve(e, body)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = r
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			r, err := resolve(e, body)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// resolveStep returns st with the Captures of its tool inputs filled.
+func resolveStep(st Step, body []byte) (Step, error) {
+	out := st
+	out.Tools = make([]ToolCall, len(st.Tools))
+	for i, tc := range st.Tools {
+		in, err := resolve(tc.Input, body)
+		if err != nil {
+			return Step{}, fmt.Errorf("tool %s: %w", tc.Name, err)
+		}
+		out.Tools[i] = ToolCall{Name: tc.Name, Input: in}
+	}
+	return out, nil
+}

@@ -122,8 +122,8 @@ func TestLegacyCheckpointExplainAndResume(t *testing.T) {
 		t.Fatalf("resume: %d %s", code, errOut)
 	}
 	for path, want := range map[string]string{
-		filepath.Join(claude, "old-sess.jsonl"):     legacyLog,
-		filepath.Join(claude, "new-sess.jsonl"):     chunk0 + "\n" + chunk1 + "\n",
+		filepath.Join(claude, "old-sess.jsonl"):                         legacyLog,
+		filepath.Join(claude, "new-sess.jsonl"):                         chunk0 + "\n" + chunk1 + "\n",
 		filepath.Join(gemini, "session-1970-01-01T00-00-gem-sess.json"): "",
 	} {
 		got, err := os.ReadFile(path)

@@ -150,6 +150,41 @@ func WriteStep(ctx context.Context, repo *gitrepo.Repo, st Step, now time.Time) 
 	return h, nil
 }
 
+// ErrStepMoved is returned by AmendStep when the step is no longer the tip
+// of its branch.
+var ErrStepMoved = errors.New("checkpoint: the step is no longer the tip of its shadow branch")
+
+// AmendStep replaces step, the tip of branch, by a commit with the same
+// parents, author, committer and message whose tree is step's with changes
+// applied, and returns it: how a step's transcript is completed after the
+// turn-end hook returned. The branch is moved by compare-and-swap; when
+// step is no longer its tip, nothing is published and the error wraps
+// ErrStepMoved.
+func AmendStep(repo *gitrepo.Repo, branch string, step plumbing.Hash, changes []gitrepo.Change) (plumbing.Hash, error) {
+	c, err := repo.Git.CommitObject(step)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("amend step %s: %w", step, err)
+	}
+	tree, err := repo.BuildTree(c.TreeHash, changes)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("amend step %s: %w", step, err)
+	}
+	if tree == c.TreeHash {
+		return step, nil
+	}
+	h, err := repo.WriteCommit(&object.Commit{Author: c.Author, Committer: c.Committer, Message: c.Message, TreeHash: tree, ParentHashes: c.ParentHashes})
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("amend step %s: %w", step, err)
+	}
+	if err := repo.UpdateRef(ShadowRef(branch), h, step); err != nil {
+		if errors.Is(err, gitrepo.ErrRefChanged) {
+			return plumbing.ZeroHash, fmt.Errorf("amend step %s on %s: %w", step, branch, ErrStepMoved)
+		}
+		return plumbing.ZeroHash, fmt.Errorf("amend step %s on %s: %w", step, branch, err)
+	}
+	return h, nil
+}
+
 // metadataGraft returns the change that carries a tree's .entire/metadata
 // directory over into another tree (none when it has none).
 func metadataGraft(repo *gitrepo.Repo, tree plumbing.Hash) ([]gitrepo.Change, error) {

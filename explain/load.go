@@ -111,8 +111,13 @@ func (l *Loader) Checkpoint(ctx context.Context, id checkpoint.ID, opts ViewOpti
 			}
 		}
 	}
-	if cp.Root.TokenUsage != nil {
-		tokens = cp.Root.TokenUsage
+	if r := cp.Root.TokenUsage; r != nil {
+		// The root summary's totals, with the sessions' subagent usage
+		// that SPEC's root summary leaves out.
+		sub := tokens.SubagentTokens
+		root := *r
+		tokens = &root
+		tokens.SubagentTokens = sub
 	}
 	if !tokens.IsZero() {
 		v.Tokens = tokens

@@ -87,6 +87,7 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 	if hookType == agent.HookStop {
 		// A turn end redacts what it stores: build the rules meanwhile.
 		senv.Prewarm()
+		senv.FinishLater = finishLater(senv)
 	}
 	log.Debug("hook invoked", "agent", string(agentName), "hook", verb, "session_id", in.SessionID)
 	h := &agentHook{env: env, senv: senv, agent: ag, in: in, gemini: gemini}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/internal/proc"
 )
 
 // DefaultTimeout bounds one network call when Options.Timeout is zero.
@@ -46,7 +47,7 @@ func (r *runner) run(ctx context.Context, args ...string) ([]byte, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
-	detach(cmd)
+	proc.Detach(cmd)
 	cmd.WaitDelay = waitDelay
 	start := time.Now()
 	err := cmd.Run()

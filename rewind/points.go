@@ -116,11 +116,24 @@ func New(opts Options) *Rewinder {
 
 func (r *Rewinder) printf(format string, a ...any) { fmt.Fprintf(r.out, format, a...) }
 
+// turnFinishWait bounds how long a rewind waits for turn ends that are
+// being finished in the background (their steps are rewind points).
+const turnFinishWait = 5 * time.Second
+
+// settle waits for turn ends finishing in the background; past the bound
+// the rewind goes on with the steps as they are.
+func (r *Rewinder) settle() {
+	if err := r.sessions.AwaitTurnFinishes(turnFinishWait); err != nil {
+		r.printf("Warning: %v\n", err)
+	}
+}
+
 // List returns the rewind points of HEAD, newest first, at most MaxPoints:
 // the steps on the shadow branches of the sessions of this work tree based
 // on HEAD, and HEAD's recent commits linked to a committed checkpoint. A
 // repository without commits has none.
 func (r *Rewinder) List(ctx context.Context) ([]Point, error) {
+	r.settle()
 	head, err := r.repo.Head()
 	if err != nil || head.IsZero() {
 		return nil, err

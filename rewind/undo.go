@@ -180,6 +180,7 @@ func (r *Rewinder) UndoPoints() ([]string, error) {
 // gitignored files are left alone. It fails, changing nothing, when HEAD
 // is no longer the commit the undo point was taken on.
 func (r *Rewinder) Undo(ctx context.Context, name string) (*Result, error) {
+	r.settle()
 	names, refs, err := r.undoRefs()
 	if err != nil {
 		return nil, err

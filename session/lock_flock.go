@@ -16,6 +16,23 @@ import (
 // and the kernel releases it if the process dies. The returned function
 // releases it.
 func lockFile(path string, timeout time.Duration) (func(), error) {
+	f, err := lockedFile(path, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = f.Close()
+	}, nil
+}
+
+// handOverLocks is true where a lock can be handed to a child process:
+// the flock belongs to the open file, which the child inherits.
+const handOverLocks = true
+
+// lockedFile is lockFile returning the locked file: the lock lasts while
+// the file, or a copy of its descriptor in a child process, is open.
+func lockedFile(path string, timeout time.Duration) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open lock %s: %w", path, err)
@@ -25,10 +42,7 @@ func lockFile(path string, timeout time.Duration) (func(), error) {
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
-			return func() {
-				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				_ = f.Close()
-			}, nil
+			return f, nil
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			_ = f.Close()

@@ -2,9 +2,22 @@
 
 package session
 
-import "time"
+import (
+	"errors"
+	"os"
+	"time"
+)
 
 // lockFile uses the O_EXCL lock file on platforms without flock(2).
 func lockFile(path string, timeout time.Duration) (func(), error) {
 	return lockFileExcl(path, timeout)
+}
+
+// handOverLocks is false: an O_EXCL lock file cannot be handed to a child
+// process.
+const handOverLocks = false
+
+// lockedFile is not available without flock(2).
+func lockedFile(path string, timeout time.Duration) (*os.File, error) {
+	return nil, errors.New("lock handover needs flock(2)")
 }

@@ -152,7 +152,9 @@ func (a *AutoCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 	}
 	pre, _ := session.ReadPrePrompt(repo.Root, in.SessionID)
 	status := a.env.statusAtTurnEnd(ctx)
-	a.env.awaitTurnEnd(ctx, in, a.env.turnStartCursor(in.SessionID))
+	// Each turn is a commit: the hook waits for the whole transcript.
+	from, _ := a.env.turnStartCursor(in.SessionID)
+	a.env.awaitTurnEnd(ctx, in, from)
 	ws, err := status()
 	if err != nil {
 		return err

@@ -53,6 +53,10 @@ type Env struct {
 	// After waits like time.After (nil: time.After); with Now it is the
 	// clock of the turn-end wait, injected by tests.
 	After func(time.Duration) <-chan time.Time
+	// FinishLater, when set, hands a turn end whose transcript was not yet
+	// complete to a process that finishes it (ManualCommit.FinishTurn)
+	// after the hook returned; nil makes the hook wait for the transcript.
+	FinishLater func(TurnFinish) error
 	// Getenv looks up ENTIRE_TEST_TTY and the like.
 	Getenv func(string) string
 	// CLIVersion is recorded in metadata.

@@ -54,8 +54,20 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 	// awaited, read and redacted: they are independent, and there are two
 	// cores.
 	status := m.env.statusAtTurnEnd(ctx)
-	m.env.awaitTurnEnd(ctx, in, m.env.turnStartCursor(in.SessionID))
+	// The agent may not have written the turn's end yet. With a way to
+	// finish the turn later, the step is saved now and completed in the
+	// background; otherwise (and when mid-turn commits wait for the whole
+	// turn's transcript) the hook waits here.
+	from, prev := m.env.turnStartCursor(in.SessionID)
+	complete := m.env.FinishLater == nil || m.env.turnEndSeen(in, from)
+	if !complete && prev != nil && len(prev.TurnCheckpointIDs) > 0 {
+		complete = true
+	}
+	if complete {
+		m.env.awaitTurnEnd(ctx, in, from)
+	}
 	var ws *worktreeStatus
+	var finish *TurnFinish
 	err = m.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {
 		if in.TranscriptPath != "" {
 			st.TranscriptPath = in.TranscriptPath
@@ -91,8 +103,11 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 		stepFiles := unionSorted(transcriptFiles(repo, in.Cwd, a.ModifiedFiles), ws.newFiles(untrackedBefore), ws.Deleted)
 		if len(stepFiles) == 0 {
 			m.env.printf("No files were modified during this session\nSkipping commit\n")
-		} else if err := m.saveStep(ctx, st, in, head, ws, a, src, stepFiles); err != nil {
+		} else if step, err := m.saveStep(ctx, st, in, head, ws, a, src, stepFiles); err != nil {
 			return err
+		} else if !complete && !step.IsZero() {
+			finish = &TurnFinish{SessionID: st.SessionID, Agent: in.Agent.Name(), TranscriptPath: in.TranscriptPath, Cwd: in.Cwd,
+				End: in.End, From: from, Cursor: a.To, Step: step.String(), Branch: shadowBranch(st), Transcript: st.ShadowTranscript}
 		}
 		setCursor(st, a.To)
 		m.transition(st, session.EventTurnEnd, session.TransitionContext{})
@@ -105,6 +120,12 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 	}
 	if err := session.DeletePrePrompt(repo.Root, in.SessionID); err != nil {
 		m.env.Log.Warn("delete pre-prompt state", "error", err)
+	}
+	if finish != nil {
+		if err := m.env.FinishLater(*finish); err != nil {
+			m.env.Log.Warn("turn end: cannot finish in the background; finishing now", "error", err)
+			return m.FinishTurn(ctx, *finish)
+		}
 	}
 	return nil
 }
@@ -172,12 +193,13 @@ func (m *ManualCommit) addSubagentUsage(in TurnInput, a *agent.Analysis) {
 
 // saveStep writes the temporary checkpoint of a turn and records it in the
 // session state.
-func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnInput, head plumbing.Hash, ws *worktreeStatus, a scope, src *transcriptSource, stepFiles []string) error {
+// It returns the step commit (zero when the step changed nothing).
+func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnInput, head plumbing.Hash, ws *worktreeStatus, a scope, src *transcriptSource, stepFiles []string) (plumbing.Hash, error) {
 	repo := m.env.Repo
 	branch := shadowBranch(st)
 	tip, err := repo.ReadRef(checkpoint.ShadowRef(branch))
 	if err != nil {
-		return err
+		return plumbing.ZeroHash, err
 	}
 	// Storing the transcript (compressing and hashing its new chunk) and
 	// snapshotting the work tree are independent: do both at once.
@@ -211,16 +233,16 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 	trees := m.stepTrees(ctx, st)
 	<-stored
 	if err != nil {
-		return err
+		return plumbing.ZeroHash, err
 	}
 	if storeErr != nil {
-		return storeErr
+		return plumbing.ZeroHash, storeErr
 	}
 	hc, err := repo.Git.CommitObject(head)
 	if err != nil {
-		return fmt.Errorf("read HEAD commit: %w", err)
+		return plumbing.ZeroHash, fmt.Errorf("read HEAD commit: %w", err)
 	}
-	_, err = checkpoint.WriteStep(ctx, repo, checkpoint.Step{
+	step, err := checkpoint.WriteStep(ctx, repo, checkpoint.Step{
 		Branch: branch, BaseTree: hc.TreeHash, Changes: changes, Snapshot: true,
 		MetadataDir: dir, MetadataFiles: files, MetadataTrees: trees, Transcript: ts,
 		Message: checkpoint.StepMessage(subject, dir, st.SessionID, checkpoint.StrategyManualCommit),
@@ -229,10 +251,10 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 	st.SnapshotCache = cache
 	if errors.Is(err, checkpoint.ErrStepUnchanged) {
 		m.env.printf("Skipped checkpoint (no changes since last checkpoint)\n")
-		return nil
+		return plumbing.ZeroHash, nil
 	}
 	if err != nil {
-		return err
+		return plumbing.ZeroHash, err
 	}
 	if tip.IsZero() {
 		m.env.printf("Created shadow branch '%s' and committed changes\n", branch)
@@ -245,7 +267,7 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 	st.CheckpointCount++
 	st.FilesTouched = unionSorted(st.FilesTouched, stepFiles)
 	st.TokenUsage = a.tokens(st.TokenUsage)
-	return nil
+	return step, nil
 }
 
 // transcriptSource is what a transcript gained since it was last stored,

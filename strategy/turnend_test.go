@@ -248,3 +248,90 @@ func TestLostCursorRescansTheScope(t *testing.T) {
 		t.Errorf("no log line for the rescan:\n%s", logs)
 	}
 }
+
+// With FinishLater, a turn end whose final answer is not in the transcript
+// yet saves the step at once; FinishTurn then waits for the answer and
+// amends that same step with it, counting its usage. A finish the session
+// has moved past changes nothing.
+func TestFinishTurnAmendsTheStep(t *testing.T) {
+	t.Parallel()
+	clock := &fakeClock{now: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)}
+	env, _ := manualEnv(t, clock)
+	var reqs []TurnFinish
+	env.FinishLater = func(r TurnFinish) error { reqs = append(reqs, r); return nil }
+	ag, _ := agent.Get(agent.AgentNameClaudeCode)
+	transcript := filepath.Join(t.TempDir(), "s.jsonl")
+	m := NewManualCommit(env)
+	ctx := context.Background()
+	turn := func(n int, final string) {
+		t.Helper()
+		in := TurnInput{Agent: ag, SessionID: "s1", TranscriptPath: transcript, Prompt: fmt.Sprintf("turn %d", n)}
+		if err := m.TurnStart(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		appendJSONL(t, transcript,
+			map[string]any{"type": "user", "uuid": fmt.Sprintf("u%d", n), "message": map[string]any{"role": "user", "content": in.Prompt}},
+			map[string]any{"type": "assistant", "uuid": fmt.Sprintf("a%d", n), "message": map[string]any{"id": fmt.Sprintf("m%d", n), "role": "assistant",
+				"usage":   map[string]any{"input_tokens": 10, "output_tokens": 1},
+				"content": []any{map[string]any{"type": "tool_use", "id": fmt.Sprintf("t%d", n), "name": "Write", "input": map[string]any{"file_path": fmt.Sprintf("f%d.txt", n)}}}}})
+		gittest.WriteFile(t, env.Repo.Root, fmt.Sprintf("f%d.txt", n), "x\n")
+		in.End = agent.TurnEnd{FinalAnswer: final, HasFinalAnswer: true}
+		start := clock.Now()
+		if err := m.TurnEnd(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		if waited := clock.Now().Sub(start); waited != 0 {
+			t.Errorf("turn %d: the hook waited %s", n, waited)
+		}
+	}
+	finalLine := func(n int, text string) {
+		appendJSONL(t, transcript, map[string]any{"type": "assistant", "uuid": fmt.Sprintf("f%d", n), "message": map[string]any{"id": fmt.Sprintf("mf%d", n), "role": "assistant",
+			"usage": map[string]any{"input_tokens": 5, "output_tokens": 7}, "content": []any{map[string]any{"type": "text", "text": text}}}})
+	}
+	branch := func() string {
+		return checkpoint.ShadowBranchName(gittest.Git(t, env.Repo.Root, "rev-parse", "HEAD"), env.Repo.WorktreeID)
+	}
+	show := func(rev, file string) string {
+		return gittest.Git(t, env.Repo.Root, "show", rev+":"+checkpoint.MetadataDirPrefix+"s1/"+file)
+	}
+
+	turn(1, "First done.")
+	if len(reqs) != 1 {
+		t.Fatalf("%d finish requests, want 1", len(reqs))
+	}
+	step := gittest.Git(t, env.Repo.Root, "rev-parse", branch())
+	if s := show(step, checkpoint.SummaryFile); s != "First done." {
+		t.Errorf("summary.txt before the finish %q", s)
+	}
+	clock.atOffset(150*time.Millisecond, func() { finalLine(1, "First done.") })
+	if err := m.FinishTurn(ctx, reqs[0]); err != nil {
+		t.Fatal(err)
+	}
+	tip := gittest.Git(t, env.Repo.Root, "rev-parse", branch())
+	if tip == step || gittest.Git(t, env.Repo.Root, "rev-list", "--count", branch()) != "1" {
+		t.Errorf("the step was not amended in place (tip %s, step %s)", tip, step)
+	}
+	if tr := show(tip, checkpoint.TranscriptFile); !strings.Contains(tr, "First done.") {
+		t.Errorf("the amended step lacks the final answer:\n%s", tr)
+	}
+	st, _ := env.Sessions.Load("s1")
+	if u := st.TokenUsage; u.OutputTokens != 8 || u.APICallCount != 2 {
+		t.Errorf("usage after the finish %+v, want the final answer's counted", u)
+	}
+
+	// Turn 2 ends before its finisher runs: by then turn 3 has stored the
+	// late line itself, and the finish changes nothing.
+	turn(2, "Second done.")
+	finalLine(2, "Second done.")
+	turn(3, "Third done.")
+	tip = gittest.Git(t, env.Repo.Root, "rev-parse", branch())
+	if err := m.FinishTurn(ctx, reqs[1]); err != nil {
+		t.Fatal(err)
+	}
+	if now := gittest.Git(t, env.Repo.Root, "rev-parse", branch()); now != tip {
+		t.Error("a superseded finish moved the shadow branch")
+	}
+	if tr := show(tip, checkpoint.TranscriptFile); !strings.Contains(tr, "Second done.") {
+		t.Error("turn 3's step lacks turn 2's late final answer")
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -19,6 +20,7 @@ import (
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/refstore"
 	"github.com/entirecli/entire/renderrefs"
+	"github.com/entirecli/entire/session"
 	"github.com/entirecli/entire/strategy"
 	"github.com/entirecli/entire/taskview"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -136,6 +138,10 @@ func runExplain(ctx context.Context, opts *explainOptions) error {
 	repo, err := f.OpenRepo()
 	if err != nil {
 		return err
+	}
+	// Temporary checkpoints may be being completed in the background.
+	if err := session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: f.Now}).AwaitTurnFinishes(5 * time.Second); err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "Warning: %v\n", err)
 	}
 	l := &explain.Loader{Repo: repo, Store: checkpoint.NewStore(repo, f.Now), DefaultBranch: defaultBranch(repo)}
 	var buf bytes.Buffer

@@ -57,5 +57,14 @@ func newHooksCmd(f *factory) *cobra.Command {
 		})
 	}
 	cmd.AddCommand(gitCmd)
+	cmd.AddCommand(&cobra.Command{
+		Use:    "finish-turn",
+		Short:  "Finish a turn end in the background (started by a turn-end hook)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return exitWith(hooks.RunFinishTurn(c.Context(), env()))
+		},
+	})
 	return cmd
 }

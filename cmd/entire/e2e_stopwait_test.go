@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/session"
 )
 
 // shadowTranscript returns the transcript of the latest step on the
@@ -23,9 +24,11 @@ func shadowTranscript(t *testing.T, r *sessionRepo) string {
 }
 
 // Claude Code 2.1 may run Stop before the turn's last assistant line is in
-// the transcript; last_assistant_message says what it will be. The Stop
-// hook waits for that line, no longer, and the checkpoint holds it.
-func TestE2EStopWaitsForLateFinalAnswer(t *testing.T) {
+// the transcript (it flushes its transcript every 100 ms);
+// last_assistant_message says what it will be. Stop saves the turn at once
+// and returns; a process it leaves behind waits for that line and completes
+// the same checkpoint with it.
+func TestE2EStopFinishesLateFinalAnswer(t *testing.T) {
 	t.Parallel()
 	r := newSessionRepo(t)
 	r.startTurn(r.dir, "Write late.txt")
@@ -33,31 +36,50 @@ func TestE2EStopWaitsForLateFinalAnswer(t *testing.T) {
 	final := "Wrote late.txt; all done."
 	payload, _ := json.Marshal(map[string]any{"session_id": r.sessionID, "transcript_path": r.transcript, "cwd": r.dir,
 		"hook_event_name": "Stop", "last_assistant_message": final})
+	start := time.Now()
+	var errOut bytes.Buffer
 	cmd := exec.Command(entireBin, "hooks", "claude-code", "stop")
 	cmd.Dir = r.dir
 	cmd.Env = append(gittest.Env(t.TempDir()), r.env...)
 	cmd.Stdin = bytes.NewReader(payload)
-	var errOut bytes.Buffer
 	cmd.Stderr = &errOut
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(300 * time.Millisecond)
-	r.appendTranscript(map[string]any{"type": "assistant", "uuid": "late-final", "message": map[string]any{"id": "msg_late", "role": "assistant",
-		"content": []any{map[string]any{"type": "text", "text": final}}}})
-	if err := cmd.Wait(); err != nil {
+	if err := cmd.Run(); err != nil {
 		t.Fatalf("stop: %v\n%s", err, errOut.String())
 	}
-	elapsed := time.Since(start)
-	if !strings.Contains(shadowTranscript(t, r), final) {
-		t.Errorf("the checkpoint lacks the final answer written 300 ms after Stop started")
+	if d := time.Since(start); d >= 300*time.Millisecond {
+		t.Errorf("stop took %s: it waited for the transcript", d)
 	}
-	if elapsed >= 2500*time.Millisecond {
-		t.Errorf("stop took %s: it waited past the final answer", elapsed)
+	step := gittest.Git(t, r.dir, "rev-parse", shadowBranches(t, r.dir)[0])
+	if strings.Contains(shadowTranscript(t, r), final) {
+		t.Fatal("the final answer was stored before it was written")
+	}
+	time.Sleep(300*time.Millisecond - time.Since(start))
+	r.appendTranscript(map[string]any{"type": "assistant", "uuid": "late-final", "message": map[string]any{"id": "msg_late", "role": "assistant",
+		"content": []any{map[string]any{"type": "text", "text": final}, map[string]any{"type": "tool_use", "id": "x", "name": "Noop", "input": map[string]any{}}},
+		"usage": map[string]any{"input_tokens": 7, "output_tokens": 9}}})
+	awaitFinishers(t, r.dir)
+	if !strings.Contains(shadowTranscript(t, r), final) {
+		t.Errorf("the checkpoint lacks the final answer written 300 ms after Stop started:\n%s", logText(r.dir))
+	}
+	amended := gittest.Git(t, r.dir, "rev-parse", shadowBranches(t, r.dir)[0])
+	parents := func(c string) string { return gittest.Git(t, r.dir, "log", "-1", "--format=%P", c) }
+	if amended == step || parents(amended) != parents(step) {
+		t.Errorf("the step was not amended in place: %s, was %s", amended, step)
+	}
+	if u, _ := sessionState(t, r.dir, r.sessionID)["token_usage"].(map[string]any); u["output_tokens"] != float64(5+9) || u["api_call_count"] != float64(2) {
+		t.Errorf("token usage after the finish: %v", u)
 	}
 	if strings.Contains(logText(r.dir), "does not show the turn's end") {
 		t.Errorf("the wait expired:\n%s", logText(r.dir))
+	}
+}
+
+// awaitFinishers waits for turn ends being finished in the background.
+func awaitFinishers(t *testing.T, dir string) {
+	t.Helper()
+	common := gittest.Git(t, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err := session.NewStore(session.Options{GitCommonDir: common}).AwaitTurnFinishes(10 * time.Second); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -91,7 +91,7 @@ func (s *Server) claude(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 	}
-	s.record(Request{Kind: KindClaude, Script: name, Step: step, Usage: st.Usage})
+	s.record(Request{Kind: KindClaude, Script: name, Step: step, Usage: st.Usage, Markers: markers(texts, model), Body: keptBody(body)})
 	if !req.Stream {
 		s.fail(w, http.StatusBadRequest, "claude request without stream")
 		return

@@ -112,6 +112,11 @@ func NewEnv(t testing.TB, srv *Server, pathDirs []string, trusted ...string) *En
 		"CI=", // Gemini CLI changes its UI under CI; the test's own CI must not leak in
 	}
 	env.writeGeminiHome(t, trusted)
+	// An installed client's configuration folder (entire restores sessions
+	// only where the client keeps its data).
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	return env
 }
 

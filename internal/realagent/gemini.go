@@ -75,7 +75,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, stream bool) {
 		s.fail(w, http.StatusBadRequest, "script %s step %d: %v", name, step, err)
 		return
 	}
-	s.record(Request{Kind: KindGeminiStream, Script: name, Step: step, Usage: st.Usage})
+	s.record(Request{Kind: KindGeminiStream, Script: name, Step: step, Usage: st.Usage, Markers: markers(texts, model), Body: keptBody(body)})
 	var parts []map[string]any
 	if st.Text != "" {
 		parts = append(parts, map[string]any{"text": st.Text})

@@ -67,6 +67,58 @@ type Request struct {
 	Step int
 	// Usage is the usage sent with the answer.
 	Usage Usage
+	// Markers are the script markers (SCRIPT:<name> and what follows on
+	// the line) of every user message of the conversation, oldest first:
+	// a resumed session's request carries the earlier turns' prompts.
+	Markers []string
+	// Body is the request body (the first MaxKeptBody bytes).
+	Body string
+}
+
+// MaxKeptBody bounds the part of a request body a Request keeps.
+const MaxKeptBody = 4 << 20
+
+func keptBody(b []byte) string {
+	if len(b) > MaxKeptBody {
+		b = b[:MaxKeptBody]
+	}
+	return string(b)
+}
+
+// Saw reports whether a request answered by one of the named scripts (any
+// script when none is named) carried text.
+func (s *Server) Saw(text string, scripts ...string) bool {
+	for _, r := range s.Requests() {
+		if (len(scripts) == 0 || contains(scripts, r.Script)) && strings.Contains(r.Body, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// First returns the first request answered by script, and whether there
+// was one.
+func (s *Server) First(script string) (Request, bool) {
+	for _, r := range s.Requests() {
+		if r.Script == script {
+			return r, true
+		}
+	}
+	return Request{}, false
+}
+
+// markerLineRe is a script marker and the rest of its line.
+var markerLineRe = regexp.MustCompile(`SCRIPT:[A-Za-z0-9_-]+[^\n]*`)
+
+// markers returns the marker lines of the user messages' own texts.
+func markers(texts []string, model []bool) []string {
+	var out []string
+	for i, t := range texts {
+		if !model[i] {
+			out = append(out, markerLineRe.FindAllString(t, -1)...)
+		}
+	}
+	return out
 }
 
 // markerRe finds a script marker in a user message's own text.

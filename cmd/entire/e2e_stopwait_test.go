@@ -56,7 +56,7 @@ func TestE2EStopFinishesLateFinalAnswer(t *testing.T) {
 	time.Sleep(300*time.Millisecond - time.Since(start))
 	r.appendTranscript(map[string]any{"type": "assistant", "uuid": "late-final", "message": map[string]any{"id": "msg_late", "role": "assistant",
 		"content": []any{map[string]any{"type": "text", "text": final}, map[string]any{"type": "tool_use", "id": "x", "name": "Noop", "input": map[string]any{}}},
-		"usage": map[string]any{"input_tokens": 7, "output_tokens": 9}}})
+		"usage":   map[string]any{"input_tokens": 7, "output_tokens": 9}}})
 	awaitFinishers(t, r.dir)
 	if !strings.Contains(shadowTranscript(t, r), final) {
 		t.Errorf("the checkpoint lacks the final answer written 300 ms after Stop started:\n%s", logText(r.dir))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,10 @@ func TestMain(m *testing.M) {
 		panic("build entire: " + err.Error())
 	}
 	code := m.Run()
+	if summary, _ := hookTimes.summary(); summary != "" {
+		// The real-agent tier's hook times, as the clients reported them.
+		fmt.Printf("real-agent hook wall times:\n%s", summary)
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -146,7 +146,7 @@ func (a *AutoCommit) initState(st *session.State, in TurnInput, head plumbing.Ha
 // update-index.
 func (a *AutoCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 	repo := a.env.Repo
-	head, err := a.env.turnEndHead(in)
+	head, err := a.env.turnEndHead(ctx, in)
 	if err != nil {
 		return err
 	}

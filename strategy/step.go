@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"runtime"
 	"sync"
@@ -24,8 +25,11 @@ import (
 var ErrNoCommits = errors.New("Entire: skipping checkpoint. Will activate after first commit.")
 
 // turnEndHead returns HEAD for a turn end, or ErrNoCommits in a repository
-// without commits, and an error when the transcript is missing.
-func (e *Env) turnEndHead(in TurnInput) (plumbing.Hash, error) {
+// without commits, and an error when the transcript is missing. An agent
+// that writes its transcript after the turn-end hook started (Claude Code
+// creates the file at its first flush, which a short first turn can end
+// before) gets the bounded turn-end wait to create it.
+func (e *Env) turnEndHead(ctx context.Context, in TurnInput) (plumbing.Hash, error) {
 	head, err := e.Repo.Head()
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -33,7 +37,14 @@ func (e *Env) turnEndHead(in TurnInput) (plumbing.Hash, error) {
 	if head.IsZero() {
 		return plumbing.ZeroHash, ErrNoCommits
 	}
-	if _, err := os.Stat(in.TranscriptPath); err != nil {
+	_, err = os.Stat(in.TranscriptPath)
+	if errors.Is(err, fs.ErrNotExist) && in.TranscriptPath != "" {
+		if _, ok := in.Agent.(agent.TurnEndWatcher); ok {
+			e.awaitTurnEnd(ctx, in, agent.Position{})
+			_, err = os.Stat(in.TranscriptPath)
+		}
+	}
+	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("transcript %q: %w", in.TranscriptPath, err)
 	}
 	return head, nil
@@ -45,7 +56,7 @@ func (e *Env) turnEndHead(in TurnInput) (plumbing.Hash, error) {
 // the transcript.
 func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 	repo := m.env.Repo
-	head, err := m.env.turnEndHead(in)
+	head, err := m.env.turnEndHead(ctx, in)
 	if err != nil {
 		return err
 	}

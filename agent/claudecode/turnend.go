@@ -3,8 +3,10 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -62,6 +64,9 @@ func (w *turnEndWatch) check() (bool, error) {
 		return true, nil
 	}
 	f, err := os.Open(w.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil // Claude Code creates it at its first flush
+	}
 	if err != nil {
 		return false, fmt.Errorf("watch transcript: %w", err)
 	}

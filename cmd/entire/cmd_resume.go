@@ -294,8 +294,13 @@ type resumePoint struct {
 // commit with a checkpoint trailer.
 func findResumeCheckpoint(ctx context.Context, repo *gitrepo.Repo, tip plumbing.Hash, b string) (resumePoint, error) {
 	args := []string{"log", "--first-parent", "-n", strconv.Itoa(resumeLimit), "--format=%H%x1f%P%x1f%s%x1f%B%x1e", tip.String()}
-	if def := defaultBranch(repo); def != "" && def != b {
-		args = append(args, "--not", def)
+	// Down to the merge-base with the default branch; on the default
+	// branch itself (local, or origin/<b> in a fresh clone), or when tip
+	// has no commits of its own, the whole history (SPEC 6.5).
+	if def := defaultBranch(repo); def != "" && def != b && def != "origin/"+b {
+		if _, err := repo.RunGit(ctx, "merge-base", "--is-ancestor", tip.String(), def); err != nil {
+			args = append(args, "--not", def)
+		}
 	}
 	out, err := repo.RunGit(ctx, args...)
 	if err != nil {

@@ -155,3 +155,28 @@ func TestExplainAndResumeWhenDisabled(t *testing.T) {
 		}
 	}
 }
+
+// In a fresh `git clone`, origin/HEAD names origin/main: resuming main
+// itself walks its whole history (it has no commits of its own beyond the
+// default branch), and finds the checkpoint on it.
+func TestResumeDefaultBranchInFreshClone(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.playTurn("Write the greeting", map[string]string{"hello.txt": "hello\n"})
+	r.mustGit("add", "hello.txt")
+	r.mustGit("commit", "-q", "-m", "Greeting")
+	id := checkpointAt(t, r.dir, "HEAD")
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	gittest.Git(t, r.dir, "init", "-q", "--bare", "-b", "main", bare)
+	gittest.Git(t, r.dir, "push", "-q", "--no-verify", bare, "main", "entire/checkpoints/v1")
+	clone := filepath.Join(t.TempDir(), "clone")
+	gittest.Git(t, filepath.Dir(clone), "clone", "-q", bare, clone)
+	projects := t.TempDir()
+	_, errOut, code := runEntire(t, clone, []string{"ENTIRE_TEST_CLAUDE_PROJECT_DIR=" + projects}, "", "resume", "main")
+	if code != 0 || !strings.Contains(errOut, "claude -r sess-1") {
+		t.Fatalf("resume main in a fresh clone (checkpoint %s): exit %d\n%s", id, code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(projects, "sess-1.jsonl")); err != nil {
+		t.Errorf("transcript not restored: %v", err)
+	}
+}

@@ -44,12 +44,19 @@ func openNotesStore(ctx context.Context, f *factory, repo *gitrepo.Repo, agentNa
 // tree of the working directory that has not ended (nil when none, or
 // outside a repository).
 func currentSession(f *factory) *session.Summary {
+	return latestSession(f, true)
+}
+
+// latestSession returns the most recently active session of the work tree
+// of the working directory, only among those not ended when live (nil when
+// none, or outside a repository).
+func latestSession(f *factory, live bool) *session.Summary {
 	repo, err := f.OpenRepo()
 	if err != nil {
 		return nil
 	}
 	store := session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: f.Now})
-	sums, _, err := store.Find(session.Query{WorktreePath: repo.Root, ExcludeEnded: true})
+	sums, _, err := store.Find(session.Query{WorktreePath: repo.Root, ExcludeEnded: live})
 	if err != nil {
 		return nil
 	}
@@ -69,14 +76,18 @@ func currentSession(f *factory) *session.Summary {
 }
 
 // notesAgent returns the agent namespace to use: the flag, else the agent
-// of the current session (currentSession), else notes.DefaultAgent.
+// of the current session (currentSession), else that of the work tree's
+// latest session, ended or not (a Gemini user looking at notes after the
+// session), else notes.DefaultAgent.
 func notesAgent(f *factory, flag string) string {
 	if flag != "" {
 		return flag
 	}
-	if s := currentSession(f); s != nil && s.AgentType != "" {
-		if a, err := agent.GetByAgentType(agent.AgentType(s.AgentType)); err == nil {
-			return string(a.Name())
+	for _, live := range []bool{true, false} {
+		if s := latestSession(f, live); s != nil && s.AgentType != "" {
+			if a, err := agent.GetByAgentType(agent.AgentType(s.AgentType)); err == nil {
+				return string(a.Name())
+			}
 		}
 	}
 	return notes.DefaultAgent

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -46,4 +47,24 @@ func ForEachLine(r io.Reader, fn func(line []byte) error) (consumed int64, lines
 			return consumed, lines, fmt.Errorf("read line: %w", rerr)
 		}
 	}
+}
+
+// JSONLEnd returns the Position at the end of JSONL content's last complete
+// line: the line count, the offset just past that line's newline, and the
+// last ID that lastID finds, trying lines from the end until one has one.
+// It is how agents compute TranscriptEnder.EndPosition for JSONL.
+func JSONLEnd(content []byte, lastID func(line []byte) string) Position {
+	end := bytes.LastIndexByte(content, '\n') + 1
+	p := Position{Entries: bytes.Count(content[:end], []byte{'\n'}), Offset: int64(end)}
+	rest := content[:max(end-1, 0)]
+	for len(rest) > 0 && p.LastID == "" {
+		line := rest
+		if i := bytes.LastIndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[i+1:], rest[:i]
+		} else {
+			rest = nil
+		}
+		p.LastID = lastID(line)
+	}
+	return p
 }

@@ -1,8 +1,6 @@
 package geminicli
 
 import (
-	"bytes"
-
 	"github.com/entirecli/entire/agent"
 )
 
@@ -22,17 +20,9 @@ func (a *Agent) EndPosition(content []byte) agent.Position {
 		}
 		return an.To
 	}
-	end := bytes.LastIndexByte(content, '\n') + 1
-	p := agent.Position{Entries: bytes.Count(content[:end], []byte{'\n'}), Offset: int64(end)}
-	rest := content[:max(end-1, 0)]
-	for len(rest) > 0 && p.LastID == "" {
-		line := rest
-		if i := bytes.LastIndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[i+1:], rest[:i]
-		} else {
-			rest = nil
-		}
-		messageRecords(line, func(m *message) { p.LastID = m.ID })
-	}
-	return p
+	return agent.JSONLEnd(content, func(line []byte) string {
+		id := ""
+		messageRecords(line, func(m *message) { id = m.ID })
+		return id
+	})
 }

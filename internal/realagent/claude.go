@@ -70,18 +70,12 @@ func (s *Server) claude(w http.ResponseWriter, r *http.Request) {
 			texts[i] = claudeOwnText(m.Content)
 		}
 	}
-	name, step, sc, ok := s.pick(texts, model)
+	if !req.Stream {
+		s.fail(w, http.StatusBadRequest, "claude request without stream")
+		return
+	}
+	st, name, step, ok := s.next(w, KindClaude, texts, model, body)
 	if !ok {
-		s.fail(w, http.StatusBadRequest, "claude request with no known script marker (script %q)", name)
-		return
-	}
-	if step >= len(sc) {
-		s.fail(w, http.StatusBadRequest, "script %s has no step %d", name, step)
-		return
-	}
-	st, err := resolveStep(sc[step], body)
-	if err != nil {
-		s.fail(w, http.StatusBadRequest, "script %s step %d: %v", name, step, err)
 		return
 	}
 	prompt := ""
@@ -90,11 +84,6 @@ func (s *Server) claude(w http.ResponseWriter, r *http.Request) {
 			prompt = texts[i]
 			break
 		}
-	}
-	s.record(Request{Kind: KindClaude, Script: name, Step: step, Usage: st.Usage, Markers: markers(texts, model), Body: keptBody(body)})
-	if !req.Stream {
-		s.fail(w, http.StatusBadRequest, "claude request without stream")
-		return
 	}
 	writeClaudeSSE(w, req.Model, stepID("msg", name, prompt, step), stepID("toolu", name, prompt, step), st)
 }

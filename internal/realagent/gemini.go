@@ -61,21 +61,10 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, stream bool) {
 			texts[i] = b.String()
 		}
 	}
-	name, step, sc, ok := s.pick(texts, model)
+	st, _, _, ok := s.next(w, KindGeminiStream, texts, model, body)
 	if !ok {
-		s.fail(w, http.StatusBadRequest, "gemini request with no known script marker (script %q)", name)
 		return
 	}
-	if step >= len(sc) {
-		s.fail(w, http.StatusBadRequest, "script %s has no step %d", name, step)
-		return
-	}
-	st, err := resolveStep(sc[step], body)
-	if err != nil {
-		s.fail(w, http.StatusBadRequest, "script %s step %d: %v", name, step, err)
-		return
-	}
-	s.record(Request{Kind: KindGeminiStream, Script: name, Step: step, Usage: st.Usage, Markers: markers(texts, model), Body: keptBody(body)})
 	var parts []map[string]any
 	if st.Text != "" {
 		parts = append(parts, map[string]any{"text": st.Text})

@@ -274,6 +274,28 @@ func (s *Server) pick(texts []string, model []bool) (name string, step int, sc S
 	return name, step, sc, ok
 }
 
+// next picks the step that answers a conversation (see pick), fills its
+// captures from body and records the request; on a request no script
+// answers it fails the test and answers an error, and ok is false.
+func (s *Server) next(w http.ResponseWriter, kind Kind, texts []string, model []bool, body []byte) (st Step, name string, step int, ok bool) {
+	name, step, sc, found := s.pick(texts, model)
+	if !found {
+		s.fail(w, http.StatusBadRequest, "%s request with no known script marker (script %q)", kind, name)
+		return Step{}, "", 0, false
+	}
+	if step >= len(sc) {
+		s.fail(w, http.StatusBadRequest, "script %s has no step %d", name, step)
+		return Step{}, "", 0, false
+	}
+	st, err := resolveStep(sc[step], body)
+	if err != nil {
+		s.fail(w, http.StatusBadRequest, "script %s step %d: %v", name, step, err)
+		return Step{}, "", 0, false
+	}
+	s.record(Request{Kind: kind, Script: name, Step: step, Usage: st.Usage, Markers: markers(texts, model), Body: keptBody(body)})
+	return st, name, step, true
+}
+
 func (s *Server) record(r Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, r)

@@ -147,12 +147,27 @@ var (
 	assistantType = []byte(`"assistant"`)
 	userType      = []byte(`"user"`)
 	hookProgress  = []byte(`"hook_progress"`)
+	toolResult    = []byte(`"tool_result"`)
+	textBlock     = []byte(`"type":"text"`)
 )
 
+// line reads one transcript line. Lines are classified by bytes first, so
+// that the bulk of a turn (tool results, tool calls carrying file contents,
+// attachments) is never decoded: a token such as "tool_result" appears
+// unescaped only as JSON syntax, never inside a string.
 func (w *turnEndWatch) line(b []byte) {
-	// Most lines (tool results, attachments) are neither: skip them
-	// without decoding.
-	if !bytes.Contains(b, assistantType) && !bytes.Contains(b, userType) && !bytes.Contains(b, hookProgress) {
+	switch {
+	case bytes.Contains(b, hookProgress):
+		if w.byAnswer {
+			return
+		}
+	case bytes.Contains(b, toolResult):
+		return // a tool result: neither a prompt nor an answer
+	case bytes.Contains(b, assistantType):
+		if !w.byAnswer || !bytes.Contains(b, textBlock) {
+			return // an answer is a text block
+		}
+	case !bytes.Contains(b, userType):
 		return
 	}
 	var e turnEndEntry

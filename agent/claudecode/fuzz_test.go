@@ -61,3 +61,50 @@ func FuzzParseHookInput(f *testing.F) {
 		}
 	})
 }
+
+// The turn-end watch reads a transcript in whatever pieces it was written
+// in: a watch not done after the first piece must decide, once the rest is
+// appended, as one read of the whole does; no input panics.
+func FuzzWatchTurnEnd(f *testing.F) {
+	f.Add([]byte(`{"type":"user","message":{"content":"go"}}`+"\n"+`{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"Done."}]}}`+"\n"), 40, "Done.", true)
+	f.Add([]byte(`{"type":"progress","data":{"type":"hook_progress","hookEvent":"Stop"}}`+"\n{\n"), 3, "", false)
+	f.Add([]byte("\n\n{\"type\":\"assistant\",\"message\":{\"content\":\"x\"}}"), 0, "x", true)
+	f.Fuzz(func(t *testing.T, data []byte, split int, answer string, byAnswer bool) {
+		dir := t.TempDir()
+		end := agent.TurnEnd{FinalAnswer: answer, HasFinalAnswer: byAnswer}
+		whole := filepath.Join(dir, "whole.jsonl")
+		if err := os.WriteFile(whole, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		want, err := claudecode.New().WatchTurnEnd(whole, agent.Position{}, end)()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if split < 0 {
+			split = -split
+		}
+		split %= len(data) + 1
+		parts := filepath.Join(dir, "parts.jsonl")
+		if err := os.WriteFile(parts, data[:split], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		check := claudecode.New().WatchTurnEnd(parts, agent.Position{}, end)
+		if done, err := check(); err != nil || done {
+			// Done ends the wait: what comes later is not looked at.
+			return
+		}
+		fh, err := os.OpenFile(parts, os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fh.Write(data[split:])
+		fh.Close()
+		got, err := check()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("read in two pieces (split %d): done %v, whole: %v", split, got, want)
+		}
+	})
+}

@@ -55,6 +55,11 @@ type TranscriptState struct {
 	// SourceTail is a hash of the source bytes just before SourceOffset (up
 	// to 64), to tell an append from a rewrite.
 	SourceTail string `json:"source_tail,omitempty"`
+	// Rules identifies the redaction rules every stored chunk went through
+	// (the redactor's fingerprint); "" when unknown. A chunk stored under
+	// other rules keeps the older value, so that the data is redacted again
+	// before it leaves (RewriteChunks).
+	Rules string `json:"rules,omitempty"`
 }
 
 // ChunkHashes returns the chunk blob hashes in order.
@@ -157,6 +162,52 @@ func AppendJSONL(repo *gitrepo.Repo, prev *TranscriptState, lines []byte) (*Tran
 	sum.Write([]byte{'\n'})
 	next.ContentHash = "sha256:" + hex.EncodeToString(sum.Sum(nil))
 	return next, nil
+}
+
+// RewriteChunks passes every stored chunk of s through fn and returns the
+// state of the result: a chunk fn leaves as it is keeps its blob, a changed
+// one is written anew, and the content hash and resumable hash states are
+// recomputed (every chunk is read). fn must keep the lines of a chunk (a
+// redactor does), so Lines and the source position stay valid.
+func RewriteChunks(repo *gitrepo.Repo, s *TranscriptState, fn func([]byte) []byte) (*TranscriptState, error) {
+	if s == nil || len(s.Chunks) == 0 {
+		return s, nil
+	}
+	next := *s
+	next.Chunks = make([]string, len(s.Chunks))
+	sum := sha256.New()
+	for i, c := range s.Chunks {
+		data, err := repo.ReadBlob(plumbing.NewHash(c))
+		if err != nil {
+			return nil, fmt.Errorf("read transcript chunk %d: %w", i, err)
+		}
+		nd := fn(data)
+		next.Chunks[i] = c
+		if !bytes.Equal(nd, data) {
+			h, err := repo.WriteBlob(nd)
+			if err != nil {
+				return nil, fmt.Errorf("store transcript chunk %d: %w", i, err)
+			}
+			next.Chunks[i] = h.String()
+		}
+		if i == len(s.Chunks)-1 {
+			if next.PrefixSum, err = saveSum(sum); err != nil {
+				return nil, err
+			}
+			next.LastSize = int64(len(nd))
+			sum.Write(nd)
+			break
+		}
+		sum.Write(nd)
+		sum.Write([]byte{'\n'})
+	}
+	var err error
+	if next.FullSum, err = saveSum(sum); err != nil {
+		return nil, err
+	}
+	sum.Write([]byte{'\n'})
+	next.ContentHash = "sha256:" + hex.EncodeToString(sum.Sum(nil))
+	return &next, nil
 }
 
 func saveSum(h hash.Hash) ([]byte, error) {

@@ -122,3 +122,45 @@ func TestWriteWholeGeminiJSON(t *testing.T) {
 		}
 	}
 }
+
+// RewriteChunks rewrites only the chunks its function changes, and leaves
+// a state that later appends continue exactly (hashes and sizes).
+func TestRewriteChunksKeepsUnchangedChunks(t *testing.T) {
+	t.Parallel()
+	repo := openRepo(t, gittest.InitWithCommit(t))
+	first := jsonlOf(3000, 1500, 0) // more than one chunk
+	st, err := AppendJSONL(repo, nil, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Chunks) < 2 {
+		t.Fatalf("setup: %d chunks", len(st.Chunks))
+	}
+	marker := []byte(`"u-2999"`) // in the last line only
+	rw, err := RewriteChunks(repo, st, func(c []byte) []byte { return bytes.ReplaceAll(c, marker, []byte("REDACTED")) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(st.Chunks); i++ {
+		if rw.Chunks[i] != st.Chunks[i] {
+			t.Errorf("chunk %d rewritten although unchanged", i)
+		}
+	}
+	if rw.Chunks[len(rw.Chunks)-1] == st.Chunks[len(st.Chunks)-1] {
+		t.Error("the changed chunk was not rewritten")
+	}
+	more := jsonlOf(10, 100, 3000)
+	next, err := AppendJSONL(repo, rw, more)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(bytes.ReplaceAll(first, marker, []byte("REDACTED")), more...)
+	got, err := ReadTranscript(repo, next.ChunkHashes(), "")
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("transcript after rewrite and append differs (%v)", err)
+	}
+	sum := sha256.Sum256(want)
+	if next.ContentHash != "sha256:"+hex.EncodeToString(sum[:]) || next.Lines != bytes.Count(want, []byte{'\n'}) {
+		t.Errorf("state after rewrite and append: hash %s, lines %d", next.ContentHash, next.Lines)
+	}
+}

@@ -1,11 +1,13 @@
 package hooks
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strings"
 
 	"github.com/entirecli/entire/push"
 	"github.com/entirecli/entire/strategy"
@@ -44,12 +46,26 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) int {
 	gh, ok := st.(strategy.GitHooks)
 	switch {
 	case hook == "pre-push":
-		if gerr := guardPush(senv, arg(0), env.Stdin); gerr != nil {
+		var refs []byte
+		if env.Stdin != nil {
+			refs, _ = io.ReadAll(io.LimitReader(env.Stdin, maxPushedRefs))
+		}
+		if gerr := guardPush(senv, arg(0), bytes.NewReader(refs)); gerr != nil {
 			log.Warn("push refused", "error", gerr)
 			fmt.Fprintf(env.Stderr, "[entire] %v\n", gerr)
 			return exitPushRefused
 		}
-		err = prePush(ctx, senv, arg(0))
+		err = prePush(ctx, senv, arg(0), namedEntireBranches(refs))
+		if errors.Is(err, push.ErrSecretsFound) {
+			// The user's own push goes on, without the session data; a
+			// push that names an entire branch itself is refused.
+			log.Warn("session data not pushed", "error", err)
+			if bs := namedEntireBranches(refs); len(bs) > 0 {
+				fmt.Fprintf(env.Stderr, "[entire] push of %s refused: it holds secrets by the current redaction rules; run `entire doctor --secrets`\n", strings.Join(bs, ", "))
+				return exitPushRefused
+			}
+			err = nil
+		}
 	case !ok:
 		// auto-commit links its own commits; nothing to do.
 	case hook == "prepare-commit-msg":
@@ -88,19 +104,44 @@ func guardPush(senv *strategy.Env, remote string, stdin io.Reader) error {
 	return nil
 }
 
+// maxPushedRefs bounds git's list of pushed refs read by the pre-push hook.
+const maxPushedRefs = 16 << 20
+
+// namedEntireBranches returns the entire branches the pushed refs (git's
+// pre-push input) name as their destination.
+func namedEntireBranches(refs []byte) []string {
+	var out []string
+	for _, line := range strings.Split(string(refs), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 4 {
+			continue
+		}
+		if b, ok := strings.CutPrefix(f[2], "refs/heads/"); ok && strings.HasPrefix(b, "entire/") {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 // prePush pushes entire's branches (entire/checkpoints/v1 and the other
 // entire/*/v1 branches) along with the user's push, only to the checkpoint
 // remote and only when push_sessions allows, each network call bounded.
 // Failures are warnings: the user's push goes on. It never reads stdin (a
 // chained pre-existing hook gets git's ref list).
-func prePush(ctx context.Context, senv *strategy.Env, remote string) error {
+func prePush(ctx context.Context, senv *strategy.Env, remote string, explicit []string) error {
 	s := senv.Settings
-	return push.PrePush(ctx, senv.Repo, push.Options{
+	opts := push.Options{
 		Remote:           remote,
 		CheckpointRemote: s.CheckpointRemote(),
 		PushSessions:     s.PushSessions(),
 		Timeout:          s.PushTimeout(),
 		Log:              senv.Stderr,
 		Now:              senv.Now,
-	})
+		Explicit:         explicit,
+	}
+	// What leaves is scanned with the rules in force now.
+	if lr, ok := senv.Redactor.(*lazyRedactor); ok {
+		opts.Redactor = lr.get()
+	}
+	return push.PrePush(ctx, senv.Repo, opts)
 }

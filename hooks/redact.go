@@ -40,6 +40,12 @@ func (l *lazyRedactor) get() *redact.Redactor {
 	return l.r
 }
 
+// Fingerprint identifies the rules in force (redact.Fingerprint), without
+// building them.
+func (l *lazyRedactor) Fingerprint() string {
+	return redact.Fingerprint(redact.Options{Patterns: l.settings.RedactionPatterns(), Allow: l.settings.RedactionAllow()})
+}
+
 // Prewarm starts building the rules in the background, so that a hook
 // that will redact pays for it while it waits on git.
 func (l *lazyRedactor) Prewarm() { go l.get() }

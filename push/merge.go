@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/secretscan"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -123,6 +124,15 @@ func (m *treeMerger) merge(local, remote plumbing.Hash, dir string) (plumbing.Ha
 	}
 	for _, re := range rt.Entries {
 		le, ok := entries[re.Name]
+		if ok && dir == "" && re.Name == secretscan.PurgesFile && le.Hash != re.Hash && le.Mode.IsFile() && re.Mode.IsFile() {
+			// Both sides recorded purges: keep every record.
+			h, err := mergePurgesFile(m.repo, le.Hash, re.Hash)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			entries[re.Name] = object.TreeEntry{Name: re.Name, Mode: filemode.Regular, Hash: h}
+			continue
+		}
 		if !ok || le == re || le.Mode != filemode.Dir || re.Mode != filemode.Dir {
 			entries[re.Name] = re
 			continue

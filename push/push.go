@@ -13,6 +13,8 @@ import (
 
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/redact"
+	"github.com/entirecli/entire/secretscan"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -53,7 +55,18 @@ type Options struct {
 	// Env holds extra KEY=VALUE entries for the git commands, after the
 	// process environment (GIT_SSH_COMMAND, or a test's HOME).
 	Env []string
+	// Redactor, when set, scans what the push would send with the rules in
+	// force (ErrSecretsFound); nil scans nothing.
+	Redactor *redact.Redactor
+	// Explicit are the entire branches the user's own push carries: git
+	// pushes them itself (a push by the hook would make git's fail), so
+	// PrePush only scans them.
+	Explicit []string
 }
+
+// ErrSecretsFound is returned (wrapped) by PrePush when the objects it
+// would push hold secrets by the rules in force: it pushed nothing.
+var ErrSecretsFound = errors.New("push: secrets in session data not yet on the remote")
 
 // PrePush pushes the entire branches to the remote being pushed when it is
 // the checkpoint remote, by name or by configured URL (SPEC 5.4). A branch
@@ -61,9 +74,19 @@ type Options struct {
 // ref refs/remotes/<remote>/<branch>. A branch the remote rejects as
 // non-fast-forward is fetched, merged (MergeCommits) and pushed once more.
 //
+// Before pushing, the objects the remote lacks (the pushed tips, not what
+// the remote-tracking refs reach) are scanned with opts.Redactor: on a
+// finding nothing is pushed, one line names `entire doctor --secrets`, and
+// the error wraps ErrSecretsFound. When purges are recorded (package
+// secretscan), a rejected branch is reconciled instead of merged: history
+// that reaches a purged commit is never merged back; its own new commits
+// are replayed onto the clean tip, and a clean local branch replaces a
+// remote that still holds purged history (pushed with a lease).
+//
 // Every failure of git, the network or the merge is a warning on opts.Log
 // and PrePush returns nil, so the user's push proceeds. It returns an error
-// only for invalid options (a branch that is not entire/<name>/v1).
+// only for invalid options (a branch that is not entire/<name>/v1) and for
+// secrets found.
 func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 	if !opts.PushSessions {
 		return nil
@@ -95,7 +118,7 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 			return nil
 		}
 	}
-	var pending []target
+	var pending, explicit []target
 	for _, b := range branches {
 		local, err := repo.ReadRef(headRef(b))
 		if err != nil {
@@ -110,12 +133,28 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 		if local.IsZero() || local == tracking {
 			continue
 		}
-		pending = append(pending, target{branch: b, tip: local, tracking: tracking})
+		t := target{branch: b, tip: local, tracking: tracking}
+		if contains(opts.Explicit, b) {
+			explicit = append(explicit, t)
+		} else {
+			pending = append(pending, t)
+		}
+	}
+	if len(pending)+len(explicit) == 0 {
+		return nil
+	}
+
+	if opts.Redactor != nil {
+		if n, err := scanOutgoing(ctx, repo, opts.Redactor, cpRemote, append(pending, explicit...)); err != nil {
+			warn(err)
+		} else if n > 0 {
+			fmt.Fprintf(log, "[entire] Not pushing session logs to %s: %d secret(s) in data it does not have yet; see `entire doctor --secrets`\n", cpRemote, n)
+			return fmt.Errorf("%w: %d", ErrSecretsFound, n)
+		}
 	}
 	if len(pending) == 0 {
 		return nil
 	}
-
 	fmt.Fprintf(log, "[entire] Pushing session logs to %s...\n", cpRemote)
 	r := &runner{repo: repo, timeout: timeoutOr(opts.Timeout), env: opts.Env}
 	rejected, err := r.push(ctx, cpRemote, pending)
@@ -126,13 +165,22 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 		return nil
 	}
 
-	if err := r.fetch(ctx, cpRemote, rejected); err != nil {
+	// The metadata branch is fetched too: its purge record decides how
+	// the others are joined.
+	if err := r.fetch(ctx, cpRemote, withBranch(rejected, checkpoint.MetadataBranch)); err != nil {
 		warn(err)
 		return nil
 	}
 	now := opts.Now
 	if now == nil {
 		now = time.Now
+	}
+	localMeta, _ := repo.ReadRef(headRef(checkpoint.MetadataBranch))
+	remoteMeta, _ := repo.ReadRef(trackingRef(cpRemote, checkpoint.MetadataBranch))
+	purges, err := purgesOf(repo, localMeta, remoteMeta)
+	if err != nil {
+		warn(err)
+		return nil
 	}
 	var again []target
 	for _, b := range rejected {
@@ -145,18 +193,30 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 			warn(fmt.Errorf("fetch %s: no remote-tracking ref after the fetch", b))
 			continue
 		}
-		merged, err := repo.UpdateRefFunc(ctx, headRef(b), func(cur plumbing.Hash) (plumbing.Hash, error) {
+		force, dropped := false, false
+		joined, err := repo.UpdateRefFunc(ctx, headRef(b), func(cur plumbing.Hash) (plumbing.Hash, error) {
 			if cur.IsZero() {
 				return plumbing.ZeroHash, fmt.Errorf("%s was deleted during the push", b)
 			}
-			return MergeCommits(ctx, repo, cur, remoteTip, MergeOptions{Checkpoints: b == checkpoint.MetadataBranch, Now: now})
+			tip, f, err := reconcile(ctx, repo, b, cur, remoteTip, purges, MergeOptions{Checkpoints: b == checkpoint.MetadataBranch, Now: now})
+			force, dropped = f, f || (err == nil && tip != cur && !isDescendant(ctx, repo, tip, cur))
+			return tip, err
 		})
 		if err != nil {
 			warn(fmt.Errorf("merge %s: %w", b, err))
 			continue
 		}
-		if merged != remoteTip {
-			again = append(again, target{branch: b, tip: merged, tracking: remoteTip})
+		if dropped {
+			// Purged history left this branch: nothing local may keep it.
+			if err := secretscan.ExpireReflogs(ctx, repo, b); err != nil {
+				warn(err)
+			}
+		}
+		if force {
+			fmt.Fprintf(log, "[entire] %s on %s holds history a purge removed: replacing it\n", b, cpRemote)
+		}
+		if joined != remoteTip {
+			again = append(again, target{branch: b, tip: joined, tracking: remoteTip, lease: force})
 		}
 	}
 	if len(again) == 0 {
@@ -190,6 +250,57 @@ type target struct {
 	branch   string
 	tip      plumbing.Hash
 	tracking plumbing.Hash
+	// lease replaces the remote branch, if it is still at tracking
+	// (--force-with-lease): it held history a purge removed.
+	lease bool
+}
+
+// isDescendant reports whether tip has cur in its history (a merge or a
+// fast-forward keeps cur; a replay onto the other side drops it).
+func isDescendant(ctx context.Context, repo *gitrepo.Repo, tip, cur plumbing.Hash) bool {
+	ok, err := isAncestor(ctx, repo, cur, tip)
+	return err == nil && ok
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// withBranch returns branches with b added when missing.
+func withBranch(branches []string, b string) []string {
+	for _, x := range branches {
+		if x == b {
+			return branches
+		}
+	}
+	return append(append([]string(nil), branches...), b)
+}
+
+// scanOutgoing scans what pushing targets to remote sends: their commits'
+// objects that no remote-tracking ref of remote's entire branches reaches.
+// It returns the number of findings.
+func scanOutgoing(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, remote string, targets []target) (int, error) {
+	var include, exclude []plumbing.Hash
+	for _, t := range targets {
+		include = append(include, t.tip)
+	}
+	known, err := repo.ListRefs("refs/remotes/" + remote + "/entire/")
+	if err != nil {
+		return 0, err
+	}
+	for _, h := range known {
+		exclude = append(exclude, h)
+	}
+	found, err := secretscan.ScanRange(ctx, repo, r, include, exclude, 0)
+	if err != nil {
+		return 0, fmt.Errorf("scan the data to push: %w", err)
+	}
+	return len(found), nil
 }
 
 // push pushes the targets' commits to remote in one call and returns the
@@ -199,7 +310,13 @@ type target struct {
 // what was pushed, also when the remote's fetch refspec does not cover it
 // (a single-branch clone), so that the next push can skip it.
 func (r *runner) push(ctx context.Context, remote string, targets []target) (nonFF []string, err error) {
-	args := []string{"push", "--porcelain", "--no-verify", remote}
+	args := []string{"push", "--porcelain", "--no-verify"}
+	for _, t := range targets {
+		if t.lease {
+			args = append(args, "--force-with-lease="+string(headRef(t.branch))+":"+t.tracking.String())
+		}
+	}
+	args = append(args, remote)
 	for _, t := range targets {
 		args = append(args, t.tip.String()+":"+string(headRef(t.branch)))
 	}

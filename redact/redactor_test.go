@@ -240,3 +240,18 @@ func TestWindowedRulesMatchWholeText(t *testing.T) {
 	}
 	t.Logf("%d texts compared", len(texts))
 }
+
+func TestFingerprint(t *testing.T) {
+	t.Parallel()
+	base := Fingerprint(Options{})
+	if base == "" || base != Fingerprint(Options{}) {
+		t.Fatalf("fingerprint %q not stable", base)
+	}
+	p := Fingerprint(Options{Patterns: []string{"acme-[a-z]+"}})
+	if p == base || p != Fingerprint(Options{Patterns: []string{"acme-[a-z]+"}}) {
+		t.Error("a user pattern does not change the fingerprint, or not stably")
+	}
+	if a := Fingerprint(Options{Allow: []string{"acme-[a-z]+"}}); a == p || a == base {
+		t.Error("patterns and allowlist are not told apart")
+	}
+}

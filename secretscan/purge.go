@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/redact"
@@ -15,36 +16,62 @@ import (
 // Purge rewrites the whole history of branch (an entire/* branch) with
 // every blob and commit message passed through the redactor, and moves the
 // branch to the rewritten tip (compare-and-swap: it fails if the branch
-// moved meanwhile). Unchanged blobs and trees keep their hashes. It returns
-// the old and new tips; they are equal when nothing needed redacting. The
-// old objects stay in the repository until git gc prunes them, and copies
-// already pushed stay on the remote until the branch is force-pushed.
-func Purge(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, branch string) (oldTip, newTip plumbing.Hash, err error) {
+// moved meanwhile). Unchanged blobs, trees and commits keep their hashes.
+// It returns the record of the purge: the old and new tips (equal when
+// nothing needed redacting), every commit it rewrote and the earliest of
+// them. The old objects stay in the repository until git gc prunes them
+// (ExpireReflogs drops what keeps them reachable locally), and copies
+// already pushed stay on the remote until the branch is pushed again.
+func Purge(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, branch string, now time.Time) (PurgeRecord, error) {
+	rec := PurgeRecord{Branch: branch, Date: now.UTC()}
 	ref := plumbing.ReferenceName("refs/heads/" + branch)
-	oldTip, err = repo.ReadRef(ref)
+	oldTip, err := repo.ReadRef(ref)
+	rec.OldTip, rec.NewTip = oldTip.String(), oldTip.String()
 	if err != nil || oldTip.IsZero() {
-		return oldTip, oldTip, err
+		return rec, err
 	}
 	out, err := repo.RunGit(ctx, "rev-list", "--reverse", "--topo-order", oldTip.String())
 	if err != nil {
-		return oldTip, oldTip, err
+		return rec, err
 	}
-	p := &purger{repo: repo, r: r, blobs: map[plumbing.Hash]plumbing.Hash{}, trees: map[plumbing.Hash]plumbing.Hash{}, commits: map[plumbing.Hash]plumbing.Hash{}}
-	for _, line := range strings.Fields(string(out)) {
+	p := &purger{repo: repo, r: r, blobs: map[plumbing.Hash]plumbing.Hash{}, trees: map[plumbing.Hash]plumbing.Hash{},
+		commits: map[plumbing.Hash]plumbing.Hash{}}
+	order := strings.Fields(string(out))
+	for _, line := range order {
 		if err := ctx.Err(); err != nil {
-			return oldTip, oldTip, err
+			return rec, err
 		}
 		if err := p.commit(plumbing.NewHash(line)); err != nil {
-			return oldTip, oldTip, err
+			return rec, err
 		}
 	}
-	newTip = p.commits[oldTip]
-	if newTip != oldTip {
-		if err := repo.UpdateRef(ref, newTip, oldTip); err != nil {
-			return oldTip, oldTip, fmt.Errorf("move %s: %w", branch, err)
+	newTip := p.commits[oldTip]
+	if newTip == oldTip {
+		return rec, nil
+	}
+	if err := repo.UpdateRef(ref, newTip, oldTip); err != nil {
+		return rec, fmt.Errorf("move %s: %w", branch, err)
+	}
+	rec.NewTip = newTip.String()
+	for old, nh := range p.blobs {
+		if old != nh {
+			if rec.Blobs == nil {
+				rec.Blobs = map[string]string{}
+			}
+			rec.Blobs[old.String()] = nh.String()
 		}
 	}
-	return oldTip, newTip, nil
+	for _, line := range order {
+		h := plumbing.NewHash(line)
+		if p.commits[h] == h {
+			continue
+		}
+		rec.Rewritten = append(rec.Rewritten, line)
+		if !p.rewrittenParent[h] {
+			rec.Roots = append(rec.Roots, line)
+		}
+	}
+	return rec, nil
 }
 
 type purger struct {
@@ -53,6 +80,8 @@ type purger struct {
 	blobs   map[plumbing.Hash]plumbing.Hash
 	trees   map[plumbing.Hash]plumbing.Hash
 	commits map[plumbing.Hash]plumbing.Hash
+	// rewrittenParent marks rewritten commits that have a rewritten parent.
+	rewrittenParent map[plumbing.Hash]bool
 }
 
 func (p *purger) commit(h plumbing.Hash) error {
@@ -66,14 +95,16 @@ func (p *purger) commit(h plumbing.Hash) error {
 	}
 	parents := make([]plumbing.Hash, len(c.ParentHashes))
 	changed := tree != c.TreeHash
+	parentChanged := false
 	for i, ph := range c.ParentHashes {
 		np, ok := p.commits[ph]
 		if !ok {
 			np = ph
 		}
 		parents[i] = np
-		changed = changed || np != ph
+		parentChanged = parentChanged || np != ph
 	}
+	changed = changed || parentChanged
 	msg := p.r.Text(c.Message)
 	if !changed && msg == c.Message {
 		p.commits[h] = h
@@ -85,6 +116,12 @@ func (p *purger) commit(h plumbing.Hash) error {
 		return err
 	}
 	p.commits[h] = nh
+	if parentChanged {
+		if p.rewrittenParent == nil {
+			p.rewrittenParent = map[plumbing.Hash]bool{}
+		}
+		p.rewrittenParent[h] = true
+	}
 	return nil
 }
 

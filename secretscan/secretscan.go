@@ -19,6 +19,7 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/redact"
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Finding is one secret found in a stored blob. It holds no secret text.
@@ -140,14 +141,69 @@ func checkpointOf(ref, path string) string {
 
 type blobPath struct{ hash, path string }
 
-// listBlobs lists the blobs reachable from ref with the first path each was
-// seen at. It runs `git rev-list --objects`, which walks history far faster
-// than go-git.
-func listBlobs(ctx context.Context, repo *gitrepo.Repo, ref string) ([]blobPath, error) {
-	out, err := repo.RunGit(ctx, "rev-list", "--objects", "--filter=object:type=blob", ref)
+// ScanRange scans what a push of include sends to a remote that has
+// exclude: the blobs reachable from include and not from exclude (`git
+// rev-list --objects include --not exclude`) and the messages of those
+// commits, so that its cost follows the new objects, not the branch.
+// Findings name the path each blob was first seen at; Ref is empty.
+func ScanRange(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, include, exclude []plumbing.Hash, maxBlob int64) ([]Finding, error) {
+	if maxBlob <= 0 {
+		maxBlob = 64 << 20
+	}
+	args := hashArgs(include)
+	if len(args) == 0 {
+		return nil, nil
+	}
+	if ex := hashArgs(exclude); len(ex) > 0 {
+		args = append(append(args, "--not"), ex...)
+	}
+	blobs, err := listBlobs(ctx, repo, args...)
+	if err != nil {
+		return nil, err
+	}
+	var out []Finding
+	err = readBlobs(ctx, repo, blobs, maxBlob, func(b blobPath, data []byte) {
+		for _, f := range scanBlob(r, b.path, data) {
+			out = append(out, Finding{Path: b.path, Blob: b.hash, RuleID: f.RuleID, Offset: f.Start})
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := repo.RunGit(ctx, append([]string{"log", "--format=%H%x00%B%x1e"}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	for _, rec := range strings.Split(string(msgs), "\x1e") {
+		h, body, ok := strings.Cut(strings.TrimLeft(rec, "\n"), "\x00")
+		if !ok {
+			continue
+		}
+		for _, f := range r.Scan(body) {
+			out = append(out, Finding{Path: "commit message", Blob: h, RuleID: f.RuleID, Offset: f.Start})
+		}
+	}
+	return out, nil
+}
+
+func hashArgs(hs []plumbing.Hash) []string {
+	var out []string
+	for _, h := range hs {
+		if !h.IsZero() {
+			out = append(out, h.String())
+		}
+	}
+	return out
+}
+
+// listBlobs lists the blobs of `git rev-list --objects <args>` with the
+// first path each was seen at (rev-list walks history far faster than
+// go-git).
+func listBlobs(ctx context.Context, repo *gitrepo.Repo, args ...string) ([]blobPath, error) {
+	out, err := repo.RunGit(ctx, append([]string{"rev-list", "--objects", "--filter=object:type=blob"}, args...)...)
 	if err != nil {
 		// Older gits lack --filter for rev-list without a promisor: list all.
-		if out, err = repo.RunGit(ctx, "rev-list", "--objects", ref); err != nil {
+		if out, err = repo.RunGit(ctx, append([]string{"rev-list", "--objects"}, args...)...); err != nil {
 			return nil, err
 		}
 	}

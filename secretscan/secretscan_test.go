@@ -3,8 +3,10 @@ package secretscan
 import (
 	"context"
 	"math/rand"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
@@ -75,12 +77,22 @@ func TestScanAndPurge(t *testing.T) {
 		t.Fatalf("findings %+v", found)
 	}
 	before := gittest.Git(t, dir, "rev-list", "--count", checkpoint.MetadataBranch)
-	oldTip, newTip, err := Purge(ctx, repo, r, checkpoint.MetadataBranch)
+	rec, err := Purge(ctx, repo, r, checkpoint.MetadataBranch, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if oldTip == newTip {
-		t.Fatal("purge changed nothing")
+	if rec.OldTip == rec.NewTip || len(rec.Rewritten) == 0 || len(rec.Roots) != 1 {
+		t.Fatalf("purge record %+v", rec)
+	}
+	// Every rewritten commit descends from the root; the commits before it
+	// kept their IDs.
+	for _, c := range rec.Rewritten {
+		if _, err := gittest.GitErr(dir, "merge-base", "--is-ancestor", rec.Roots[0], c); err != nil {
+			t.Errorf("rewritten %s does not descend from root %s", c, rec.Roots[0])
+		}
+	}
+	if n := gittest.Git(t, dir, "rev-list", "--count", rec.OldTip, "--not", rec.Roots[0]+"^@"); n != strconv.Itoa(len(rec.Rewritten)) {
+		t.Errorf("%s commits from the root to the old tip, %d rewritten", n, len(rec.Rewritten))
 	}
 	if again, _ := Scan(ctx, repo, r, 0); len(again) != 0 {
 		t.Fatalf("after purge: %+v", again)

@@ -216,6 +216,9 @@ func (a *AutoCommit) saveStep(ctx context.Context, st *session.State, in TurnInp
 	// The transcript is stored first: once the commit is made, only the
 	// metadata commit is left to fail.
 	ts, err := a.mc.storeTranscript(st, in)
+	if err == nil {
+		ts, err = a.mc.underCurrentRules(st, ts)
+	}
 	if err != nil {
 		return err
 	}

@@ -70,6 +70,9 @@ func (a *AutoCommit) TaskEnd(ctx context.Context, in TaskInput) error {
 // subagent.
 func (a *AutoCommit) saveTask(ctx context.Context, st *session.State, in TaskInput, head plumbing.Hash, files []string, subPath string) error {
 	ts, err := a.mc.storeTranscript(st, in.TurnInput)
+	if err == nil {
+		ts, err = a.mc.underCurrentRules(st, ts)
+	}
 	if err != nil {
 		return err
 	}

@@ -208,10 +208,14 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 			}
 		}
 	}
+	if ts, err = m.underCurrentRules(st, ts); err != nil {
+		return err
+	}
 	a := m.scanScope(in, st)
 	var earlier []string
 	if st.CheckpointCount > 0 && !tip.IsZero() {
-		earlier = readShadowPrompts(repo, tip, st.SessionID)
+		// Stored by earlier steps, under the rules of their time.
+		earlier = m.redactAll(readShadowPrompts(repo, tip, st.SessionID))
 	}
 	prompts := a.prompts(earlier, m.redactAll(a.Prompts))
 	files := unionSorted(st.FilesTouched, transcriptFiles(repo, "", a.ModifiedFiles))
@@ -336,6 +340,9 @@ func (m *ManualCommit) finalizeTurnCheckpoints(ctx context.Context, st *session.
 		if err == nil {
 			refs = src.refs
 			ts, err = m.storeSource(st, src)
+		}
+		if err == nil {
+			ts, err = m.underCurrentRules(st, ts)
 		}
 		if err != nil {
 			m.env.Log.Warn("finalize transcript", "error", err)

@@ -31,6 +31,15 @@ func (e *Env) Prewarm() {
 	}
 }
 
+// rules returns the fingerprint of the redaction rules in force, "" when
+// the redactor has none (nothing is then redacted again).
+func (e *Env) rules() string {
+	if f, ok := e.Redactor.(interface{ Fingerprint() string }); ok {
+		return f.Fingerprint()
+	}
+	return ""
+}
+
 // NoRedaction is a Redactor that changes nothing (tests only).
 type NoRedaction struct{}
 

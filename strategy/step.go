@@ -318,10 +318,17 @@ func (m *ManualCommit) readTranscript(st *session.State, in TurnInput) (*transcr
 // transcript and returns the new transcript state. The render references
 // lifted out of it join the session's pending references, which the next
 // condensation writes as references.json.
+// The stored state records the rules it went through: a whole new store
+// has the rules in force; an append keeps the previous chunks' (stale when
+// the rules changed since, see underCurrentRules).
 func (m *ManualCommit) storeSource(st *session.State, src *transcriptSource) (*checkpoint.TranscriptState, error) {
 	m.keepReferences(st.SessionID, src.refs)
 	if src.doc != nil {
-		return checkpoint.WriteWhole(m.env.Repo, src.doc, agent.AgentTypeGemini)
+		ts, err := checkpoint.WriteWhole(m.env.Repo, src.doc, agent.AgentTypeGemini)
+		if err == nil {
+			ts.Rules = m.env.rules()
+		}
+		return ts, err
 	}
 	prev := st.ShadowTranscript
 	if src.restart {
@@ -331,10 +338,44 @@ func (m *ManualCommit) storeSource(st *session.State, src *transcriptSource) (*c
 	if err != nil {
 		return nil, err
 	}
+	if prev == nil {
+		ts.Rules = m.env.rules()
+	}
 	if err := ts.SetSource(src.path, src.end); err != nil {
 		return nil, err
 	}
 	return ts, nil
+}
+
+// underCurrentRules returns the stored transcript ts as a checkpoint on
+// the metadata branch takes it, which leaves the machine: when its chunks
+// went through other redaction rules than those in force (a pattern added
+// since), every chunk is redacted again and only those that change are
+// rewritten. It costs a read of the stored transcript once per change of
+// the rules.
+func (m *ManualCommit) underCurrentRules(st *session.State, ts *checkpoint.TranscriptState) (*checkpoint.TranscriptState, error) {
+	fp := m.env.rules()
+	if fp == "" || ts == nil || ts.Rules == fp {
+		return ts, nil
+	}
+	doc := isJSONDocument(st.TranscriptPath)
+	out, err := checkpoint.RewriteChunks(m.env.Repo, ts, func(chunk []byte) []byte {
+		if doc {
+			red, _ := m.redactDocument(chunk)
+			return red
+		}
+		red, _ := redactLineRange(m.env.Redactor, chunk)
+		if !bytes.HasSuffix(chunk, []byte{'\n'}) {
+			red = bytes.TrimSuffix(red, []byte{'\n'})
+		}
+		return red
+	})
+	if err != nil {
+		return nil, fmt.Errorf("redact the stored transcript under the rules in force: %w", err)
+	}
+	out.Rules = fp
+	m.env.Log.Info("stored transcript redacted again under the rules in force", "session_id", st.SessionID, "rules", fp, "was", ts.Rules)
+	return out, nil
 }
 
 // storeTranscript stores the transcript lines appended since the last

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/entirecli/entire/redact"
 	"github.com/entirecli/entire/secretscan"
@@ -46,24 +47,39 @@ func runDoctorSecrets(ctx context.Context, opts *doctorOptions) error {
 		names = append(names, b)
 	}
 	sort.Strings(names)
+	push := "git push --force " + s.CheckpointRemote() + " " + strings.Join(names, " ")
 	if !opts.Purge {
 		fmt.Fprintln(out, "\nTo purge them:")
 		fmt.Fprintln(out, "  1. Rotate these credentials: anything pushed may have been copied.")
 		fmt.Fprintln(out, "  2. Run `entire doctor --secrets --purge` to rewrite the branches above with the secrets redacted.")
-		fmt.Fprintf(out, "  3. Force-push them to the checkpoint remote (%s), e.g. git push --force %s", s.CheckpointRemote(), s.CheckpointRemote())
-		for _, b := range names {
-			fmt.Fprintf(out, " %s", b)
-		}
-		fmt.Fprintln(out)
+		fmt.Fprintf(out, "  3. Push the rewritten branches to the checkpoint remote: %s\n", push)
 		return silentError(nil)
 	}
+	var recs []secretscan.PurgeRecord
 	for _, b := range names {
-		oldTip, newTip, err := secretscan.Purge(ctx, repo, r, b)
+		rec, err := secretscan.Purge(ctx, repo, r, b, f.Now())
 		if err != nil {
 			return fmt.Errorf("purge %s: %w", b, err)
 		}
-		fmt.Fprintf(out, "Rewrote %s: %s -> %s\n", b, oldTip.String()[:7], newTip.String()[:7])
+		fmt.Fprintf(out, "Rewrote %s: %s -> %s (%d commits)\n", b, rec.OldTip[:7], rec.NewTip[:7], len(rec.Rewritten))
+		if len(rec.Rewritten) > 0 {
+			recs = append(recs, rec)
+		}
 	}
-	fmt.Fprintf(out, "Now force-push the rewritten branches to %s, and rotate the credentials.\n", s.CheckpointRemote())
+	// The record travels with the metadata branch: every clone's pre-push
+	// refuses the rewritten commits and moves its new checkpoints onto the
+	// purged history.
+	if err := secretscan.RecordPurges(ctx, repo, recs, f.Now()); err != nil {
+		return err
+	}
+	for _, b := range names {
+		if err := secretscan.ExpireReflogs(ctx, repo, b); err != nil {
+			return err
+		}
+		if err := secretscan.ForgetRemoteTracking(ctx, repo, b); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(out, "Now push the rewritten branches (teammates' clones follow at their next push), and rotate the credentials:\n  %s\n", push)
 	return nil
 }

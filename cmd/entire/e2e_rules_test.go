@@ -1,0 +1,89 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/settings"
+)
+
+// addPattern adds a redaction pattern to the project settings.
+func addPattern(t *testing.T, dir, pattern string) {
+	t.Helper()
+	s, err := settings.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.StrategyOptions == nil {
+		s.StrategyOptions = map[string]any{}
+	}
+	s.StrategyOptions["redaction"] = map[string]any{"patterns": []any{pattern}}
+	if err := settings.Save(settings.ProjectPath(dir), s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A pattern added after a turn was recorded applies when the data leaves:
+// the condensed checkpoint holds it redacted, and only the chunks that
+// held it were rewritten.
+func TestPatternAddedAfterCaptureAppliesAtCondensation(t *testing.T) {
+	t.Parallel()
+	const secret = "acme-launch-code-zebra-orchid"
+	r := newSessionRepo(t)
+	r.playTurn("Deploy with "+secret, map[string]string{"a.txt": "a\n"})
+	shadow := shadowBranches(t, r.dir)[0]
+	if !strings.Contains(gittest.Git(t, r.dir, "show", shadow+":.entire/metadata/sess-1/full.jsonl"), secret) {
+		t.Fatal("setup: no built-in rule should know the secret")
+	}
+	addPattern(t, r.dir, `acme-launch-code-[a-z]+-[a-z]+`)
+	r.mustGit("add", "a.txt")
+	r.mustGit("commit", "-q", "-m", "Add a")
+	id := checkpointAt(t, r.dir, "HEAD")
+	for _, f := range []string{"0/full.jsonl", "0/prompt.txt", "0/context.md"} {
+		if got := gittest.Git(t, r.dir, "show", cpPath(id, f)); strings.Contains(got, secret) {
+			t.Errorf("%s holds the secret after condensation", f)
+		}
+	}
+	if !strings.Contains(gittest.Git(t, r.dir, "show", cpPath(id, "0/full.jsonl")), "REDACTED") {
+		t.Error("the transcript was not redacted")
+	}
+}
+
+// The pre-push hook scans what it would send with the rules in force: a
+// secret stored before its pattern existed keeps the session data home
+// (one line names doctor), the user's push goes on, and a push that names
+// the metadata branch is refused.
+func TestPrePushScansOutgoingData(t *testing.T) {
+	t.Parallel()
+	const secret = "acme-launch-code-zebra-orchid"
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gittest.Git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)
+	r := newSessionRepo(t)
+	r.mustGit("remote", "add", "origin", remote)
+	r.playTurn("Deploy with "+secret, map[string]string{"a.txt": "a\n"})
+	r.mustGit("add", "a.txt")
+	r.mustGit("commit", "-q", "-m", "Add a")
+	addPattern(t, r.dir, `acme-launch-code-[a-z]+-[a-z]+`)
+
+	out, err := r.gitIn(r.dir, nil, "push", "origin", "main")
+	if err != nil {
+		t.Fatalf("the user's push failed: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "entire doctor --secrets") || strings.Count(out, "[entire]") != 1 {
+		t.Errorf("push output does not name doctor in one line:\n%s", out)
+	}
+	if got := gittest.Git(t, remote, "branch", "--list", "entire/*"); got != "" {
+		t.Errorf("session data was pushed: %s", got)
+	}
+	if gittest.Git(t, remote, "rev-parse", "main") != gittest.Git(t, r.dir, "rev-parse", "main") {
+		t.Error("the user's branch was not pushed")
+	}
+	if out, err := r.gitIn(r.dir, nil, "push", "origin", "entire/checkpoints/v1"); err == nil || !strings.Contains(out, "refused") {
+		t.Errorf("an explicit push of the metadata branch was not refused: %v\n%s", err, out)
+	}
+	if got := gittest.Git(t, remote, "branch", "--list", "entire/*"); got != "" {
+		t.Errorf("session data was pushed: %s", got)
+	}
+}

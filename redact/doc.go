@@ -29,7 +29,9 @@
 //     into few long words and are kept; URLs and paths are judged segment by
 //     segment; toolu_/msg_/req_-style IDs and data:...;base64, payloads are
 //     kept;
-//   - user patterns (Options.Patterns, rule IDs "user-pattern-N").
+//   - user patterns (Options.Patterns, rule IDs "user-pattern-N"). A
+//     pattern that does not compile is skipped, not fatal: the others
+//     still apply, and Options.Invalid names the skipped ones.
 //
 // Options.Allow holds regular expressions; a finding whose secret matches one
 // of them is dropped, whatever detector produced it. Findings whose secret is

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/session"
 	"github.com/entirecli/entire/settings"
 )
@@ -64,6 +65,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if err != nil {
 		return fmt.Errorf("%w (fix or remove the file)", err)
 	}
+	printRedactionProblems(f, hooks.RedactionOptions(s))
 	fmt.Fprintln(out, enabledLabel(s))
 	if opts.Detailed {
 		for _, file := range []struct{ label, path string }{

@@ -12,6 +12,7 @@ import (
 
 	"github.com/entirecli/entire/gitrepo/gittest"
 	"github.com/entirecli/entire/redact/redacttest"
+	"github.com/entirecli/entire/settings"
 )
 
 // Secrets never become git objects: 25 kinds of secrets planted in a Claude
@@ -141,4 +142,40 @@ func firstBytes(b []byte, n int) string {
 		b = b[:n]
 	}
 	return string(b)
+}
+
+// One custom redaction pattern that does not compile does not turn off the
+// others: the valid one still redacts the stored transcript, and `entire
+// status` and `entire enable` name the bad one.
+func TestE2EInvalidRedactionPatternSkipped(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	s, err := settings.Load(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetOption(settings.OptRedaction, map[string]any{"patterns": []any{"(", `ACME-[0-9]{6}`}})
+	if err := settings.Save(settings.ProjectPath(r.dir), s); err != nil {
+		t.Fatal(err)
+	}
+	r.mustGit("commit", "-q", "-am", "redaction patterns")
+	r.playTurn("close ticket ACME-123456 in the changelog", map[string]string{"CHANGES.md": "- fixed ACME-123456\n"})
+	r.mustGit("add", "CHANGES.md")
+	r.mustGit("commit", "-q", "-m", "changelog")
+	id := checkpointAt(t, r.dir, "HEAD")
+	if id == "" {
+		t.Fatal("the commit is not linked to a checkpoint")
+	}
+	stored := gittest.Git(t, r.dir, "show", cpPath(id, "0/full.jsonl")) + gittest.Git(t, r.dir, "show", cpPath(id, "0/prompt.txt"))
+	if strings.Contains(stored, "ACME-123456") || !strings.Contains(stored, "close ticket REDACTED") {
+		t.Errorf("the valid pattern did not redact the stored transcript and prompts:\n%s", stored)
+	}
+
+	const warning = "Warning: redaction pattern 1 \"(\" is not a valid regular expression (missing closing ): `(`) and is ignored\n"
+	for _, args := range [][]string{{"status"}, {"enable"}} {
+		_, errOut, code := r.entire(args...)
+		if code != 0 || !strings.Contains(errOut, warning) || strings.Count(errOut, "redaction pattern") != 1 {
+			t.Errorf("entire %s: exit %d, stderr %q, want the line %q", args[0], code, errOut, warning)
+		}
+	}
 }

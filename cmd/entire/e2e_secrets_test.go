@@ -179,3 +179,78 @@ func TestE2EInvalidRedactionPatternSkipped(t *testing.T) {
 		}
 	}
 }
+
+// objectsHolding returns the objects reachable from refs whose content
+// holds s, as "<type> <hash>" lines.
+func objectsHolding(t *testing.T, dir, s string, refs ...string) []string {
+	t.Helper()
+	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(gittest.Git(t, dir, append([]string{"rev-list", "--objects", "--no-object-names"}, refs...)...))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	rd := bufio.NewReader(bytes.NewReader(out))
+	for {
+		header, err := rd.ReadString('\n')
+		if err != nil {
+			break
+		}
+		var hash, typ string
+		var size int
+		fmt.Sscanf(header, "%s %s %d", &hash, &typ, &size)
+		body := make([]byte, size+1)
+		if _, err := io.ReadFull(rd, body); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(body, []byte(s)) {
+			found = append(found, typ+" "+hash)
+		}
+	}
+	return found
+}
+
+// The strings entire writes into metadata are redacted like transcripts:
+// a secret in the name of a file the agent wrote (files_touched of the
+// session slot and of the checkpoint summary, the shadow step's context)
+// or in the branch name never reaches the metadata branch.
+func TestE2EMetadataStringsRedacted(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	gh := secretOfKind(t, 11, "github-classic").Value
+	branch := "fix/" + gh
+	r.mustGit("checkout", "-q", "-b", branch)
+	r.playTurn("keep the token notes", map[string]string{"notes/" + gh + ".txt": "rotate me\n", "notes/index.md": "notes\n"})
+
+	shadow := r.shadowBranch()
+	if shadow == "" {
+		t.Fatal("no shadow branch")
+	}
+	for _, spec := range []string{shadow, shadow + ":.entire/metadata/" + r.sessionID + "/context.md"} {
+		if out := gittest.Git(t, r.dir, "show", "-s", "--format=%B", spec); strings.Contains(out, gh) {
+			t.Errorf("%s holds the secret:\n%s", spec, out)
+		}
+	}
+
+	r.mustGit("add", "-A")
+	r.mustGit("commit", "-q", "-m", "notes")
+	id := checkpointAt(t, r.dir, "HEAD")
+	if id == "" {
+		t.Fatal("the commit is not linked to a checkpoint")
+	}
+	want := []any{"notes/REDACTED.txt", "notes/index.md"}
+	for _, rel := range []string{"metadata.json", "0/metadata.json"} {
+		m := showJSON(t, r.dir, cpPath(id, rel))
+		if got := m["files_touched"].([]any); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s files_touched = %v, want %v", rel, got, want)
+		}
+		if b, _ := m["branch"].(string); b != "fix/REDACTED" {
+			t.Errorf("%s branch = %q, want fix/REDACTED", rel, b)
+		}
+	}
+	if found := objectsHolding(t, r.dir, gh, "entire/checkpoints/v1"); len(found) > 0 {
+		t.Errorf("the metadata branch holds the secret in %v", found)
+	}
+}

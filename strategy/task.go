@@ -100,7 +100,7 @@ func (m *ManualCommit) TaskEnd(ctx context.Context, in TaskInput) error {
 		if pre != nil {
 			before = pre.UntrackedFiles
 		}
-		files := unionSorted(transcriptFiles(repo, in.Cwd, modified), ws.newFiles(before), ws.Deleted)
+		files := m.env.dropIgnored(ctx, unionSorted(transcriptFiles(repo, in.Cwd, modified), ws.newFiles(before), ws.Deleted), ws.Dirty)
 		if len(files) == 0 {
 			m.env.printf("[entire] No file changes detected, skipping task checkpoint\n")
 			return errNoChange

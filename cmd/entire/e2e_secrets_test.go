@@ -254,3 +254,54 @@ func TestE2EMetadataStringsRedacted(t *testing.T) {
 		t.Errorf("the metadata branch holds the secret in %v", found)
 	}
 }
+
+// files_touched lists the paths git tracks or would track: gitignored
+// files the agent wrote (.env, node_modules/) are not part of the
+// checkpoint, so they are left out, under both strategies.
+func TestE2EFilesTouchedSkipsIgnored(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		".env":                           "API_URL=http://localhost\n",
+		"node_modules/left-pad/index.js": "module.exports = 1\n",
+		"app.go":                         "package app\n",
+		"tracked.env":                    "B=2\n", // ignored by a pattern, but tracked
+	}
+	want := "[app.go tracked.env]"
+	ignore := func(r *sessionRepo) {
+		gittest.WriteFile(t, r.dir, ".gitignore", "*.env\n.env\nnode_modules/\n")
+		gittest.WriteFile(t, r.dir, "tracked.env", "B=1\n")
+		r.mustGit("add", ".gitignore")
+		r.mustGit("add", "-f", "tracked.env")
+		r.mustGit("commit", "-q", "-m", "ignore local files")
+	}
+	t.Run("manual-commit", func(t *testing.T) {
+		t.Parallel()
+		r := newSessionRepo(t)
+		ignore(r)
+		r.playTurn("write the app", files)
+		if st := sessionState(t, r.dir, r.sessionID); fmt.Sprint(st["files_touched"]) != want {
+			t.Errorf("session state files_touched = %v, want %s", st["files_touched"], want)
+		}
+		r.mustGit("add", "app.go", "tracked.env")
+		r.mustGit("commit", "-q", "-m", "app")
+		id := checkpointAt(t, r.dir, "HEAD")
+		if id == "" {
+			t.Fatal("the commit is not linked to a checkpoint")
+		}
+		for _, rel := range []string{"metadata.json", "0/metadata.json"} {
+			if got := showJSON(t, r.dir, cpPath(id, rel))["files_touched"]; fmt.Sprint(got) != want {
+				t.Errorf("%s files_touched = %v, want %s", rel, got, want)
+			}
+		}
+	})
+	t.Run("auto-commit", func(t *testing.T) {
+		t.Parallel()
+		r := newAutoCommitRepo(t)
+		ignore(r)
+		r.playTurn("write the app", files)
+		id := checkpointOf(t, gittest.Git(t, r.dir, "log", "-1", "--format=%B"))
+		if got := sessionMeta(t, r.dir, id)["files_touched"]; fmt.Sprint(got) != want {
+			t.Errorf("files_touched = %v, want %s", got, want)
+		}
+	})
+}

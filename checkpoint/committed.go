@@ -38,6 +38,9 @@ const initMessage = "Initialize metadata branch\n\nThis branch stores session me
 type Store struct {
 	repo *gitrepo.Repo
 	now  func() time.Time
+	// redact, when set, redacts the metadata strings of every write
+	// (redact.go).
+	redact func(string) string
 }
 
 // NewStore returns a store over repo. now is the clock for commit and
@@ -47,6 +50,16 @@ func NewStore(repo *gitrepo.Repo, now func() time.Time) *Store {
 		now = time.Now
 	}
 	return &Store{repo: repo, now: now}
+}
+
+// WithRedaction returns a store over the same repository whose writes pass
+// the free-text strings of the metadata and of the commit message through
+// redact (see SessionMetadata.Redacted); redact must be deterministic and
+// idempotent. Without it, a store writes metadata as given.
+func (s *Store) WithRedaction(redact func(string) string) *Store {
+	c := *s
+	c.redact = redact
+	return &c
 }
 
 // EnsureBranch creates the metadata branch as an orphan commit with an
@@ -76,8 +89,9 @@ func (s *Store) EnsureBranch(ctx context.Context) (bool, error) {
 	return created, nil
 }
 
-// SessionWrite is one session's data for a committed checkpoint. All text
-// must already be redacted.
+// SessionWrite is one session's data for a committed checkpoint. The
+// transcript, prompts, context and files must already be redacted; the
+// metadata is redacted by a store made WithRedaction.
 type SessionWrite struct {
 	// Metadata is written as the slot's metadata.json; CheckpointID is set
 	// by the store, and a zero CreatedAt becomes now.
@@ -127,6 +141,10 @@ func (s *Store) WriteSession(ctx context.Context, id ID, w SessionWrite, info Co
 	}
 	if w.Metadata.SessionID == "" {
 		return 0, errors.New("checkpoint: session ID is required")
+	}
+	if s.redact != nil {
+		w.Metadata = w.Metadata.Redacted(s.redact)
+		info.Subject, info.Message = s.redact(info.Subject), s.redact(info.Message)
 	}
 	w.Metadata.CheckpointID = id
 	if w.Metadata.CreatedAt.IsZero() {
@@ -266,6 +284,10 @@ func (s *Store) rootChange(id ID, latest SessionMetadata, sessions []slotInfo) (
 		paths[i], metas[i] = e.paths, e.meta
 	}
 	root := Summarize(id, latest, paths, metas)
+	if s.redact != nil {
+		// Slots written before their metadata was redacted.
+		root = root.redacted(s.redact)
+	}
 	data, err := json.MarshalIndent(root, "", "  ")
 	if err != nil {
 		return gitrepo.Change{}, fmt.Errorf("encode checkpoint metadata: %w", err)

@@ -15,10 +15,11 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// SaveSummary stores sum as the summary of session slot `slot` of
-// checkpoint id: it rewrites only that slot's metadata.json in a new commit
-// on the metadata branch, "Update summary for checkpoint <id> (session:
-// <sid>)", by the repository's git user at time now. Concurrent writers are
+// SaveSummary stores sum, which the caller redacted (Summary.Redacted), as
+// the summary of session slot `slot` of checkpoint id: it rewrites only
+// that slot's metadata.json in a new commit on the metadata branch,
+// "Update summary for checkpoint <id> (session: <sid>)", by the
+// repository's git user at time now. Concurrent writers are
 // handled by compare-and-swap. The local branch is created from origin's
 // copy when only that exists.
 func SaveSummary(ctx context.Context, repo *gitrepo.Repo, id checkpoint.ID, slot int, sum *checkpoint.Summary, now time.Time) error {

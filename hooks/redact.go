@@ -8,6 +8,14 @@ import (
 	"github.com/entirecli/entire/strategy"
 )
 
+// RedactionOptions returns the redaction options of s: its
+// strategy_options.redaction patterns and allow expressions. Their
+// Invalid method names the expressions that do not compile, which every
+// redactor built from them skips.
+func RedactionOptions(s *settings.Settings) redact.Options {
+	return redact.Options{Patterns: s.RedactionPatterns(), Allow: s.RedactionAllow()}
+}
+
 // lazyRedactor builds the redaction rules on first use: compiling
 // gitleaks' rule set costs tens of milliseconds, which hooks that store
 // nothing (a prompt submit, commit-msg) must not pay.
@@ -18,22 +26,33 @@ type lazyRedactor struct {
 	warn     func(error)
 }
 
-// newRedactor returns the redaction step every stored transcript, prompt
-// and context goes through: gitleaks' rules, the entropy check, and the
-// user's strategy_options.redaction patterns and allowlist. warn receives
-// a problem with the user's patterns (the default rules are then used).
-func newRedactor(s *settings.Settings, warn func(error)) strategy.Redactor {
+// NewRedactor returns the redaction step every stored transcript, prompt,
+// context and metadata string goes through: gitleaks' rules, the entropy
+// check, and s's strategy_options.redaction patterns and allowlist. The
+// rules are compiled on first use; warn then receives one
+// *redact.PatternError per user expression that does not compile (it is
+// skipped, the others apply). The result is safe for concurrent use.
+func NewRedactor(s *settings.Settings, warn func(error)) strategy.Redactor {
+	if s == nil {
+		s = settings.Defaults()
+	}
+	if warn == nil {
+		warn = func(error) {}
+	}
 	return &lazyRedactor{settings: s, warn: warn}
 }
 
 func (l *lazyRedactor) get() *redact.Redactor {
 	l.once.Do(func() {
-		r, err := redact.New(redact.Options{Patterns: l.settings.RedactionPatterns(), Allow: l.settings.RedactionAllow()})
+		opts := RedactionOptions(l.settings)
+		for _, e := range opts.Invalid() {
+			l.warn(e)
+		}
+		// New fails only when the rule set embedded in the binary does not
+		// load, which TestRedactorBuiltinRulesCompile rules out.
+		r, err := redact.New(opts)
 		if err != nil {
 			l.warn(err)
-			// The built-in rules are part of the binary and always compile
-			// (a test makes sure of it).
-			r, _ = redact.New(redact.Options{})
 		}
 		l.r = r
 	})
@@ -43,7 +62,7 @@ func (l *lazyRedactor) get() *redact.Redactor {
 // Fingerprint identifies the rules in force (redact.Fingerprint), without
 // building them.
 func (l *lazyRedactor) Fingerprint() string {
-	return redact.Fingerprint(redact.Options{Patterns: l.settings.RedactionPatterns(), Allow: l.settings.RedactionAllow()})
+	return redact.Fingerprint(RedactionOptions(l.settings))
 }
 
 // Prewarm starts building the rules in the background, so that a hook
@@ -59,18 +78,10 @@ func (l *lazyRedactor) JSONDoc(doc []byte) []byte { return l.get().JSONDoc(doc) 
 // Text redacts plain text.
 func (l *lazyRedactor) Text(s string) string { return l.get().Text(s) }
 
-// TextRedactor returns the lazy plain-text redaction step of the hooks
-// (gitleaks' rules, the entropy check, and s's strategy_options.redaction
-// patterns and allowlist), for the hide and note stores of the CLI and the
-// MCP server. The rules are compiled on the first call. warn receives a
-// problem with the user's patterns (the default rules are then used); nil
-// ignores it. The function is safe for concurrent use.
+// TextRedactor returns the plain-text redaction of NewRedactor(s, warn),
+// for the hide and note stores of the CLI and the MCP server and for what
+// commands print. s nil means the default settings; warn nil ignores
+// problems with the user's patterns.
 func TextRedactor(s *settings.Settings, warn func(error)) func(string) string {
-	if s == nil {
-		s = settings.Defaults()
-	}
-	if warn == nil {
-		warn = func(error) {}
-	}
-	return newRedactor(s, warn).Text
+	return NewRedactor(s, warn).Text
 }

@@ -21,7 +21,7 @@ func open(env Env, repo *gitrepo.Repo, component string) (*strategy.Env, *loggin
 	if err != nil {
 		log.Warn("read settings", "error", err)
 	}
-	red := newRedactor(s, func(err error) { log.Warn("redaction patterns from settings", "error", err) })
+	red := NewRedactor(s, func(err error) { log.Warn("redaction settings", "error", err) })
 	senv := &strategy.Env{
 		Repo:       repo,
 		Sessions:   session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: env.Now}),

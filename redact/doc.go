@@ -27,9 +27,13 @@
 //     above 4.5 bits per byte that do not read as words. Hex hashes and UUIDs
 //     never reach that entropy; identifiers, test names and file paths split
 //     into few long words and are kept; URLs and paths are judged segment by
-//     segment; toolu_/msg_/req_-style IDs and data:...;base64, payloads are
-//     kept;
-//   - user patterns (Options.Patterns, rule IDs "user-pattern-N").
+//     segment; toolu_/msg_/req_-style IDs, data:...;base64, payloads, Go
+//     module hashes ("h1:" and the base64 of a SHA-256, as in go.sum) and
+//     npm integrity strings ("sha512-" and the base64 of a SHA-512, as in
+//     package-lock.json) are kept, in exactly those shapes (checksum.go);
+//   - user patterns (Options.Patterns, rule IDs "user-pattern-N"). A
+//     pattern that does not compile is skipped, not fatal: the others
+//     still apply, and Options.Invalid names the skipped ones.
 //
 // Options.Allow holds regular expressions; a finding whose secret matches one
 // of them is dropped, whatever detector produced it. Findings whose secret is

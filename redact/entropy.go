@@ -46,7 +46,7 @@ func entropySpans(s string, dst [][2]int) [][2]int {
 		for j < len(s) && isTokenByte(s[j]) {
 			j++
 		}
-		if j-i >= entropyMinLen && j-i <= entropyMaxLen && !partOfBase64Data(s, i) {
+		if j-i >= entropyMinLen && j-i <= entropyMaxLen && !partOfBase64Data(s, i) && !isChecksumRun(s, i, j) {
 			// An '=' inside a run is an assignment (KEY=value), not base64
 			// padding: judge both sides on their own.
 			part := i

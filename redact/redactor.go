@@ -27,11 +27,12 @@ type Options struct {
 	// Patterns are extra regular expressions (RE2 syntax, as in Go's regexp
 	// package) that find secrets. If a pattern has capture groups, its first
 	// non-empty group is the secret; otherwise the whole match is. Findings
-	// carry the rule ID "user-pattern-N" (N counts from 1).
+	// carry the rule ID "user-pattern-N" (N counts from 1). A pattern that
+	// does not compile is skipped (see Invalid).
 	Patterns []string
 	// Allow are regular expressions matched (unanchored) against each found
 	// secret; a secret that matches any of them is left in place, whatever
-	// rule found it.
+	// rule found it. An expression that does not compile is skipped.
 	Allow []string
 }
 
@@ -66,9 +67,12 @@ type Redactor struct {
 	scratch sync.Pool
 }
 
-// New compiles the gitleaks default rule set plus opts. It returns an error
-// when a user pattern or allow expression does not compile, or (never in
-// practice) when the embedded gitleaks configuration cannot be loaded.
+// New compiles the gitleaks default rule set plus opts. A user pattern or
+// allow expression that does not compile is skipped and the others are
+// used (Options.Invalid says which were skipped and why): one typo in the
+// settings must not turn off the patterns that are right. New returns an
+// error only when the embedded gitleaks configuration cannot be loaded,
+// which a test rules out.
 func New(opts Options) (*Redactor, error) {
 	def, err := loadDefaultRules()
 	if err != nil {
@@ -79,15 +83,15 @@ func New(opts Options) (*Redactor, error) {
 	for i, p := range opts.Patterns {
 		re, err := regexp.Compile(p)
 		if err != nil {
-			return nil, fmt.Errorf("redact: compile pattern %d %q: %w", i+1, p, err)
+			continue // reported by Options.Invalid
 		}
 		r.rules = append(r.rules, rule{id: fmt.Sprintf("%s%d", userPatternPrefix, i+1), re: re,
 			plan: planFor(re.String(), re.NumSubexp())})
 	}
-	for i, a := range opts.Allow {
+	for _, a := range opts.Allow {
 		re, err := regexp.Compile(a)
 		if err != nil {
-			return nil, fmt.Errorf("redact: compile allow %d %q: %w", i+1, a, err)
+			continue // reported by Options.Invalid
 		}
 		r.allow = append(r.allow, re)
 	}

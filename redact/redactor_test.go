@@ -3,7 +3,9 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
+	"regexp/syntax"
 	"strings"
 	"sync"
 	"testing"
@@ -154,11 +156,44 @@ func TestUserPatternsAndAllow(t *testing.T) {
 	if strings.Join(rules, ",") != "user-pattern-1,user-pattern-2" {
 		t.Errorf("rules = %v", rules)
 	}
-	if _, err := New(Options{Patterns: []string{"("}}); err == nil {
-		t.Error("New accepted a bad pattern")
+}
+
+// An expression that does not compile is skipped, not fatal: the valid
+// patterns of the same list still redact, and Invalid names the bad ones.
+func TestInvalidPatternSkipped(t *testing.T) {
+	t.Parallel()
+	opts := Options{
+		Patterns: []string{"(", `ACME-[0-9]{6}`},
+		Allow:    []string{"[z-a]"},
 	}
-	if _, err := New(Options{Allow: []string{"[z-a]"}}); err == nil {
-		t.Error("New accepted a bad allow expression")
+	r := newTestRedactor(t, opts)
+	if got, want := r.Text("ticket ACME-123456 done"), "ticket REDACTED done"; got != want {
+		t.Errorf("Text = %q, want %q", got, want)
+	}
+	for _, f := range r.Scan("ticket ACME-123456 done") {
+		if f.RuleID != "user-pattern-2" {
+			t.Errorf("rule %q, want user-pattern-2 (numbered as in the settings)", f.RuleID)
+		}
+	}
+	bad := opts.Invalid()
+	if len(bad) != 2 {
+		t.Fatalf("Invalid = %v, want 2 errors", bad)
+	}
+	want := []string{
+		"pattern 1 \"(\" is not a valid regular expression (missing closing ): `(`) and is ignored",
+		"allow expression 1 \"[z-a]\" is not a valid regular expression (invalid character class range: `z-a`) and is ignored",
+	}
+	for i, e := range bad {
+		if e.Error() != want[i] {
+			t.Errorf("error %d = %q\nwant %q", i, e.Error(), want[i])
+		}
+		var se *syntax.Error
+		if !errors.As(e, &se) {
+			t.Errorf("error %d does not wrap the *syntax.Error", i)
+		}
+	}
+	if bad := (Options{Patterns: []string{`ACME-[0-9]{6}`}}).Invalid(); bad != nil {
+		t.Errorf("Invalid of valid options = %v", bad)
 	}
 }
 

@@ -7,7 +7,8 @@
 // refs/entire/undo/ (local, never pushed, the newest ten kept) that holds the
 // work tree's tracked and untracked-not-ignored files, the index and the
 // agent transcripts about to be overwritten, unredacted, like git stash.
-// Undo returns to it.
+// Undo returns to it; DeleteUndo deletes them all (UndoLocation says where
+// they are, for messages).
 //
 // The cost of a rewind follows the number of paths that differ, never the
 // size of the repository: one `git status`, tree diffs that skip equal

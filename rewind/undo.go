@@ -161,6 +161,27 @@ func (r *Rewinder) pruneUndo(ctx context.Context) {
 	}
 }
 
+// UndoLocation says where the undo points are kept, for messages to a
+// person ("refs/entire/undo/").
+func UndoLocation() string { return UndoRefPrefix }
+
+// DeleteUndo deletes every undo point, the local and unredacted copies of
+// work trees, transcripts and notes that Undo returns to, and returns how
+// many it deleted. It stops at the first failure. The objects they kept are
+// then unreachable: git's next garbage collection removes them.
+func (r *Rewinder) DeleteUndo(ctx context.Context) (int, error) {
+	names, refs, err := r.undoRefs()
+	if err != nil {
+		return 0, fmt.Errorf("list undo points: %w", err)
+	}
+	for i, n := range names {
+		if err := r.repo.DeleteRef(ctx, n, refs[n]); err != nil {
+			return i, fmt.Errorf("delete undo point %s: %w", n, err)
+		}
+	}
+	return len(names), nil
+}
+
 // UndoPoints returns the undo point refs, newest first.
 func (r *Rewinder) UndoPoints() ([]string, error) {
 	names, _, err := r.undoRefs()

@@ -77,8 +77,7 @@ func (a *AutoCommit) saveTask(ctx context.Context, st *session.State, in TaskInp
 		return err
 	}
 	id := checkpoint.NewID()
-	in.Description = a.env.Redactor.Text(in.Description) // redacted before it is cut
-	subject := taskSubject(in)
+	subject := taskSubject(in, a.env.Redactor)
 	commit, err := a.commitCode(ctx, head, files, subject, id)
 	if err != nil || commit.IsZero() {
 		if err == nil {

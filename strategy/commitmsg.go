@@ -156,14 +156,16 @@ func (m *ManualCommit) stagedFiles(ctx context.Context) (map[string]bool, error)
 }
 
 // lastPrompt is the last prompt of a session's current scope, from its
-// shadow branch, else its first prompt.
+// shadow branch (redacted there), else its first prompt, redacted: it is
+// shown in the commit message template, which git keeps when its cleanup
+// mode keeps comments.
 func (m *ManualCommit) lastPrompt(st *session.State) string {
 	if tip, err := m.env.Repo.ReadRef(checkpoint.ShadowRef(shadowBranch(st))); err == nil && !tip.IsZero() {
 		if p := readShadowPrompts(m.env.Repo, tip, st.SessionID); len(p) > 0 {
 			return p[len(p)-1]
 		}
 	}
-	return st.FirstPrompt
+	return m.env.Redactor.Text(st.FirstPrompt)
 }
 
 // hasTTY reports whether a person is at a terminal for this commit:

@@ -218,7 +218,7 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 		earlier = m.redactAll(readShadowPrompts(repo, tip, st.SessionID))
 	}
 	prompts := a.prompts(earlier, m.redactAll(a.Prompts))
-	files := unionSorted(st.FilesTouched, transcriptFiles(repo, "", a.ModifiedFiles))
+	files := m.env.dropIgnored(ctx, unionSorted(st.FilesTouched, transcriptFiles(repo, "", a.ModifiedFiles)), nil)
 	usage := a.tokens(st.TokenUsage)
 	branchName, _ := repo.HeadBranch()
 	meta := checkpoint.SessionMetadata{

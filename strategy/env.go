@@ -78,7 +78,12 @@ func (e *Env) printf(format string, a ...any) {
 	}
 }
 
-func (e *Env) checkpoints() *checkpoint.Store { return checkpoint.NewStore(e.Repo, e.Now) }
+// checkpoints is the store of committed checkpoints; it redacts the
+// metadata of every write with e.Redactor, the one place where the strings
+// of metadata.json and of metadata commit messages are redacted.
+func (e *Env) checkpoints() *checkpoint.Store {
+	return checkpoint.NewStore(e.Repo, e.Now).WithRedaction(e.Redactor.Text)
+}
 
 // TurnInput is a normalised agent event that concerns one session.
 type TurnInput struct {

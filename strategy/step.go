@@ -111,7 +111,7 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 		if pre != nil {
 			untrackedBefore = pre.UntrackedFiles
 		}
-		stepFiles := unionSorted(transcriptFiles(repo, in.Cwd, a.ModifiedFiles), ws.newFiles(untrackedBefore), ws.Deleted)
+		stepFiles := m.env.dropIgnored(ctx, unionSorted(transcriptFiles(repo, in.Cwd, a.ModifiedFiles), ws.newFiles(untrackedBefore), ws.Deleted), ws.Dirty)
 		if len(stepFiles) == 0 {
 			m.env.printf("No files were modified during this session\nSkipping commit\n")
 		} else if step, err := m.saveStep(ctx, st, in, head, ws, a, src, stepFiles); err != nil {

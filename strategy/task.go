@@ -100,7 +100,7 @@ func (m *ManualCommit) TaskEnd(ctx context.Context, in TaskInput) error {
 		if pre != nil {
 			before = pre.UntrackedFiles
 		}
-		files := unionSorted(transcriptFiles(repo, in.Cwd, modified), ws.newFiles(before), ws.Deleted)
+		files := m.env.dropIgnored(ctx, unionSorted(transcriptFiles(repo, in.Cwd, modified), ws.newFiles(before), ws.Deleted), ws.Dirty)
 		if len(files) == 0 {
 			m.env.printf("[entire] No file changes detected, skipping task checkpoint\n")
 			return errNoChange
@@ -153,8 +153,7 @@ func (m *ManualCommit) saveTaskStep(ctx context.Context, st *session.State, in T
 	if err != nil {
 		return err
 	}
-	in.Description = m.env.Redactor.Text(in.Description) // redacted before it is cut
-	subject := taskSubject(in)
+	subject := taskSubject(in, m.env.Redactor)
 	_, err = checkpoint.WriteStep(ctx, repo, checkpoint.Step{
 		Branch: shadowBranch(st), BaseTree: hc.TreeHash, Changes: append(changes, tc...), Snapshot: true,
 		MetadataDir: taskDir, MetadataFiles: files,
@@ -169,18 +168,21 @@ func (m *ManualCommit) saveTaskStep(ctx context.Context, st *session.State, in T
 	return err
 }
 
-// taskSubject is the subject of a final task checkpoint (SPEC 5.2.9).
-func taskSubject(in TaskInput) string {
+// taskSubject is the subject of a final task checkpoint (SPEC 5.2.9). The
+// agent's words in it, the description and the subagent type, are redacted
+// (the description before it is cut).
+func taskSubject(in TaskInput, r Redactor) string {
 	id := in.ToolUseID
 	if len(id) > 12 {
 		id = id[:12]
 	}
-	desc := truncateBytes(in.Description, 60)
+	desc := truncateBytes(r.Text(in.Description), 60)
+	typ := r.Text(in.SubagentType)
 	switch {
-	case in.SubagentType != "" && desc != "":
-		return fmt.Sprintf("Completed '%s' agent: %s (%s)", in.SubagentType, desc, id)
-	case in.SubagentType != "":
-		return fmt.Sprintf("Completed '%s' agent (%s)", in.SubagentType, id)
+	case typ != "" && desc != "":
+		return fmt.Sprintf("Completed '%s' agent: %s (%s)", typ, desc, id)
+	case typ != "":
+		return fmt.Sprintf("Completed '%s' agent (%s)", typ, id)
 	case desc != "":
 		return fmt.Sprintf("Completed agent: %s (%s)", desc, id)
 	}

@@ -49,19 +49,19 @@ func TestFirstPromptAndContexts(t *testing.T) {
 func TestTaskSubject(t *testing.T) {
 	t.Parallel()
 	in := TaskInput{ToolUseID: "toolu_0123456789abcdef", SubagentType: "general-purpose", Description: "Find the bug"}
-	if got := taskSubject(in); got != "Completed 'general-purpose' agent: Find the bug (toolu_012345)" {
+	if got := taskSubject(in, NoRedaction{}); got != "Completed 'general-purpose' agent: Find the bug (toolu_012345)" {
 		t.Errorf("taskSubject = %q", got)
 	}
 	in.Description = ""
-	if got := taskSubject(in); got != "Completed 'general-purpose' agent (toolu_012345)" {
+	if got := taskSubject(in, NoRedaction{}); got != "Completed 'general-purpose' agent (toolu_012345)" {
 		t.Errorf("taskSubject = %q", got)
 	}
 	in.SubagentType, in.Description = "", strings.Repeat("d", 70)
-	if got := taskSubject(in); got != "Completed agent: "+strings.Repeat("d", 60)+"... (toolu_012345)" {
+	if got := taskSubject(in, NoRedaction{}); got != "Completed agent: "+strings.Repeat("d", 60)+"... (toolu_012345)" {
 		t.Errorf("taskSubject = %q", got)
 	}
 	in.Description = ""
-	if got := taskSubject(in); got != "Task: toolu_012345" {
+	if got := taskSubject(in, NoRedaction{}); got != "Task: toolu_012345" {
 		t.Errorf("taskSubject = %q", got)
 	}
 }

@@ -1,7 +1,9 @@
 package strategy
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"sort"
 	"strings"
 
@@ -111,4 +113,53 @@ func transcriptFiles(repo *gitrepo.Repo, cwd string, files []string) []string {
 		}
 	}
 	return out
+}
+
+// dropIgnored returns paths without the untracked files git ignores:
+// files_touched lists only the paths git tracks or would track. A
+// gitignored file the agent wrote (.env, node_modules/...) is not
+// snapshotted, committed or restored by a rewind, so it is not part of the
+// checkpoint, and its name often says what it holds. known are paths git
+// status reported (never ignored ones); only the others are asked, so a
+// turn pays for `git check-ignore` only when the agent wrote a file that
+// git status did not report. When git cannot answer, paths are returned as
+// they are and the error is logged.
+func (e *Env) dropIgnored(ctx context.Context, paths, known []string) []string {
+	isKnown := make(map[string]bool, len(known))
+	for _, p := range known {
+		isKnown[p] = true
+	}
+	var ask []byte
+	for _, p := range paths {
+		if !isKnown[p] {
+			ask = append(append(ask, p...), 0)
+		}
+	}
+	if len(ask) == 0 {
+		return paths
+	}
+	// check-ignore reports untracked paths only: tracked files are not
+	// subject to exclude rules. Exit status 1 means none is ignored.
+	out, err := e.Repo.RunGitInput(ctx, ask, "check-ignore", "-z", "--stdin")
+	var ge *gitrepo.GitError
+	if errors.As(err, &ge) && ge.ExitCode == 1 {
+		return paths
+	}
+	if err != nil {
+		e.Log.Warn("check ignored files", "error", err)
+		return paths
+	}
+	ignored := map[string]bool{}
+	for _, p := range bytes.Split(out, []byte{0}) {
+		if len(p) > 0 {
+			ignored[string(p)] = true
+		}
+	}
+	kept := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if !ignored[p] {
+			kept = append(kept, p)
+		}
+	}
+	return kept
 }

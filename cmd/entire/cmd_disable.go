@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,10 +15,14 @@ import (
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/hide"
 	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/hooks/githook"
+	"github.com/entirecli/entire/notes"
+	"github.com/entirecli/entire/rewind"
 	"github.com/entirecli/entire/session"
 	"github.com/entirecli/entire/settings"
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // disableOptions holds the dependencies and flag values of `entire disable`.
@@ -27,6 +32,10 @@ type disableOptions struct {
 	Project   bool // --project: write enabled:false to the project file
 	Uninstall bool // --uninstall: remove everything Entire installed
 	Force     bool // --force: uninstall without asking
+	// DeleteUndo (--delete-undo) also deletes the local undo data with
+	// --uninstall; without it the data is kept unless the user says
+	// otherwise when asked.
+	DeleteUndo bool
 }
 
 func newDisableCmd(f *factory, runF func(context.Context, *disableOptions) error) *cobra.Command {
@@ -41,12 +50,20 @@ until 'entire enable' is run again. The setting is written to
 With --uninstall, remove everything Entire installed: the agent hooks of
 Claude Code and Gemini CLI, the git hooks (restoring the hooks they chained
 to), the session state, the .entire/ directory and the shadow branches. The
-entire/checkpoints/v1 branch, which holds your committed checkpoints, is
-kept. --uninstall asks for confirmation unless --force is given.`,
+entire/checkpoints/v1 branch, which holds your committed checkpoints, and
+the hides and notes branches are kept. --uninstall asks for confirmation
+unless --force is given.
+
+The local undo data of 'entire rewind' (never pushed, but it holds
+unredacted transcripts) is kept too, unless you say to delete it when asked
+or give --delete-undo.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Force && !opts.Uninstall {
 				return usageErrorf("--force is only used with --uninstall")
+			}
+			if opts.DeleteUndo && !opts.Uninstall {
+				return usageErrorf("--delete-undo is only used with --uninstall")
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -58,6 +75,7 @@ kept. --uninstall asks for confirmation unless --force is given.`,
 	fl.BoolVar(&opts.Project, "project", false, "write the setting to .entire/settings.json")
 	fl.BoolVar(&opts.Uninstall, "uninstall", false, "remove Entire's hooks, settings, session state and shadow branches")
 	fl.BoolVarP(&opts.Force, "force", "f", false, "uninstall without asking for confirmation")
+	fl.BoolVar(&opts.DeleteUndo, "delete-undo", false, "with --uninstall, also delete the local undo data of rewinds (unredacted transcripts)")
 	return cmd
 }
 
@@ -109,20 +127,43 @@ func runDisable(ctx context.Context, opts *disableOptions) error {
 	return nil
 }
 
-// uninstallPlan is what --uninstall will remove.
+// uninstallPlan is what --uninstall will remove, and what it keeps.
 type uninstallPlan struct {
 	setupState
 	SessionDir   string
 	SessionFiles int
 	Shadow       []string // shadow branch names
+	// Kept are the entire branches that exist and are kept.
+	Kept []keptBranch
+	// UndoPoints counts the undo points, deleted only with consent.
+	UndoPoints int
+}
+
+// keptBranch is an entire branch uninstalling keeps.
+type keptBranch struct {
+	ref  plumbing.ReferenceName
+	what string
+}
+
+// keptBranches are the branches that hold the team's shared data.
+var keptBranches = []keptBranch{
+	{checkpoint.MetadataRef, "committed checkpoints"},
+	{hide.BranchRef, "hides"},
+	{notes.BranchRef, "notes"},
+}
+
+// undoData names the local undo data of n undo points and where it is;
+// package rewind knows the place.
+func undoData(n int) string {
+	return fmt.Sprintf("%s under %s", plural(n, "undo point", "undo points"), rewind.UndoLocation())
 }
 
 func (p uninstallPlan) empty() bool {
 	return !p.EntireDir && p.GitHooks == 0 && p.SessionFiles == 0 && len(p.Shadow) == 0 && len(p.Agents) == 0
 }
 
-// planUninstall collects what is installed.
-func planUninstall(f *factory, repo *gitrepo.Repo) (uninstallPlan, error) {
+// planUninstall collects what is installed and what is kept.
+func planUninstall(f *factory, repo *gitrepo.Repo, rw *rewind.Rewinder) (uninstallPlan, error) {
 	p := uninstallPlan{setupState: inspectSetup(repo)}
 	store := session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: f.Now})
 	p.SessionDir = store.Dir()
@@ -141,6 +182,16 @@ func planUninstall(f *factory, repo *gitrepo.Repo) (uninstallPlan, error) {
 		}
 	}
 	sort.Strings(p.Shadow)
+	for _, b := range keptBranches {
+		if h, err := repo.ReadRef(b.ref); err == nil && !h.IsZero() {
+			p.Kept = append(p.Kept, b)
+		}
+	}
+	undo, err := rw.UndoPoints()
+	if err != nil {
+		return p, err
+	}
+	p.UndoPoints = len(undo)
 	return p, nil
 }
 
@@ -163,7 +214,61 @@ func (p uninstallPlan) describe(f *factory) {
 	if len(p.Agents) > 0 {
 		fmt.Fprintf(w, "  - agent hooks (%s)\n", strings.Join(p.agentTypes(), ", "))
 	}
-	fmt.Fprintf(w, "The %s branch (committed checkpoints) is kept.\n", checkpoint.MetadataBranch)
+	p.describeKept(w, "This keeps:", true)
+}
+
+// describeKept prints, under title, what uninstalling keeps: the entire
+// branches and, with undo, the local undo data.
+func (p uninstallPlan) describeKept(w io.Writer, title string, undo bool) {
+	if !undo {
+		p.UndoPoints = 0 // finishUndo tells
+	}
+	if len(p.Kept) == 0 && p.UndoPoints == 0 {
+		return
+	}
+	fmt.Fprintln(w, title)
+	for _, b := range p.Kept {
+		fmt.Fprintf(w, "  - the %s branch (%s)\n", b.ref.Short(), b.what)
+	}
+	if p.UndoPoints > 0 {
+		fmt.Fprintf(w, "  - %s (local, never pushed, with unredacted transcripts)\n", undoData(p.UndoPoints))
+	}
+}
+
+// decideUndo reports whether the undo data goes too: with --delete-undo,
+// or when the user says so (asked only when there is some, without
+// --force, at a terminal). It is never deleted without consent.
+func decideUndo(f *factory, opts *disableOptions, p uninstallPlan) (bool, error) {
+	if p.UndoPoints == 0 {
+		return false, nil
+	}
+	if opts.DeleteUndo {
+		return true, nil
+	}
+	if opts.Force || !f.IO.CanPrompt() {
+		return false, nil
+	}
+	return confirm(f, fmt.Sprintf("Also delete the local undo data (%s, unredacted)?", undoData(p.UndoPoints)), "Yes, delete it", "No, keep it", false)
+}
+
+// finishUndo deletes the undo data when del, else says it is kept and how
+// to delete it. It returns false when the deletion failed (reported).
+func finishUndo(ctx context.Context, f *factory, rw *rewind.Rewinder, p uninstallPlan, del bool) bool {
+	if p.UndoPoints == 0 {
+		return true
+	}
+	errOut := f.IO.ErrOut
+	if !del {
+		fmt.Fprintf(errOut, "Kept %s (unredacted transcripts); 'entire disable --uninstall --delete-undo' deletes the undo data.\n", undoData(p.UndoPoints))
+		return true
+	}
+	n, err := rw.DeleteUndo(ctx)
+	if err != nil {
+		fmt.Fprintf(errOut, "Warning: delete the undo data: %v\n", err)
+		return false
+	}
+	fmt.Fprintf(errOut, "Deleted %s; git's next garbage collection removes the content ('git gc --prune=now' does it at once).\n", undoData(n))
+	return true
 }
 
 // runUninstall removes everything Entire installed, best-effort: a failing
@@ -171,12 +276,20 @@ func (p uninstallPlan) describe(f *factory) {
 func runUninstall(ctx context.Context, opts *disableOptions, repo *gitrepo.Repo) error {
 	f := opts.f
 	out, errOut := f.IO.Out, f.IO.ErrOut
-	plan, err := planUninstall(f, repo)
+	rw := rewind.New(rewind.Options{Repo: repo, Sessions: sessionStore(f, repo), Now: f.Now, Progress: errOut})
+	plan, err := planUninstall(f, repo, rw)
 	if err != nil {
 		return err
 	}
 	if plan.empty() {
 		fmt.Fprintln(out, "Entire is not installed in this repository.")
+		del, err := decideUndo(f, opts, plan)
+		if err != nil {
+			return err
+		}
+		if !finishUndo(ctx, f, rw, plan, del) {
+			return silentError(nil)
+		}
 		return nil
 	}
 	if !opts.Force {
@@ -193,6 +306,10 @@ func runUninstall(ctx context.Context, opts *disableOptions, repo *gitrepo.Repo)
 			fmt.Fprintln(out, "Uninstall cancelled.")
 			return nil
 		}
+	}
+	delUndo, err := decideUndo(f, opts, plan)
+	if err != nil {
+		return err
 	}
 
 	failed := false
@@ -230,6 +347,12 @@ func runUninstall(ctx context.Context, opts *disableOptions, repo *gitrepo.Repo)
 		if _, err := repo.RunGit(ctx, args...); err != nil {
 			warn("delete shadow branches: %v", err)
 		}
+	}
+	if opts.Force {
+		plan.describeKept(errOut, "Kept:", false)
+	}
+	if !finishUndo(ctx, f, rw, plan, delUndo) {
+		failed = true
 	}
 	if failed {
 		fmt.Fprintln(errOut, "Entire CLI uninstalled, with the warnings above.")

@@ -129,7 +129,8 @@ func TestUninstallRestoresRepo(t *testing.T) {
 		"  - 1 session state file\n" +
 		"  - 1 shadow branch (temporary checkpoints not yet committed)\n" +
 		"  - agent hooks (Claude Code, Gemini CLI)\n" +
-		"The entire/checkpoints/v1 branch (committed checkpoints) is kept.\n" +
+		"This keeps:\n" +
+		"  - the entire/checkpoints/v1 branch (committed checkpoints)\n" +
 		"Cannot ask for confirmation (not a terminal). Run 'entire disable --uninstall --force' to uninstall.\n"
 	if code != 1 || out != "" || errOut != wantErr {
 		t.Fatalf("exit %d stdout %q\nstderr %q\nwant   %q", code, out, errOut, wantErr)
@@ -200,6 +201,113 @@ func TestUninstallConfirmation(t *testing.T) {
 				t.Errorf("stdout %q stderr %q", out, errOut)
 			}
 			assertGitHooks(t, dir, tt.installed)
+		})
+	}
+}
+
+// newRewoundRepo is a session repository with one rewind done, hence one
+// undo point, and a hide and a note on their branches.
+func newRewoundRepo(t *testing.T) *sessionRepo {
+	t.Helper()
+	r := newSessionRepo(t)
+	r.playTurn("first", map[string]string{"a.txt": "a\n"})
+	r.playTurn("second", map[string]string{"a.txt": "b\n"})
+	if _, errOut, code := r.entire("note", "save", "plan", "keep it small"); code != 0 {
+		t.Fatalf("note save: %s", errOut)
+	}
+	pts := r.points()
+	if len(pts) < 2 {
+		t.Fatalf("rewind points: %+v", pts)
+	}
+	if _, errOut, code := r.entire("rewind", "--to", pts[len(pts)-1].ID); code != 0 {
+		t.Fatalf("rewind: %s", errOut)
+	}
+	if n := undoRefs(t, r.dir); n != 1 {
+		t.Fatalf("%d undo points after a rewind", n)
+	}
+	return r
+}
+
+// undoRefs counts the undo points of a repository.
+func undoRefs(t *testing.T, dir string) int {
+	t.Helper()
+	return len(strings.Fields(gittest.Git(t, dir, "for-each-ref", "--format=%(refname)", "refs/entire/undo/")))
+}
+
+// Uninstalling says what it keeps (the metadata and notes branches, the
+// local undo data) and deletes the undo data only with consent: the
+// answer to its question at a terminal, or --delete-undo.
+func TestUninstallUndoData(t *testing.T) {
+	t.Parallel()
+	const (
+		keeps = "This keeps:\n" +
+			"  - the entire/checkpoints/v1 branch (committed checkpoints)\n" +
+			"  - the entire/notes/v1 branch (notes)\n" +
+			"  - 1 undo point under refs/entire/undo/ (local, never pushed, with unredacted transcripts)\n"
+		kept    = "Kept 1 undo point under refs/entire/undo/ (unredacted transcripts); 'entire disable --uninstall --delete-undo' deletes the undo data.\n"
+		deleted = "Deleted 1 undo point under refs/entire/undo/; git's next garbage collection removes the content ('git gc --prune=now' does it at once).\n"
+		asked   = "Also delete the local undo data (1 undo point under refs/entire/undo/, unredacted)? (Yes, delete it: y, No, keep it: n) [y/N] "
+	)
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		answers string // "" runs the binary without a terminal
+		wantErr []string
+		undo    int
+	}{
+		{"force keeps", []string{"--force"}, "", []string{"Kept:\n  - the entire/checkpoints/v1 branch (committed checkpoints)\n  - the entire/notes/v1 branch (notes)\n", kept}, 1},
+		{"force with --delete-undo", []string{"--force", "--delete-undo"}, "", []string{deleted}, 0},
+		{"asked, yes", nil, "y\ny\n", []string{keeps, asked, deleted}, 0},
+		{"asked, no", nil, "y\nn\n", []string{keeps, asked, kept}, 1},
+		{"asked, default", nil, "y\n\n", []string{asked, kept}, 1},
+		{"--delete-undo is not asked", []string{"--delete-undo"}, "y\n", []string{keeps, deleted}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRewoundRepo(t)
+			args := append([]string{"disable", "--uninstall"}, tt.args...)
+			var out, errOut string
+			if tt.answers == "" {
+				var code int
+				out, errOut, code = r.entire(args...)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, errOut)
+				}
+			} else {
+				f, o, e := testFactory(r.dir, map[string]string{"ACCESSIBLE": "1"})
+				f.IO.In = strings.NewReader(tt.answers)
+				f.IO.SetStdinTTY(true)
+				f.IO.SetStderrTTY(true)
+				if code := run(args, f); code != exitOK {
+					t.Fatalf("exit %d: %s", code, e)
+				}
+				out, errOut = o.String(), e.String()
+			}
+			if out != "Entire CLI uninstalled successfully.\n" {
+				t.Errorf("stdout %q", out)
+			}
+			for _, w := range tt.wantErr {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+			if tt.answers == "y\ny\n" && strings.Contains(errOut, kept) || tt.undo == 1 && strings.Contains(errOut, "Deleted") {
+				t.Errorf("stderr contradicts the answer:\n%s", errOut)
+			}
+			if n := undoRefs(t, r.dir); n != tt.undo {
+				t.Errorf("%d undo points left, want %d", n, tt.undo)
+			}
+			if gittest.Git(t, r.dir, "rev-parse", "--verify", "-q", "entire/notes/v1") == "" {
+				t.Error("the notes branch is gone")
+			}
+			if tt.undo == 0 {
+				return
+			}
+			// Undo data left behind: uninstalling again deletes it on request.
+			out, errOut, code := r.entire("disable", "--uninstall", "--delete-undo")
+			if code != 0 || out != "Entire is not installed in this repository.\n" || !strings.Contains(errOut, deleted) || undoRefs(t, r.dir) != 0 {
+				t.Errorf("uninstall --delete-undo after uninstall: exit %d stdout %q stderr %q, %d undo points", code, out, errOut, undoRefs(t, r.dir))
+			}
 		})
 	}
 }

@@ -143,6 +143,7 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 	if err != nil {
 		return fmt.Errorf("%w (fix or remove the file, then run 'entire enable' again)", err)
 	}
+	printRedactionProblems(f, hooks.RedactionOptions(current))
 	if !hasCommits(repo) {
 		fmt.Fprintln(errOut, noCommitsNote)
 	}

@@ -325,6 +325,8 @@ func generateSummary(ctx context.Context, opts *explainOptions, l *explain.Loade
 	if err != nil {
 		return err
 	}
+	// The summary is stored like the metadata the hooks write: redacted.
+	summary = summary.Redacted(storeRedactor(f, repo))
 	if err := explain.SaveSummary(ctx, repo, id, s.Index, summary, f.Now()); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/session"
 	"github.com/entirecli/entire/settings"
 )
@@ -64,6 +65,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if err != nil {
 		return fmt.Errorf("%w (fix or remove the file)", err)
 	}
+	printRedactionProblems(f, hooks.RedactionOptions(s))
 	fmt.Fprintln(out, enabledLabel(s))
 	if opts.Detailed {
 		for _, file := range []struct{ label, path string }{
@@ -89,7 +91,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if len(corrupt) > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: skipped %d unreadable session state files\n", len(corrupt))
 	}
-	printActiveSessions(ctx, out, sums, f.Now())
+	printActiveSessions(ctx, out, sums, f.Now(), hooks.TextRedactor(s, nil))
 	return nil
 }
 
@@ -110,9 +112,9 @@ func enabledWord(enabled bool) string {
 const unknownWorktree = "(unknown)"
 
 // printActiveSessions prints the sessions grouped by worktree, sorted by
-// path, each group headed by the path and its current branch. Nothing is
-// printed when sums is empty.
-func printActiveSessions(ctx context.Context, w io.Writer, sums []session.Summary, now time.Time) {
+// path, each group headed by the path and its current branch, with their
+// first prompts redacted by redact. Nothing is printed when sums is empty.
+func printActiveSessions(ctx context.Context, w io.Writer, sums []session.Summary, now time.Time, redact func(string) string) {
 	if len(sums) == 0 {
 		return
 	}
@@ -140,7 +142,7 @@ func printActiveSessions(ctx context.Context, w io.Writer, sums []session.Summar
 		fmt.Fprintf(w, "  %s\n", header)
 		for _, s := range groups[p] {
 			fmt.Fprintf(w, "    %s\n", sessionLine(s, now))
-			if prompt := promptPreview(s.FirstPrompt, 60); prompt != "" {
+			if prompt := promptPreview(redact(uncut(s.FirstPrompt)), 60); prompt != "" {
 				fmt.Fprintf(w, "      %q\n", prompt)
 			}
 		}
@@ -177,6 +179,20 @@ func relativeTime(now, t time.Time) string {
 	default:
 		return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
 	}
+}
+
+// uncut drops the last word of a first prompt that the session state kept
+// cut (it then ends in "..."): a secret cut in two is no longer recognised
+// by the redaction, so its remains must not be shown.
+func uncut(prompt string) string {
+	if !strings.HasSuffix(prompt, "...") {
+		return prompt
+	}
+	i := strings.LastIndexAny(prompt, " \t\n")
+	if i < 0 {
+		return ""
+	}
+	return prompt[:i] + "..."
 }
 
 // promptPreview returns prompt on one line, cut to max runes with "..."

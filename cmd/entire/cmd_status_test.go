@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/redact/redacttest"
 	"github.com/entirecli/entire/session"
 )
 
@@ -132,5 +133,59 @@ func TestRelativeTimeAndPreview(t *testing.T) {
 		if got := promptPreview(in, 60); got != want {
 			t.Errorf("promptPreview(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// secretOfKind returns the planted secret of a redacttest kind.
+func secretOfKind(t *testing.T, seed uint64, kind string) redacttest.Secret {
+	t.Helper()
+	for _, s := range redacttest.Secrets(seed) {
+		if s.Kind == kind {
+			return s
+		}
+	}
+	t.Fatalf("redacttest has no %q secret", kind)
+	return redacttest.Secret{}
+}
+
+// Status prints first prompts redacted, also when the session state kept
+// the prompt cut in the middle of a secret (which redaction could then no
+// longer recognise).
+func TestStatusRedactsFirstPrompt(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	// A user pattern for 60-digit ticket secrets: their first 100 runes no
+	// longer match it.
+	gittest.WriteFile(t, dir, ".entire/settings.json", `{"enabled": true, "strategy_options": {"redaction": {"patterns": ["ACME-[0-9]{60}"]}}}`+"\n")
+	gh := secretOfKind(t, 7, "github-classic").Value
+	ticket := "ACME-" + strings.Repeat("1234567890", 6)
+	f, out, errOut := testFactory(dir, nil)
+	store := session.NewStore(session.Options{GitCommonDir: filepath.Join(dir, ".git")})
+	long := "please deploy the billing service for ticket " + ticket
+	cut := string([]rune(long)[:100]) + "..." // as the state keeps it
+	for _, st := range []*session.State{
+		{SessionID: "s1", WorktreePath: dir, AgentType: "Claude Code", StartedAt: f.Now(), FirstPrompt: "push with " + gh + " please"},
+		{SessionID: "s2", WorktreePath: dir, AgentType: "Claude Code", StartedAt: f.Now(), FirstPrompt: "short " + ticket},
+		{SessionID: "s3", WorktreePath: dir, AgentType: "Claude Code", StartedAt: f.Now(), FirstPrompt: cut},
+	} {
+		if err := store.Save(st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code := run([]string{"status"}, f); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := "Enabled (manual-commit)\n" +
+		"Checkpoints: kept local (remote 'origin' does not exist)\n" +
+		"\nActive Sessions:\n" +
+		"  " + dir + " (main)\n" +
+		"    [Claude Code] s1 started just now\n" +
+		"      \"push with REDACTED please\"\n" +
+		"    [Claude Code] s2 started just now\n" +
+		"      \"short REDACTED\"\n" +
+		"    [Claude Code] s3 started just now\n" +
+		"      \"please deploy the billing service for ticket...\"\n"
+	if out.String() != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", out, want)
 	}
 }

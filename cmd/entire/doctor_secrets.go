@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/redact"
 	"github.com/entirecli/entire/secretscan"
 )
@@ -18,9 +19,11 @@ func runDoctorSecrets(ctx context.Context, opts *doctorOptions) error {
 		return err
 	}
 	s := loadSettings(repo)
-	r, err := redact.New(redact.Options{Patterns: s.RedactionPatterns(), Allow: s.RedactionAllow()})
+	ropts := hooks.RedactionOptions(s)
+	printRedactionProblems(f, ropts)
+	r, err := redact.New(ropts)
 	if err != nil {
-		return fmt.Errorf("redaction patterns in settings: %w", err)
+		return err
 	}
 	fmt.Fprintln(f.IO.ErrOut, "Scanning the entire branches for secrets...")
 	found, err := secretscan.Scan(ctx, repo, r, 0)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/entirecli/entire/gitrepo/gittest"
 	"github.com/entirecli/entire/redact/redacttest"
+	"github.com/entirecli/entire/settings"
 )
 
 // Secrets never become git objects: 25 kinds of secrets planted in a Claude
@@ -141,4 +142,166 @@ func firstBytes(b []byte, n int) string {
 		b = b[:n]
 	}
 	return string(b)
+}
+
+// One custom redaction pattern that does not compile does not turn off the
+// others: the valid one still redacts the stored transcript, and `entire
+// status` and `entire enable` name the bad one.
+func TestE2EInvalidRedactionPatternSkipped(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	s, err := settings.Load(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetOption(settings.OptRedaction, map[string]any{"patterns": []any{"(", `ACME-[0-9]{6}`}})
+	if err := settings.Save(settings.ProjectPath(r.dir), s); err != nil {
+		t.Fatal(err)
+	}
+	r.mustGit("commit", "-q", "-am", "redaction patterns")
+	r.playTurn("close ticket ACME-123456 in the changelog", map[string]string{"CHANGES.md": "- fixed ACME-123456\n"})
+	r.mustGit("add", "CHANGES.md")
+	r.mustGit("commit", "-q", "-m", "changelog")
+	id := checkpointAt(t, r.dir, "HEAD")
+	if id == "" {
+		t.Fatal("the commit is not linked to a checkpoint")
+	}
+	stored := gittest.Git(t, r.dir, "show", cpPath(id, "0/full.jsonl")) + gittest.Git(t, r.dir, "show", cpPath(id, "0/prompt.txt"))
+	if strings.Contains(stored, "ACME-123456") || !strings.Contains(stored, "close ticket REDACTED") {
+		t.Errorf("the valid pattern did not redact the stored transcript and prompts:\n%s", stored)
+	}
+
+	const warning = "Warning: redaction pattern 1 \"(\" is not a valid regular expression (missing closing ): `(`) and is ignored\n"
+	for _, args := range [][]string{{"status"}, {"enable"}} {
+		_, errOut, code := r.entire(args...)
+		if code != 0 || !strings.Contains(errOut, warning) || strings.Count(errOut, "redaction pattern") != 1 {
+			t.Errorf("entire %s: exit %d, stderr %q, want the line %q", args[0], code, errOut, warning)
+		}
+	}
+}
+
+// objectsHolding returns the objects reachable from refs whose content
+// holds s, as "<type> <hash>" lines.
+func objectsHolding(t *testing.T, dir, s string, refs ...string) []string {
+	t.Helper()
+	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(gittest.Git(t, dir, append([]string{"rev-list", "--objects", "--no-object-names"}, refs...)...))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	rd := bufio.NewReader(bytes.NewReader(out))
+	for {
+		header, err := rd.ReadString('\n')
+		if err != nil {
+			break
+		}
+		var hash, typ string
+		var size int
+		fmt.Sscanf(header, "%s %s %d", &hash, &typ, &size)
+		body := make([]byte, size+1)
+		if _, err := io.ReadFull(rd, body); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(body, []byte(s)) {
+			found = append(found, typ+" "+hash)
+		}
+	}
+	return found
+}
+
+// The strings entire writes into metadata are redacted like transcripts:
+// a secret in the name of a file the agent wrote (files_touched of the
+// session slot and of the checkpoint summary, the shadow step's context)
+// or in the branch name never reaches the metadata branch.
+func TestE2EMetadataStringsRedacted(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	gh := secretOfKind(t, 11, "github-classic").Value
+	branch := "fix/" + gh
+	r.mustGit("checkout", "-q", "-b", branch)
+	r.playTurn("keep the token notes", map[string]string{"notes/" + gh + ".txt": "rotate me\n", "notes/index.md": "notes\n"})
+
+	shadow := r.shadowBranch()
+	if shadow == "" {
+		t.Fatal("no shadow branch")
+	}
+	for _, spec := range []string{shadow, shadow + ":.entire/metadata/" + r.sessionID + "/context.md"} {
+		if out := gittest.Git(t, r.dir, "show", "-s", "--format=%B", spec); strings.Contains(out, gh) {
+			t.Errorf("%s holds the secret:\n%s", spec, out)
+		}
+	}
+
+	r.mustGit("add", "-A")
+	r.mustGit("commit", "-q", "-m", "notes")
+	id := checkpointAt(t, r.dir, "HEAD")
+	if id == "" {
+		t.Fatal("the commit is not linked to a checkpoint")
+	}
+	want := []any{"notes/REDACTED.txt", "notes/index.md"}
+	for _, rel := range []string{"metadata.json", "0/metadata.json"} {
+		m := showJSON(t, r.dir, cpPath(id, rel))
+		if got := m["files_touched"].([]any); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s files_touched = %v, want %v", rel, got, want)
+		}
+		if b, _ := m["branch"].(string); b != "fix/REDACTED" {
+			t.Errorf("%s branch = %q, want fix/REDACTED", rel, b)
+		}
+	}
+	if found := objectsHolding(t, r.dir, gh, "entire/checkpoints/v1"); len(found) > 0 {
+		t.Errorf("the metadata branch holds the secret in %v", found)
+	}
+}
+
+// files_touched lists the paths git tracks or would track: gitignored
+// files the agent wrote (.env, node_modules/) are not part of the
+// checkpoint, so they are left out, under both strategies.
+func TestE2EFilesTouchedSkipsIgnored(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		".env":                           "API_URL=http://localhost\n",
+		"node_modules/left-pad/index.js": "module.exports = 1\n",
+		"app.go":                         "package app\n",
+		"tracked.env":                    "B=2\n", // ignored by a pattern, but tracked
+	}
+	want := "[app.go tracked.env]"
+	ignore := func(r *sessionRepo) {
+		gittest.WriteFile(t, r.dir, ".gitignore", "*.env\n.env\nnode_modules/\n")
+		gittest.WriteFile(t, r.dir, "tracked.env", "B=1\n")
+		r.mustGit("add", ".gitignore")
+		r.mustGit("add", "-f", "tracked.env")
+		r.mustGit("commit", "-q", "-m", "ignore local files")
+	}
+	t.Run("manual-commit", func(t *testing.T) {
+		t.Parallel()
+		r := newSessionRepo(t)
+		ignore(r)
+		r.playTurn("write the app", files)
+		if st := sessionState(t, r.dir, r.sessionID); fmt.Sprint(st["files_touched"]) != want {
+			t.Errorf("session state files_touched = %v, want %s", st["files_touched"], want)
+		}
+		r.mustGit("add", "app.go", "tracked.env")
+		r.mustGit("commit", "-q", "-m", "app")
+		id := checkpointAt(t, r.dir, "HEAD")
+		if id == "" {
+			t.Fatal("the commit is not linked to a checkpoint")
+		}
+		for _, rel := range []string{"metadata.json", "0/metadata.json"} {
+			if got := showJSON(t, r.dir, cpPath(id, rel))["files_touched"]; fmt.Sprint(got) != want {
+				t.Errorf("%s files_touched = %v, want %s", rel, got, want)
+			}
+		}
+	})
+	t.Run("auto-commit", func(t *testing.T) {
+		t.Parallel()
+		r := newAutoCommitRepo(t)
+		ignore(r)
+		r.playTurn("write the app", files)
+		id := checkpointOf(t, gittest.Git(t, r.dir, "log", "-1", "--format=%B"))
+		if got := sessionMeta(t, r.dir, id)["files_touched"]; fmt.Sprint(got) != want {
+			t.Errorf("files_touched = %v, want %s", got, want)
+		}
+	})
 }

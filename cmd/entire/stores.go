@@ -9,6 +9,7 @@ import (
 	"github.com/entirecli/entire/hide"
 	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/notes"
+	"github.com/entirecli/entire/redact"
 	"github.com/entirecli/entire/session"
 	"github.com/entirecli/entire/settings"
 )
@@ -24,8 +25,18 @@ func storeRedactor(f *factory, repo *gitrepo.Repo) func(string) string {
 		s = settings.Defaults()
 	}
 	return hooks.TextRedactor(s, func(err error) {
-		fmt.Fprintf(f.IO.ErrOut, "Warning: redaction patterns from settings: %v\n", err)
+		fmt.Fprintf(f.IO.ErrOut, "Warning: redaction %v\n", err)
 	})
+}
+
+// printRedactionProblems prints one warning line on f's error stream per
+// expression of opts that does not compile (every redactor skips it):
+// `entire status`, `entire enable` and `entire doctor --secrets` show
+// what the hooks only log.
+func printRedactionProblems(f *factory, opts redact.Options) {
+	for _, e := range opts.Invalid() {
+		fmt.Fprintf(f.IO.ErrOut, "Warning: redaction %v\n", e)
+	}
 }
 
 // openHideStore returns the hide store of repo with redaction.

@@ -2,8 +2,8 @@ package main
 
 import (
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/logging"
-	"github.com/entirecli/entire/redact"
 	"github.com/entirecli/entire/session"
 	"github.com/entirecli/entire/settings"
 	"github.com/entirecli/entire/strategy"
@@ -30,11 +30,7 @@ func sessionStore(f *factory, repo *gitrepo.Repo) *session.Store {
 func openStrategyEnv(f *factory, repo *gitrepo.Repo, component string) (*strategy.Env, *logging.Logger) {
 	s := loadSettings(repo)
 	log := logging.Open(logging.Options{RepoRoot: repo.Root, Settings: s, Getenv: f.Getenv, Fallback: f.IO.ErrOut})
-	red, err := redact.New(redact.Options{Patterns: s.RedactionPatterns(), Allow: s.RedactionAllow()})
-	if err != nil {
-		log.Warn("redaction patterns from settings", "error", err)
-		red, _ = redact.New(redact.Options{}) // the built-in rules always compile
-	}
+	red := hooks.NewRedactor(s, func(err error) { log.Warn("redaction settings", "error", err) })
 	env := &strategy.Env{
 		Repo: repo, Sessions: sessionStore(f, repo), Settings: s, Redactor: red,
 		Log: log.ForComponent(component), Stderr: f.IO.ErrOut, Now: f.Now, Getenv: f.Getenv, CLIVersion: version,

@@ -44,7 +44,7 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) int {
 	gh, ok := st.(strategy.GitHooks)
 	switch {
 	case hook == "pre-push":
-		if gerr := guardPush(senv, arg(0), env.Stdin); gerr != nil {
+		if gerr := guardPush(ctx, senv, arg(0), env.Stdin); gerr != nil {
 			log.Warn("push refused", "error", gerr)
 			fmt.Fprintf(env.Stderr, "[entire] %v\n", gerr)
 			return exitPushRefused
@@ -76,12 +76,12 @@ const exitPushRefused = 3
 // guardPush refuses a push that would carry entire's branches to a remote
 // other than the checkpoint remote (git push --all to a fork), or any shadow
 // branch. stdin is git's list of pushed refs.
-func guardPush(senv *strategy.Env, remote string, stdin io.Reader) error {
+func guardPush(ctx context.Context, senv *strategy.Env, remote string, stdin io.Reader) error {
 	if stdin == nil {
 		return nil
 	}
 	s := senv.Settings
-	err := push.Guard(senv.Repo, stdin, push.Options{Remote: remote, CheckpointRemote: s.CheckpointRemote(), PushSessions: s.PushSessions()})
+	err := push.Guard(ctx, senv.Repo, stdin, push.Options{Remote: remote, CheckpointRemote: s.CheckpointRemote(), PushSessions: s.PushSessions()})
 	if errors.Is(err, push.ErrRefused) {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -216,7 +217,10 @@ func revCount(ctx context.Context, repo *gitrepo.Repo, revs string) (string, err
 
 // entireTips returns the commits whose histories a push must not carry:
 // the shadow branch tips, and unless the push goes to the checkpoint
-// remote, the entire/*/v1 branch tips and their remote-tracking refs.
+// remote, the entire/<name>/v1 branch tips and their remote-tracking refs.
+// Other branches under entire/ are not entire's orphan histories (a user's
+// "entire/feature" holds the user's commits) and are left out: the name
+// rule alone covers them.
 func entireTips(repo *gitrepo.Repo, toCheckpointRemote bool) ([]string, error) {
 	seen := map[plumbing.Hash]bool{}
 	var out []string
@@ -231,7 +235,8 @@ func entireTips(repo *gitrepo.Repo, toCheckpointRemote bool) ([]string, error) {
 		return nil, err
 	}
 	for name, h := range local {
-		if !toCheckpointRemote || !branchPattern.MatchString(strings.TrimPrefix(string(name), "refs/heads/")) {
+		b := strings.TrimPrefix(string(name), "refs/heads/")
+		if _, _, shadow := checkpoint.ParseShadowBranch(b); shadow || !toCheckpointRemote && branchPattern.MatchString(b) {
 			add(h)
 		}
 	}
@@ -243,7 +248,7 @@ func entireTips(repo *gitrepo.Repo, toCheckpointRemote bool) ([]string, error) {
 		return nil, err
 	}
 	for name, h := range remotes {
-		if strings.Contains(string(name), "/entire/") {
+		if i := strings.Index(string(name), "/entire/"); i >= 0 && branchPattern.MatchString(string(name)[i+1:]) {
 			add(h)
 		}
 	}

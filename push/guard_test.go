@@ -110,6 +110,12 @@ func TestGuardReachability(t *testing.T) {
 			t.Errorf("%s: %v", tt.name, err)
 		}
 	}
+	// A user branch under entire/ is no orphan history: pushing main is
+	// not refused for it.
+	gittest.Git(t, dir, "update-ref", "refs/heads/entire/feature", user)
+	if err := Guard(context.Background(), repo, strings.NewReader(line("refs/heads/main", user, "refs/heads/main", zeroSHA)), Options{Remote: "fork", PushSessions: true}); err != nil {
+		t.Errorf("main with a user branch entire/feature: %v", err)
+	}
 	// Metadata commits the fork's remote-tracking refs show it has are not
 	// new to it.
 	gittest.Git(t, dir, "update-ref", "refs/remotes/fork/side", reachMeta)

@@ -15,7 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// LegacyUndoRefPrefix is where entire versions up to this one kept undo
+// LegacyUndoRefPrefix is where earlier versions of this CLI kept undo
 // points: commits under refs/entire/undo/, which `git push --mirror` or a
 // refs/entire/* refspec would publish with the raw transcripts they hold.
 // The first undo-related use of a Rewinder moves them into its work tree's

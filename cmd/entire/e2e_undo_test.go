@@ -192,6 +192,7 @@ func TestUndoStoresOnlyTheCutTail(t *testing.T) {
 		}
 		return nil
 	})
+	t.Logf("undo point: %d bytes for a cut tail of %d bytes of a %d-byte transcript", size, tail, len(transcript))
 	if size == 0 || size > 16<<10 {
 		t.Errorf("the undo point takes %d bytes for a cut tail of %d bytes of a %d-byte transcript", size, tail, len(transcript))
 	}

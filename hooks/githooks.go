@@ -50,7 +50,7 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) int {
 		if env.Stdin != nil {
 			refs, _ = io.ReadAll(io.LimitReader(env.Stdin, maxPushedRefs))
 		}
-		if gerr := guardPush(senv, arg(0), bytes.NewReader(refs)); gerr != nil {
+		if gerr := guardPush(ctx, senv, arg(0), bytes.NewReader(refs)); gerr != nil {
 			log.Warn("push refused", "error", gerr)
 			fmt.Fprintf(env.Stderr, "[entire] %v\n", gerr)
 			return exitPushRefused
@@ -92,12 +92,12 @@ const exitPushRefused = 3
 // guardPush refuses a push that would carry entire's branches to a remote
 // other than the checkpoint remote (git push --all to a fork), or any shadow
 // branch. stdin is git's list of pushed refs.
-func guardPush(senv *strategy.Env, remote string, stdin io.Reader) error {
+func guardPush(ctx context.Context, senv *strategy.Env, remote string, stdin io.Reader) error {
 	if stdin == nil {
 		return nil
 	}
 	s := senv.Settings
-	err := push.Guard(senv.Repo, stdin, push.Options{Remote: remote, CheckpointRemote: s.CheckpointRemote(), PushSessions: s.PushSessions()})
+	err := push.Guard(ctx, senv.Repo, stdin, push.Options{Remote: remote, CheckpointRemote: s.CheckpointRemote(), PushSessions: s.PushSessions()})
 	if errors.Is(err, push.ErrRefused) {
 		return err
 	}

@@ -5,7 +5,10 @@
 // Privacy: the branches go only to the checkpoint remote (settings
 // strategy_options.checkpoint_remote, default "origin"), never to another
 // remote or fork the user happens to push to, and shadow branches
-// (entire/<sha7>-<hash6>) are never pushed.
+// (entire/<sha7>-<hash6>) and refs under refs/entire/ are never pushed.
+// Guard, run by the pre-push hook, enforces this for every push, by ref
+// name and by the history the pushed refs carry (a tag on a merge of the
+// metadata branch is refused on its way to a fork).
 //
 // A push must never hang: every network call runs the git binary in its own
 // session and process group with stdin detached and terminal prompts off,

@@ -3,12 +3,19 @@
 // byte for byte, together with the agent's transcript as of that step, or
 // only the transcripts of a committed checkpoint (logs-only).
 //
-// Every change is preceded by an undo point: a commit under
-// refs/entire/undo/ (local, never pushed, the newest ten kept) that holds the
-// work tree's tracked and untracked-not-ignored files, the index and the
-// agent transcripts about to be overwritten, unredacted, like git stash.
-// Undo returns to it; DeleteUndo deletes them all (UndoLocation says where
-// they are, for messages).
+// Every change is preceded by an undo point (the newest ten kept): plain
+// files under <git-dir>/entire-undo/<name>/ of the work tree (package
+// internal/undostore), outside refs/ and the object database, so no push
+// carries them and `git gc --prune=now` keeps them. A point saves only
+// what the rewind removes or changes, raw and unredacted, like git stash:
+// the content of the files it overwrites or deletes (with their modes;
+// symbolic links as their targets), the hash of the other dirty paths, the
+// index entries that differ from HEAD, the notes trees, and each
+// transcript as a delta against what the rewind writes back (for a
+// transcript cut back to an earlier turn, the cut tail). Undo returns to
+// it. Undo points that older versions kept as refs under refs/entire/undo/
+// are moved into the store on first use and the refs deleted. DeleteUndo
+// deletes them all (UndoLocation says where they are, for messages).
 //
 // The cost of a rewind follows the number of paths that differ, never the
 // size of the repository: one `git status`, tree diffs that skip equal

@@ -10,17 +10,11 @@ import (
 	"github.com/entirecli/entire/notes"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // notesDir is the subtree of a step's metadata dir or of a committed
 // session slot that holds the notes of that moment (issue 6).
 const notesDir = "notes"
-
-// trailerUndoNotes names, in an undo point's message, the commit whose tree
-// holds every notes namespace the rewind changed, as it was before (one
-// subtree per agent name).
-const trailerUndoNotes = "Entire-Undo-Notes"
 
 // plannedNotes returns the notes a rewind brings back, by agent name: those
 // recorded in the target step's metadata dir, or in each session slot of a
@@ -67,40 +61,29 @@ func agentName(label string) string {
 	return string(a.Name())
 }
 
-// notesBefore records the current notes of the namespaces about to change as
-// a commit whose tree has one subtree per agent (an empty tree for a
-// namespace without notes), so an undo can put them back; ZeroHash when no
-// notes change.
-func (r *Rewinder) notesBefore(ctx context.Context, planned map[string]plumbing.Hash) (plumbing.Hash, error) {
+// notesBefore returns the current notes tree of each namespace about to
+// change ("" for a namespace without notes), so an undo can put them back:
+// restoring commits on the notes branch, whose history keeps these trees.
+func (r *Rewinder) notesBefore(ctx context.Context, planned map[string]plumbing.Hash) (map[string]string, error) {
 	if len(planned) == 0 {
-		return plumbing.ZeroHash, nil
+		return nil, nil
 	}
-	empty, err := r.repo.WriteTree(nil)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	var entries []object.TreeEntry
+	out := map[string]string{}
 	for name := range planned {
 		s, err := notes.NewStore(ctx, r.repo, notes.WithAgent(name))
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return nil, err
 		}
 		cur, err := s.TreeHash(ctx)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return nil, err
 		}
-		if cur.IsZero() {
-			cur = empty
+		out[name] = ""
+		if !cur.IsZero() {
+			out[name] = cur.String()
 		}
-		entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: cur})
 	}
-	sort.Sort(object.TreeEntrySorter(entries))
-	tree, err := r.repo.WriteTree(entries)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	sig := r.repo.Author(r.now())
-	return r.repo.WriteCommit(&object.Commit{Author: sig, Committer: sig, TreeHash: tree, Message: "notes before rewind\n"})
+	return out, nil
 }
 
 // restoreNotes makes each namespace's notes the given tree (one new commit
@@ -122,25 +105,4 @@ func (r *Rewinder) restoreNotes(ctx context.Context, trees map[string]plumbing.H
 		r.printf("  Restored notes (%s)\n", name)
 	}
 	return nil
-}
-
-// undoNotes reads the notes an undo point recorded (nil when none).
-func (r *Rewinder) undoNotes(undo *object.Commit) (map[string]plumbing.Hash, error) {
-	v, ok := checkpoint.ParseTrailers(undo.Message).Get(trailerUndoNotes)
-	if !ok || v == "" {
-		return nil, nil
-	}
-	c, err := r.repo.Git.CommitObject(plumbing.NewHash(v))
-	if err != nil {
-		return nil, fmt.Errorf("read undo point notes: %w", err)
-	}
-	t, err := c.Tree()
-	if err != nil {
-		return nil, fmt.Errorf("read undo point notes: %w", err)
-	}
-	out := map[string]plumbing.Hash{}
-	for _, e := range t.Entries {
-		out[e.Name] = e.Hash
-	}
-	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/internal/undostore"
 	"github.com/entirecli/entire/session"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -97,6 +98,7 @@ type Rewinder struct {
 	now      func() time.Time
 	home     func() (string, error)
 	out      io.Writer
+	undo     *undostore.Store // opened by undoStore
 }
 
 // New returns a Rewinder over opts.

@@ -44,12 +44,16 @@ type Plan struct {
 	candidates []string
 	state      *session.State
 	newest     *object.Commit // the session's newest step before the rewind
+	// overwrites are paths changed by something other than Changes (the
+	// `git reset --hard` of Reset), whose content the undo point saves.
+	overwrites []string
 }
 
 // Result is what a rewind did.
 type Result struct {
-	// UndoRef is the undo point recorded before any change.
-	UndoRef string
+	// UndoPoint names the undo point recorded before any change (see
+	// Rewinder.UndoPoints).
+	UndoPoint string
 	// Changes are the paths changed.
 	Changes []FileChange
 	// Transcripts are the transcripts written back.
@@ -305,10 +309,7 @@ func sortedSet(m map[string]bool) []string {
 // bookkeeping and, for a temporary point, records the rewind as a new step
 // on the shadow branch (the branch tip never moves back).
 func (r *Rewinder) Apply(ctx context.Context, plan *Plan) (*Result, error) {
-	saved, err := currentTranscripts(plan.Transcripts)
-	if err != nil {
-		return nil, err
-	}
+	var err error
 	info := undoInfo{what: "rewind to " + plan.Point.Short()}
 	if plan.newest != nil && plan.state != nil {
 		info.sessionID, info.step = plan.state.SessionID, plan.newest.Hash
@@ -317,11 +318,11 @@ func (r *Rewinder) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 	if info.notes, err = r.notesBefore(ctx, notesThen); err != nil {
 		return nil, fmt.Errorf("record the notes (nothing was changed): %w", err)
 	}
-	ref, err := r.recordUndo(ctx, plan.head, plan.headTree, plan.candidates, saved, info)
+	name, err := r.recordUndo(ctx, plan, info)
 	if err != nil {
 		return nil, fmt.Errorf("record undo point (nothing was changed): %w", err)
 	}
-	res := &Result{UndoRef: ref, Transcripts: plan.Transcripts}
+	res := &Result{UndoPoint: name, Transcripts: plan.Transcripts}
 	err = applyChanges(r.repo, plan.Changes, func(c FileChange) {
 		res.Changes = append(res.Changes, c)
 		if c.Kind == Deleted {
@@ -412,6 +413,9 @@ func (r *Rewinder) Reset(ctx context.Context, p Point) (*Result, plumbing.Hash, 
 	}
 	plan, err := r.PlanLogs(ctx, p)
 	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	if plan.overwrites, err = r.resetOverwrites(ctx, p); err != nil {
 		return nil, plumbing.ZeroHash, err
 	}
 	res, err := r.Apply(ctx, plan)

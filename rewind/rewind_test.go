@@ -266,7 +266,7 @@ func TestUndoPointsArePruned(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	names, err := rw.UndoPoints()
+	names, err := rw.UndoPoints(context.Background())
 	if err != nil || len(names) != KeepUndo {
 		t.Fatalf("%d undo points (%v), want %d", len(names), err, KeepUndo)
 	}
@@ -274,7 +274,7 @@ func TestUndoPointsArePruned(t *testing.T) {
 		t.Errorf("after undo a.txt = %q", b)
 	}
 	// An older undo point by name, then an unknown one.
-	if _, err := rw.Undo(context.Background(), strings.TrimPrefix(names[KeepUndo-1], UndoRefPrefix)); err != nil {
+	if _, err := rw.Undo(context.Background(), names[KeepUndo-1]); err != nil {
 		t.Errorf("undo by name: %v", err)
 	}
 	if _, err := rw.Undo(context.Background(), "nope"); !errors.Is(err, ErrNoUndo) {

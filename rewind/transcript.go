@@ -1,16 +1,19 @@
 package rewind
 
 import (
-	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/internal/undostore"
 	"github.com/entirecli/entire/session"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -33,7 +36,8 @@ type Transcript struct {
 	Prompt string
 	data   []byte
 	// chunks are the stored blobs whose reassembly is data (nil when data
-	// was cut): an undo point stores only what the file holds beyond them.
+	// was cut): an undo point reads them when the file no longer starts
+	// with data.
 	chunks []plumbing.Hash
 }
 
@@ -218,11 +222,41 @@ func endCursor(agentType string, data []byte) *session.TranscriptCursor {
 	return &session.TranscriptCursor{Entries: p.Entries, Offset: p.Offset, LastID: p.LastID}
 }
 
-// currentTranscripts reads the files that ts would overwrite (absent files
-// are recorded as absent), for the undo point.
-func currentTranscripts(ts []Transcript) ([]savedTranscript, error) {
+// savedTranscript is a transcript as an undo point keeps it: absent, or
+// Size bytes with checksum SHA256, rebuilt by Ops from Base (the
+// transcript the rewind writes back) and the point's data.
+type savedTranscript struct {
+	SessionID string          `json:"session_id"`
+	Path      string          `json:"path"`
+	Absent    bool            `json:"absent,omitempty"`
+	Size      int64           `json:"size,omitempty"`
+	SHA256    string          `json:"sha256,omitempty"`
+	Base      *transcriptBase `json:"base,omitempty"`
+	Ops       []deltaOp       `json:"ops,omitempty"`
+}
+
+// transcriptBase identifies what a rewind writes to a transcript file:
+// after the rewind the file starts with it (the agent only appends), so
+// an undo point stores no second copy of it.
+type transcriptBase struct {
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+	// Chunks are the stored transcript chunks whose reassembly is the
+	// base, read instead when the file no longer starts with it (while a
+	// shadow branch keeps them).
+	Chunks []string `json:"chunks,omitempty"`
+}
+
+// saveTranscripts reads the files that ts would overwrite, for an undo
+// point: an absent file is recorded as absent; a present one as a delta
+// against what the rewind writes (for a transcript cut back to an earlier
+// turn, only the cut tail is saved).
+func saveTranscripts(ts []Transcript, b *dataBuilder) ([]savedTranscript, error) {
 	var out []savedTranscript
 	for _, t := range ts {
+		if !filepath.IsAbs(t.Path) {
+			return nil, fmt.Errorf("transcript of %s: not an absolute path: %s", t.SessionID, t.Path)
+		}
 		data, err := os.ReadFile(t.Path)
 		if errors.Is(err, fs.ErrNotExist) {
 			out = append(out, savedTranscript{SessionID: t.SessionID, Path: t.Path, Absent: true})
@@ -231,29 +265,101 @@ func currentTranscripts(ts []Transcript) ([]savedTranscript, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read transcript %s: %w", t.Path, err)
 		}
-		saved := savedTranscript{SessionID: t.SessionID, Path: t.Path, data: data}
-		if t.chunks != nil && bytes.HasPrefix(data, t.data) {
-			// The file grew from the restored transcript (the usual case):
-			// keep only the part after it, the rest is in git already.
-			saved.data = data[len(t.data):]
-			saved.prefix = t.chunks
-			for _, c := range t.chunks {
-				saved.PrefixChunks = append(saved.PrefixChunks, c.String())
-			}
+		s := savedTranscript{SessionID: t.SessionID, Path: t.Path, Size: int64(len(data)), SHA256: sha256Hex(data),
+			Base: &transcriptBase{Size: int64(len(t.data)), SHA256: sha256Hex(t.data)}}
+		for _, c := range t.chunks {
+			s.Base.Chunks = append(s.Base.Chunks, c.String())
 		}
-		out = append(out, saved)
+		s.Ops = lineDelta(t.data, data, b)
+		out = append(out, s)
 	}
 	return out, nil
 }
 
-// savedTranscript is a transcript as kept in an undo point.
-type savedTranscript struct {
-	SessionID string `json:"session_id"`
-	Path      string `json:"path"`
-	Absent    bool   `json:"absent,omitempty"`
-	// PrefixChunks are stored transcript chunks whose reassembly precedes
-	// the saved bytes.
-	PrefixChunks []string `json:"prefix_chunks,omitempty"`
-	data         []byte
-	prefix       []plumbing.Hash
+// rebuildTranscripts rebuilds the transcripts an undo point saved (data
+// nil for an absent one). The base of a delta is read from the file's
+// first bytes (bounded by the base's size), else from the stored chunks;
+// a transcript that cannot be rebuilt byte for byte is an error.
+func (r *Rewinder) rebuildTranscripts(name string, saved []savedTranscript, data []byte) ([]Transcript, error) {
+	var out []Transcript
+	for _, s := range saved {
+		if s.Path == "" || !filepath.IsAbs(s.Path) || filepath.Clean(s.Path) != s.Path {
+			return nil, fmt.Errorf("%w: undo point %s: bad transcript path %q", undostore.ErrCorrupt, name, s.Path)
+		}
+		t := Transcript{SessionID: s.SessionID, Path: s.Path}
+		if s.Absent {
+			out = append(out, t)
+			continue
+		}
+		if s.Size < 0 || s.Size > undostore.MaxData {
+			return nil, fmt.Errorf("%w: undo point %s: bad transcript size %d", undostore.ErrCorrupt, name, s.Size)
+		}
+		var base []byte
+		if s.Base != nil {
+			base = r.transcriptBase(s.Path, *s.Base)
+			if base == nil {
+				return nil, fmt.Errorf("undo point %s: the transcript of session %s no longer starts with what the rewind wrote to it, and the stored copy is gone; nothing was changed", name, s.SessionID)
+			}
+		}
+		b, err := applyDelta(base, data, s.Ops, s.Size)
+		if err == nil && sha256Hex(b) != s.SHA256 {
+			err = errors.New("checksum mismatch")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: undo point %s: transcript of session %s: %v", undostore.ErrCorrupt, name, s.SessionID, err)
+		}
+		t.data = b
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// transcriptBase returns the base of a saved transcript: the first bytes
+// of the file at path, else the stored chunks; nil when neither matches.
+func (r *Rewinder) transcriptBase(path string, want transcriptBase) []byte {
+	if want.Size < 0 || want.Size > undostore.MaxData {
+		return nil
+	}
+	if b := readPrefix(path, want); b != nil {
+		return b
+	}
+	if len(want.Chunks) == 0 {
+		return nil
+	}
+	var hs []plumbing.Hash
+	for _, c := range want.Chunks {
+		h := plumbing.NewHash(c)
+		if !r.repo.HasObject(h) {
+			return nil
+		}
+		hs = append(hs, h)
+	}
+	b, err := checkpoint.ReadTranscript(r.repo, hs, "")
+	if err != nil || int64(len(b)) != want.Size || sha256Hex(b) != want.SHA256 {
+		return nil
+	}
+	return b
+}
+
+// readPrefix returns the first want.Size bytes of the file at path when
+// their checksum is want's; it reads no more than that.
+func readPrefix(path string, want transcriptBase) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() < want.Size {
+		return nil
+	}
+	b := make([]byte, want.Size)
+	if _, err := io.ReadFull(f, b); err != nil || sha256Hex(b) != want.SHA256 {
+		return nil
+	}
+	return b
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }

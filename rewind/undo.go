@@ -2,267 +2,189 @@ package rewind
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"sort"
-	"strconv"
+	"path/filepath"
 	"strings"
 
-	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/internal/undostore"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// UndoRefPrefix is where undo points live: local refs, never pushed.
-const UndoRefPrefix = "refs/entire/undo/"
-
 // KeepUndo is how many undo points are kept; older ones are deleted.
 const KeepUndo = 10
-
-// transcriptsFile names the index of saved transcripts in an undo point's
-// transcript tree.
-const transcriptsFile = "transcripts.json"
 
 // ErrNoUndo is returned (wrapped) when there is no undo point to use.
 var ErrNoUndo = errors.New("rewind: no undo point")
 
-// recordUndo stores the current state of the given work-tree paths (plus
-// every dirty one: they all are in paths), the index and the transcripts
-// about to be overwritten as a commit under refs/entire/undo/, and prunes
-// old undo points. Its first parent is HEAD, its second the index (as a
-// commit of `git write-tree`), its third, when there are transcripts, a
-// tree of them.
-func (r *Rewinder) recordUndo(ctx context.Context, head, headTree plumbing.Hash, paths []string, ts []savedTranscript, info undoInfo) (string, error) {
-	what := info.what
-	changes, err := r.repo.WorktreeChanges(paths)
-	if err != nil {
-		return "", err
-	}
-	tree, err := r.repo.BuildTree(headTree, changes)
-	if err != nil {
-		return "", err
-	}
-	out, err := r.repo.RunGit(ctx, "write-tree")
-	if err != nil {
-		return "", fmt.Errorf("read the index: %w", err)
-	}
-	indexTree := plumbing.NewHash(strings.TrimSpace(string(out)))
-	sig := r.repo.Author(r.now())
-	indexCommit, err := r.repo.WriteCommit(&object.Commit{Author: sig, Committer: sig, TreeHash: indexTree,
-		ParentHashes: []plumbing.Hash{head}, Message: "index before " + what + "\n"})
-	if err != nil {
-		return "", err
-	}
-	parents := []plumbing.Hash{head, indexCommit}
-	if len(ts) > 0 {
-		var entries []object.TreeEntry
-		for i, t := range ts {
-			h, err := r.repo.WriteBlob(t.data)
-			if err != nil {
-				return "", err
-			}
-			entries = append(entries, object.TreeEntry{Name: strconv.Itoa(i), Mode: filemode.Regular, Hash: h})
-			for j, c := range t.prefix { // keeps the chunks reachable
-				entries = append(entries, object.TreeEntry{Name: fmt.Sprintf("%d.prefix.%d", i, j), Mode: filemode.Regular, Hash: c})
-			}
-		}
-		idx, _ := json.MarshalIndent(ts, "", "  ")
-		h, err := r.repo.WriteBlob(idx)
-		if err != nil {
-			return "", err
-		}
-		entries = append(entries, object.TreeEntry{Name: transcriptsFile, Mode: filemode.Regular, Hash: h})
-		sort.Sort(object.TreeEntrySorter(entries))
-		tt, err := r.repo.WriteTree(entries)
-		if err != nil {
-			return "", err
-		}
-		tc, err := r.repo.WriteCommit(&object.Commit{Author: sig, Committer: sig, TreeHash: tt, Message: "transcripts before " + what + "\n"})
-		if err != nil {
-			return "", err
-		}
-		parents = append(parents, tc)
-	}
-	if !info.notes.IsZero() {
-		parents = append(parents, info.notes) // keeps the notes reachable
-	}
-	c, err := r.repo.WriteCommit(&object.Commit{Author: sig, Committer: sig, TreeHash: tree, ParentHashes: parents,
-		Message: info.message()})
-	if err != nil {
-		return "", err
-	}
-	name := UndoRefPrefix + r.now().UTC().Format("20060102T150405.000000000Z")
-	if err := r.repo.UpdateRef(plumbing.ReferenceName(name), c, plumbing.ZeroHash); err != nil {
-		return "", err
-	}
-	r.pruneUndo(ctx)
-	return name, nil
+// undoPoint is the manifest of an undo point; the bytes its spans name are
+// the point's data in the store. It holds what a rewind is about to change,
+// as it was:
+//
+//   - Files: every path the rewind considered whose state differed from
+//     HEAD, with its mode and blob hash, and its content (Data) when the
+//     rewind overwrites or deletes it; a path absent from Files was as in
+//     HEAD.
+//   - Index: the index entries that differed from HEAD, with the content of
+//     staged blobs.
+//   - Transcripts: each transcript the rewind writes back, as a delta
+//     against what the rewind writes (only the cut tail, and the lines that
+//     differ, are saved).
+//   - Notes: the notes tree of each namespace the rewind changes ("" for
+//     none), trees the notes branch's history keeps.
+type undoPoint struct {
+	What        string            `json:"what"`
+	Head        string            `json:"head"`
+	SessionID   string            `json:"session_id,omitempty"`
+	Step        string            `json:"step,omitempty"`
+	Files       []savedFile       `json:"files,omitempty"`
+	Index       []savedFile       `json:"index,omitempty"`
+	Transcripts []savedTranscript `json:"transcripts,omitempty"`
+	Notes       map[string]string `json:"notes,omitempty"`
 }
 
-// undoInfo describes an undo point: what it precedes and, for a rewind of
-// a temporary point, the session and its newest step before the rewind
-// (whose metadata an undo records again on the shadow branch).
-type undoInfo struct {
-	what      string
-	sessionID string
-	step      plumbing.Hash
-	// notes is the commit of the notes before the rewind (see
-	// notesBefore), ZeroHash when the rewind changes no notes.
-	notes plumbing.Hash
+// savedFile is a path's state in the work tree or the index. Mode "" means
+// absent; Hash is the git blob (or, for a submodule entry, commit) hash;
+// Data, when set, is the content.
+type savedFile struct {
+	Path string `json:"path"`
+	Mode string `json:"mode,omitempty"`
+	Hash string `json:"hash,omitempty"`
+	Data *span  `json:"data,omitempty"`
 }
 
-const (
-	trailerUndoSession = "Entire-Session"
-	trailerUndoStep    = "Entire-Undo-Step"
-)
-
-func (u undoInfo) message() string {
-	msg := "entire: undo point before " + u.what + "\n"
-	var tr checkpoint.Trailers
-	if u.sessionID != "" {
-		tr = append(tr, checkpoint.Trailer{Key: trailerUndoSession, Value: u.sessionID}, checkpoint.Trailer{Key: trailerUndoStep, Value: u.step.String()})
+// entry returns the file's state; ok is false for a malformed one.
+func (f savedFile) entry() (entry, bool) {
+	if f.Mode == "" {
+		return entry{}, true
 	}
-	if !u.notes.IsZero() {
-		tr = append(tr, checkpoint.Trailer{Key: trailerUndoNotes, Value: u.notes.String()})
+	m, err := filemode.New(f.Mode)
+	if err != nil || (!m.IsFile() && m != filemode.Submodule) || len(f.Hash) != 40 {
+		return entry{}, false
 	}
-	if len(tr) > 0 {
-		msg += "\n" + tr.String()
-	}
-	return msg
+	return entry{Mode: m, Hash: plumbing.NewHash(f.Hash)}, true
 }
 
-// undoRefs returns the undo point refs, oldest first.
-func (r *Rewinder) undoRefs() ([]plumbing.ReferenceName, map[plumbing.ReferenceName]plumbing.Hash, error) {
-	refs, err := r.repo.ListRefs(UndoRefPrefix)
-	if err != nil {
-		return nil, nil, err
+// content returns the saved content from data, checked against Hash; nil
+// and true when none is saved.
+func (f savedFile) content(data []byte) ([]byte, bool) {
+	if f.Data == nil {
+		return nil, true
 	}
-	names := make([]plumbing.ReferenceName, 0, len(refs))
-	for n := range refs {
-		names = append(names, n)
+	s := *f.Data
+	if s.Off < 0 || s.Len < 0 || s.end() > int64(len(data)) {
+		return nil, false
 	}
-	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
-	return names, refs, nil
+	b := append([]byte{}, data[s.Off:s.end()]...)
+	return b, plumbing.ComputeHash(plumbing.BlobObject, b).String() == f.Hash
+}
+
+// undoStore returns the work tree's undo point store, moving the legacy
+// undo refs into it the first time.
+func (r *Rewinder) undoStore(ctx context.Context) *undostore.Store {
+	if r.undo == nil {
+		r.undo = undostore.New(r.repo.GitDir)
+		r.migrateLegacy(ctx, r.undo)
+	}
+	return r.undo
 }
 
 // pruneUndo deletes all but the newest KeepUndo undo points (best effort).
 func (r *Rewinder) pruneUndo(ctx context.Context) {
-	names, refs, err := r.undoRefs()
-	if err != nil {
-		return
-	}
-	for i := 0; i < len(names)-KeepUndo; i++ {
-		if err := r.repo.DeleteRef(ctx, names[i], refs[names[i]]); err != nil {
-			r.printf("Warning: could not delete old undo point %s: %v\n", names[i], err)
-		}
+	if _, err := r.undoStore(ctx).Prune(KeepUndo); err != nil {
+		r.printf("Warning: could not delete an old undo point: %v\n", err)
 	}
 }
 
-// UndoLocation says where the undo points are kept, for messages to a
-// person ("refs/entire/undo/").
-func UndoLocation() string { return UndoRefPrefix }
+// UndoLocation says where the undo points of repo's work tree are kept,
+// for messages to a person: relative to the work tree's root when it is
+// inside it (".git/entire-undo"), else absolute.
+func UndoLocation(repo *gitrepo.Repo) string {
+	dir := undostore.New(repo.GitDir).Dir()
+	if rel, err := filepath.Rel(repo.Root, dir); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return dir
+}
 
-// DeleteUndo deletes every undo point, the local and unredacted copies of
-// work trees, transcripts and notes that Undo returns to, and returns how
-// many it deleted. It stops at the first failure. The objects they kept are
-// then unreachable: git's next garbage collection removes them.
+// DeleteUndo deletes every undo point of the work tree (those older
+// versions kept as refs included), the local and unredacted copies of
+// files, transcripts and notes that Undo returns to, and returns how many
+// it deleted. It stops at the first failure.
 func (r *Rewinder) DeleteUndo(ctx context.Context) (int, error) {
-	names, refs, err := r.undoRefs()
+	store := r.undoStore(ctx)
+	names, err := store.Names()
 	if err != nil {
 		return 0, fmt.Errorf("list undo points: %w", err)
 	}
 	for i, n := range names {
-		if err := r.repo.DeleteRef(ctx, n, refs[n]); err != nil {
+		if err := store.Remove(n); err != nil {
 			return i, fmt.Errorf("delete undo point %s: %w", n, err)
 		}
 	}
 	return len(names), nil
 }
 
-// UndoPoints returns the undo point refs, newest first.
-func (r *Rewinder) UndoPoints() ([]string, error) {
-	names, _, err := r.undoRefs()
+// UndoPoints returns the names of the undo points, newest first.
+func (r *Rewinder) UndoPoints(ctx context.Context) ([]string, error) {
+	names, err := r.undoStore(ctx).Names()
 	if err != nil {
 		return nil, err
 	}
 	out := make([]string, len(names))
 	for i, n := range names {
-		out[len(names)-1-i] = string(n)
+		out[len(names)-1-i] = n
 	}
 	return out, nil
 }
 
-// Undo returns the work tree, the index and the saved transcripts to an
-// undo point: name is a ref under refs/entire/undo/ (full or the part
-// after the prefix), "" for the newest. Files created since are removed;
-// gitignored files are left alone. It fails, changing nothing, when HEAD
-// is no longer the commit the undo point was taken on.
+// Undo returns the work tree, the index, the saved transcripts and notes
+// to an undo point: name is one of UndoPoints (a legacy
+// "refs/entire/undo/<name>" is accepted too), "" for the newest. Every
+// path goes back to its state when the point was taken: the paths the
+// rewind changed from the point's own copy, the others from git (HEAD's
+// tree or the blob the point names); a path whose content is in neither is
+// left as it is, with a warning. Files created since are removed;
+// gitignored files are left alone. It fails, changing nothing, when HEAD is
+// no longer the commit the undo point was taken on, or when a transcript
+// cannot be rebuilt.
 func (r *Rewinder) Undo(ctx context.Context, name string) (*Result, error) {
 	r.settle()
-	names, refs, err := r.undoRefs()
+	store := r.undoStore(ctx)
+	names, err := store.Names()
 	if err != nil {
 		return nil, err
 	}
 	if len(names) == 0 {
 		return nil, fmt.Errorf("%w: nothing to undo", ErrNoUndo)
 	}
-	ref := names[len(names)-1]
-	if name != "" {
-		ref = plumbing.ReferenceName(name)
-		if !strings.HasPrefix(name, UndoRefPrefix) {
-			ref = plumbing.ReferenceName(UndoRefPrefix + name)
-		}
-		if _, ok := refs[ref]; !ok {
-			return nil, fmt.Errorf("%w: %s does not exist (have: %s)", ErrNoUndo, name, strings.TrimPrefix(string(names[len(names)-1]), UndoRefPrefix))
+	newest := names[len(names)-1]
+	if name == "" {
+		name = newest
+	} else {
+		name = strings.TrimPrefix(name, LegacyUndoRefPrefix)
+		if !contains(names, name) {
+			return nil, fmt.Errorf("%w: %s does not exist (have: %s)", ErrNoUndo, name, newest)
 		}
 	}
-	c, err := r.repo.Git.CommitObject(refs[ref])
-	if err != nil || len(c.ParentHashes) < 2 {
-		return nil, fmt.Errorf("%w: %s is not an undo point", ErrNoUndo, ref)
+	var pt undoPoint
+	data, err := store.Read(name, &pt)
+	if err != nil {
+		return nil, fmt.Errorf("read undo point: %w", err)
 	}
 	head, err := r.repo.Head()
 	if err != nil {
 		return nil, err
 	}
-	if head != c.ParentHashes[0] {
+	if head.String() != pt.Head {
 		return nil, fmt.Errorf("HEAD moved since undo point %s (it was taken at %s, HEAD is %s): run `git reset --hard %s` first, or pick another undo point",
-			ref, short(c.ParentHashes[0].String()), short(head.String()), short(c.ParentHashes[0].String()))
+			name, short(pt.Head), short(head.String()), short(pt.Head))
 	}
 	hc, err := r.repo.Git.CommitObject(head)
-	if err != nil {
-		return nil, err
-	}
-	ic, err := r.repo.Git.CommitObject(c.ParentHashes[1])
-	if err != nil {
-		return nil, fmt.Errorf("read undo point index: %w", err)
-	}
-	ts, err := r.savedTranscripts(c)
-	if err != nil {
-		return nil, err
-	}
-	status, err := r.repo.Status(ctx)
-	if err != nil {
-		return nil, err
-	}
-	cand := map[string]bool{}
-	if err := diffTrees(r.repo, hc.TreeHash, c.TreeHash, "", cand); err != nil {
-		return nil, err
-	}
-	listed := map[string]bool{}
-	staged := false
-	for _, e := range status {
-		if isProtected(e.Path) {
-			continue
-		}
-		cand[e.Path], listed[e.Path] = true, true
-		if !e.Untracked() && e.X != ' ' {
-			staged = true
-		}
-	}
-	target, err := c.Tree()
 	if err != nil {
 		return nil, err
 	}
@@ -270,17 +192,26 @@ func (r *Rewinder) Undo(ctx context.Context, name string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var changes []FileChange
-	for _, p := range sortedSet(cand) {
-		fc, _, ok, err := r.change(p, lookup(target, p), ht, listed)
-		if err != nil {
-			return nil, err
+	saved := map[string]savedFile{}
+	for _, f := range pt.Files {
+		if err := safePath(r.repo.Root, f.Path, false); err != nil {
+			return nil, fmt.Errorf("undo point %s: %w", name, err)
 		}
-		if ok {
-			changes = append(changes, fc)
-		}
+		saved[f.Path] = f
 	}
-	res := &Result{UndoRef: string(ref)}
+	ts, err := r.rebuildTranscripts(name, pt.Transcripts, data)
+	if err != nil {
+		return nil, err
+	}
+	notesBack, err := r.undoNotes(name, pt.Notes)
+	if err != nil {
+		return nil, err
+	}
+	changes, kept, paths, err := r.undoChanges(ctx, name, saved, data, ht)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{UndoPoint: name}
 	err = applyChanges(r.repo, changes, func(fc FileChange) {
 		res.Changes = append(res.Changes, fc)
 		if fc.Kind == Deleted {
@@ -292,50 +223,125 @@ func (r *Rewinder) Undo(ctx context.Context, name string) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
-	if staged || ic.TreeHash != hc.TreeHash {
-		if _, err := r.repo.RunGit(ctx, "read-tree", ic.TreeHash.String()); err != nil {
-			return res, fmt.Errorf("restore the index: %w", err)
-		}
-		_, _ = r.repo.RunGit(ctx, "update-index", "-q", "--refresh")
+	for _, p := range kept {
+		r.printf("  Kept (changed since the rewind, and the undo point has no copy): %s\n", p)
+	}
+	if err := r.restoreIndex(ctx, head, pt.Index, data); err != nil {
+		return res, err
 	}
 	for _, t := range ts {
-		if t.Absent {
+		if t.data == nil {
 			if err := os.Remove(t.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return res, fmt.Errorf("remove transcript %s: %w", t.Path, err)
 			}
 			continue
 		}
-		res.Transcripts = append(res.Transcripts, Transcript{SessionID: t.SessionID, Path: t.Path, data: t.data})
+		res.Transcripts = append(res.Transcripts, t)
 	}
 	if err := r.writeTranscripts(res.Transcripts); err != nil {
-		return res, err
-	}
-	notesBack, err := r.undoNotes(c)
-	if err != nil {
 		return res, err
 	}
 	if err := r.restoreNotes(ctx, notesBack); err != nil {
 		return res, err
 	}
-	r.recordUndoStep(ctx, c, hc.TreeHash, sortedSet(cand))
+	r.recordUndoStep(ctx, pt, hc.TreeHash, paths)
 	return res, nil
+}
+
+// undoChanges returns the changes that bring the work tree back to an
+// undo point: each saved path to its saved state, each other path that git
+// status lists to HEAD's. kept are paths whose content neither the point
+// nor git holds; paths are all the paths looked at, sorted.
+func (r *Rewinder) undoChanges(ctx context.Context, name string, saved map[string]savedFile, data []byte, ht *object.Tree) (changes []FileChange, kept, paths []string, err error) {
+	status, err := r.repo.Status(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cand := map[string]bool{}
+	for p := range saved {
+		cand[p] = true
+	}
+	listed := map[string]bool{}
+	for _, e := range status {
+		if !isProtected(e.Path) {
+			cand[e.Path], listed[e.Path] = true, true
+		}
+	}
+	paths = sortedSet(cand)
+	for _, p := range paths {
+		want, content := lookup(ht, p), []byte(nil)
+		if f, ok := saved[p]; ok {
+			var okEntry, okData bool
+			want, okEntry = f.entry()
+			content, okData = f.content(data)
+			if !okEntry || !okData || want.Mode == filemode.Submodule {
+				return nil, nil, nil, fmt.Errorf("%w: undo point %s: bad entry for %s", undostore.ErrCorrupt, name, p)
+			}
+		}
+		fc, _, ok, err := r.change(p, want, ht, listed)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if !ok {
+			continue
+		}
+		if fc.Kind != Deleted {
+			if content != nil {
+				fc.content, fc.saved = content, true
+			} else if !r.repo.HasObject(want.Hash) {
+				kept = append(kept, p)
+				continue
+			}
+		}
+		changes = append(changes, fc)
+	}
+	return changes, kept, paths, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// undoNotes returns the notes trees an undo point recorded, checking that
+// they still exist (the notes branch's history keeps them).
+func (r *Rewinder) undoNotes(name string, notes map[string]string) (map[string]plumbing.Hash, error) {
+	if len(notes) == 0 {
+		return nil, nil
+	}
+	out := map[string]plumbing.Hash{}
+	for agentName, tree := range notes {
+		h := plumbing.ZeroHash
+		if tree != "" {
+			h = plumbing.NewHash(tree)
+			if h.IsZero() || len(tree) != 40 {
+				return nil, fmt.Errorf("%w: undo point %s: bad notes tree %q", undostore.ErrCorrupt, name, tree)
+			}
+			if _, err := r.repo.Git.TreeObject(h); err != nil && h != gitrepo.EmptyTree {
+				return nil, fmt.Errorf("undo point %s: the %s notes it recorded are gone from the notes branch's history: %w", name, agentName, err)
+			}
+		}
+		out[agentName] = h
+	}
+	return out, nil
 }
 
 // recordUndoStep records the state an undo returned to as a new step of
 // the rewound session, with the metadata of its newest step before the
 // rewind, so that the shadow branch follows the work tree (best effort).
-func (r *Rewinder) recordUndoStep(ctx context.Context, undo *object.Commit, headTree plumbing.Hash, paths []string) {
-	tr := checkpoint.ParseTrailers(undo.Message)
-	sid, _ := tr.Get(trailerUndoSession)
-	step, _ := tr.Get(trailerUndoStep)
-	if sid == "" || step == "" {
+func (r *Rewinder) recordUndoStep(ctx context.Context, pt undoPoint, headTree plumbing.Hash, paths []string) {
+	if pt.SessionID == "" || pt.Step == "" {
 		return
 	}
-	st, err := r.sessions.Load(sid)
-	if err != nil || st.BaseCommit != undo.ParentHashes[0].String() {
+	st, err := r.sessions.Load(pt.SessionID)
+	if err != nil || st.BaseCommit != pt.Head {
 		return
 	}
-	sc, err := r.repo.Git.CommitObject(plumbing.NewHash(step))
+	sc, err := r.repo.Git.CommitObject(plumbing.NewHash(pt.Step))
 	if err != nil {
 		return
 	}
@@ -347,59 +353,4 @@ func (r *Rewinder) recordUndoStep(ctx context.Context, undo *object.Commit, head
 	if err := r.recordStep(ctx, st, headTree, paths, meta, firstLine("Undo rewind: "+subject, 72)); err != nil {
 		r.printf("Warning: could not record the undo on the shadow branch: %v\n", err)
 	}
-}
-
-// savedTranscripts reads the transcripts kept by an undo point (its third
-// parent), if any.
-func (r *Rewinder) savedTranscripts(c *object.Commit) ([]savedTranscript, error) {
-	if len(c.ParentHashes) < 3 {
-		return nil, nil
-	}
-	if v, _ := checkpoint.ParseTrailers(c.Message).Get(trailerUndoNotes); v == c.ParentHashes[2].String() {
-		return nil, nil // no transcripts: the third parent holds the notes
-	}
-	tc, err := r.repo.Git.CommitObject(c.ParentHashes[2])
-	if err != nil {
-		return nil, fmt.Errorf("read undo point transcripts: %w", err)
-	}
-	t, err := tc.Tree()
-	if err != nil {
-		return nil, fmt.Errorf("read undo point transcripts: %w", err)
-	}
-	f, err := t.File(transcriptsFile)
-	if err != nil {
-		return nil, fmt.Errorf("read undo point transcripts: %w", err)
-	}
-	b, err := r.repo.ReadBlob(f.Hash)
-	if err != nil {
-		return nil, err
-	}
-	var ts []savedTranscript
-	if err := json.Unmarshal(b, &ts); err != nil {
-		return nil, fmt.Errorf("corrupt undo point transcripts: %w", err)
-	}
-	for i := range ts {
-		if ts[i].Absent {
-			continue
-		}
-		e, err := t.File(strconv.Itoa(i))
-		if err != nil {
-			return nil, fmt.Errorf("undo point transcript %d: %w", i, err)
-		}
-		if ts[i].data, err = r.repo.ReadBlob(e.Hash); err != nil {
-			return nil, err
-		}
-		if len(ts[i].PrefixChunks) > 0 {
-			var hs []plumbing.Hash
-			for _, c := range ts[i].PrefixChunks {
-				hs = append(hs, plumbing.NewHash(c))
-			}
-			prefix, err := checkpoint.ReadTranscript(r.repo, hs, "")
-			if err != nil {
-				return nil, fmt.Errorf("undo point transcript %d: %w", i, err)
-			}
-			ts[i].data = append(prefix, ts[i].data...)
-		}
-	}
-	return ts, nil
 }

@@ -56,6 +56,10 @@ type FileChange struct {
 	Path string
 	Kind ChangeKind
 	want entry
+	// content is what to write when saved is set (an undo point's own
+	// copy); otherwise the blob want names is read from git.
+	content []byte
+	saved   bool
 }
 
 // diffTrees appends to out the file paths (slash separated, relative to
@@ -143,35 +147,42 @@ func lookup(t *object.Tree, p string) entry {
 
 // onDisk returns the state of a work-tree path as git would record it.
 func onDisk(root, p string) (entry, error) {
+	e, _, err := readDisk(root, p)
+	return e, err
+}
+
+// readDisk is onDisk that also returns the content: a file's bytes, a
+// symbolic link's target (nil for anything else).
+func readDisk(root, p string) (entry, []byte, error) {
 	abs := filepath.Join(root, filepath.FromSlash(p))
 	fi, err := os.Lstat(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) || isNotDir(err) {
-			return entry{}, nil
+			return entry{}, nil, nil
 		}
-		return entry{}, fmt.Errorf("stat %s: %w", p, err)
+		return entry{}, nil, fmt.Errorf("stat %s: %w", p, err)
 	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		target, err := os.Readlink(abs)
 		if err != nil {
-			return entry{}, fmt.Errorf("read link %s: %w", p, err)
+			return entry{}, nil, fmt.Errorf("read link %s: %w", p, err)
 		}
-		return entry{Mode: filemode.Symlink, Hash: plumbing.ComputeHash(plumbing.BlobObject, []byte(target))}, nil
+		return entry{Mode: filemode.Symlink, Hash: plumbing.ComputeHash(plumbing.BlobObject, []byte(target))}, []byte(target), nil
 	case fi.Mode().IsRegular():
 		data, err := os.ReadFile(abs)
 		if err != nil {
-			return entry{}, fmt.Errorf("read %s: %w", p, err)
+			return entry{}, nil, fmt.Errorf("read %s: %w", p, err)
 		}
 		mode := filemode.Regular
 		if fi.Mode()&0o111 != 0 {
 			mode = filemode.Executable
 		}
-		return entry{Mode: mode, Hash: plumbing.ComputeHash(plumbing.BlobObject, data)}, nil
+		return entry{Mode: mode, Hash: plumbing.ComputeHash(plumbing.BlobObject, data)}, data, nil
 	case fi.IsDir():
-		return entry{Mode: filemode.Dir}, nil
+		return entry{Mode: filemode.Dir}, nil, nil
 	}
-	return entry{}, nil // sockets, devices: treated as absent
+	return entry{}, nil, nil // sockets, devices: treated as absent
 }
 
 // sameFile reports whether the disk state equals the wanted one (a
@@ -221,7 +232,7 @@ func applyChanges(repo *gitrepo.Repo, changes []FileChange, progress func(FileCh
 		if err := safePath(repo.Root, c.Path, true); err != nil {
 			return err
 		}
-		if err := writeEntry(repo, c.Path, c.want); err != nil {
+		if err := writeEntry(repo, c); err != nil {
 			return err
 		}
 		progress(c)
@@ -270,11 +281,15 @@ func removeEmptyParents(root, dir string) {
 	}
 }
 
-// writeEntry writes one blob to the work tree with its mode.
-func writeEntry(repo *gitrepo.Repo, p string, want entry) error {
-	data, err := repo.ReadBlob(want.Hash)
-	if err != nil {
-		return fmt.Errorf("restore %s: %w", p, err)
+// writeEntry writes one file, symbolic link or blob to the work tree with
+// its mode.
+func writeEntry(repo *gitrepo.Repo, c FileChange) error {
+	p, want, data := c.Path, c.want, c.content
+	if !c.saved {
+		var err error
+		if data, err = repo.ReadBlob(want.Hash); err != nil {
+			return fmt.Errorf("restore %s: %w", p, err)
+		}
 	}
 	abs := filepath.Join(repo.Root, filepath.FromSlash(p))
 	dir := filepath.Dir(abs)

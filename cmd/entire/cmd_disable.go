@@ -137,6 +137,8 @@ type uninstallPlan struct {
 	Kept []keptBranch
 	// UndoPoints counts the undo points, deleted only with consent.
 	UndoPoints int
+	// UndoDir is where the undo points are (rewind.UndoLocation).
+	UndoDir string
 }
 
 // keptBranch is an entire branch uninstalling keeps.
@@ -152,10 +154,10 @@ var keptBranches = []keptBranch{
 	{notes.BranchRef, "notes"},
 }
 
-// undoData names the local undo data of n undo points and where it is;
-// package rewind knows the place.
-func undoData(n int) string {
-	return fmt.Sprintf("%s under %s", plural(n, "undo point", "undo points"), rewind.UndoLocation())
+// undoData names the local undo data of n undo points and where it is
+// (rewind.UndoLocation).
+func undoData(n int, dir string) string {
+	return fmt.Sprintf("%s under %s", plural(n, "undo point", "undo points"), dir)
 }
 
 func (p uninstallPlan) empty() bool {
@@ -187,11 +189,11 @@ func planUninstall(f *factory, repo *gitrepo.Repo, rw *rewind.Rewinder) (uninsta
 			p.Kept = append(p.Kept, b)
 		}
 	}
-	undo, err := rw.UndoPoints()
+	undo, err := rw.UndoPoints(context.Background())
 	if err != nil {
 		return p, err
 	}
-	p.UndoPoints = len(undo)
+	p.UndoPoints, p.UndoDir = len(undo), rewind.UndoLocation(repo)
 	return p, nil
 }
 
@@ -231,7 +233,7 @@ func (p uninstallPlan) describeKept(w io.Writer, title string, undo bool) {
 		fmt.Fprintf(w, "  - the %s branch (%s)\n", b.ref.Short(), b.what)
 	}
 	if p.UndoPoints > 0 {
-		fmt.Fprintf(w, "  - %s (local, never pushed, with unredacted transcripts)\n", undoData(p.UndoPoints))
+		fmt.Fprintf(w, "  - %s (local, never pushed, with unredacted transcripts)\n", undoData(p.UndoPoints, p.UndoDir))
 	}
 }
 
@@ -248,7 +250,7 @@ func decideUndo(f *factory, opts *disableOptions, p uninstallPlan) (bool, error)
 	if opts.Force || !f.IO.CanPrompt() {
 		return false, nil
 	}
-	return confirm(f, fmt.Sprintf("Also delete the local undo data (%s, unredacted)?", undoData(p.UndoPoints)), "Yes, delete it", "No, keep it", false)
+	return confirm(f, fmt.Sprintf("Also delete the local undo data (%s, unredacted)?", undoData(p.UndoPoints, p.UndoDir)), "Yes, delete it", "No, keep it", false)
 }
 
 // finishUndo deletes the undo data when del, else says it is kept and how
@@ -259,7 +261,7 @@ func finishUndo(ctx context.Context, f *factory, rw *rewind.Rewinder, p uninstal
 	}
 	errOut := f.IO.ErrOut
 	if !del {
-		fmt.Fprintf(errOut, "Kept %s (unredacted transcripts); 'entire disable --uninstall --delete-undo' deletes the undo data.\n", undoData(p.UndoPoints))
+		fmt.Fprintf(errOut, "Kept %s (unredacted transcripts); 'entire disable --uninstall --delete-undo' deletes the undo data.\n", undoData(p.UndoPoints, p.UndoDir))
 		return true
 	}
 	n, err := rw.DeleteUndo(ctx)
@@ -267,7 +269,7 @@ func finishUndo(ctx context.Context, f *factory, rw *rewind.Rewinder, p uninstal
 		fmt.Fprintf(errOut, "Warning: delete the undo data: %v\n", err)
 		return false
 	}
-	fmt.Fprintf(errOut, "Deleted %s; git's next garbage collection removes the content ('git gc --prune=now' does it at once).\n", undoData(n))
+	fmt.Fprintf(errOut, "Deleted %s.\n", undoData(n, p.UndoDir))
 	return true
 }
 

@@ -228,10 +228,21 @@ func newRewoundRepo(t *testing.T) *sessionRepo {
 	return r
 }
 
-// undoRefs counts the undo points of a repository.
+// undoRefs counts the undo points of a repository: the point
+// directories of its undo store.
 func undoRefs(t *testing.T, dir string) int {
 	t.Helper()
-	return len(strings.Fields(gittest.Git(t, dir, "for-each-ref", "--format=%(refname)", "refs/entire/undo/")))
+	entries, err := os.ReadDir(filepath.Join(dir, ".git", "entire-undo"))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			n++
+		}
+	}
+	return n
 }
 
 // Uninstalling says what it keeps (the metadata and notes branches, the
@@ -243,10 +254,10 @@ func TestUninstallUndoData(t *testing.T) {
 		keeps = "This keeps:\n" +
 			"  - the entire/checkpoints/v1 branch (committed checkpoints)\n" +
 			"  - the entire/notes/v1 branch (notes)\n" +
-			"  - 1 undo point under refs/entire/undo/ (local, never pushed, with unredacted transcripts)\n"
-		kept    = "Kept 1 undo point under refs/entire/undo/ (unredacted transcripts); 'entire disable --uninstall --delete-undo' deletes the undo data.\n"
-		deleted = "Deleted 1 undo point under refs/entire/undo/; git's next garbage collection removes the content ('git gc --prune=now' does it at once).\n"
-		asked   = "Also delete the local undo data (1 undo point under refs/entire/undo/, unredacted)? (Yes, delete it: y, No, keep it: n) [y/N] "
+			"  - 1 undo point under .git/entire-undo (local, never pushed, with unredacted transcripts)\n"
+		kept    = "Kept 1 undo point under .git/entire-undo (unredacted transcripts); 'entire disable --uninstall --delete-undo' deletes the undo data.\n"
+		deleted = "Deleted 1 undo point under .git/entire-undo.\n"
+		asked   = "Also delete the local undo data (1 undo point under .git/entire-undo, unredacted)? (Yes, delete it: y, No, keep it: n) [y/N] "
 	)
 	for _, tt := range []struct {
 		name    string

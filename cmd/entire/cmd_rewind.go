@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -47,10 +46,11 @@ or a prefix of at least 7 characters). For a committed checkpoint,
 --logs-only restores only the session transcripts and --reset also resets
 the branch to that commit.
 
-Before anything is changed, the current files (tracked and untracked, not
-ignored), the index and the agent transcripts are saved as an undo point
-under refs/entire/undo/ (local only, the last 10 kept). --undo returns to
-the newest one (or to the one named: entire rewind --undo <name>).
+Before anything is changed, what the rewind is about to overwrite or
+delete (files, staged changes, the agent transcripts' cut tails, notes) is
+saved as an undo point in .git/entire-undo/ (plain files outside git's
+refs, never pushed, the last 10 kept). --undo returns to the newest one
+(or to the one named: entire rewind --undo <name>).
 --dry-run prints what would change without changing it.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 && opts.Undo == "" {
@@ -198,8 +198,8 @@ func rewindTo(ctx context.Context, opts *rewindOptions, rw *rewind.Rewinder, p r
 		fmt.Fprintln(errOut, "Restored session logs.")
 		printResume(errOut, res.Transcripts)
 		printFullRestoreNote(errOut, p)
-		fmt.Fprintf(errOut, "Undo with: entire rewind --undo (undo point %s)\n", undoName(res.UndoRef))
-		emitUndoRef(f, res.UndoRef, "before restoring the logs of "+p.Short())
+		fmt.Fprintf(errOut, "Undo with: entire rewind --undo (undo point %s)\n", res.UndoPoint)
+		emitUndoRef(f, res.UndoPoint, "before restoring the logs of "+p.Short())
 		return nil
 	}
 	plan, err := rw.PlanRewind(ctx, p)
@@ -227,8 +227,8 @@ func applyRewind(ctx context.Context, f *factory, rw *rewind.Rewinder, plan *rew
 	errOut := f.IO.ErrOut
 	res, err := rw.Apply(ctx, plan)
 	if err != nil {
-		if res != nil && res.UndoRef != "" {
-			fmt.Fprintf(errOut, "Rewind failed part way; `entire rewind --undo` returns to undo point %s.\n", undoName(res.UndoRef))
+		if res != nil && res.UndoPoint != "" {
+			fmt.Fprintf(errOut, "Rewind failed part way; `entire rewind --undo` returns to undo point %s.\n", res.UndoPoint)
 		}
 		return err
 	}
@@ -245,20 +245,18 @@ func applyRewind(ctx context.Context, f *factory, rw *rewind.Rewinder, plan *rew
 		fmt.Fprintln(errOut, label)
 		printResume(errOut, res.Transcripts)
 	}
-	fmt.Fprintf(errOut, "Undo with: entire rewind --undo (undo point %s)\n", undoName(res.UndoRef))
-	emitUndoRef(f, res.UndoRef, "before rewinding to "+plan.Point.Short())
+	fmt.Fprintf(errOut, "Undo with: entire rewind --undo (undo point %s)\n", res.UndoPoint)
+	emitUndoRef(f, res.UndoPoint, "before rewinding to "+plan.Point.Short())
 	return nil
 }
 
-func undoName(ref string) string { return strings.TrimPrefix(ref, rewind.UndoRefPrefix) }
-
 // emitUndoRef announces an undo point a rewind created (render
 // references, issue 7).
-func emitUndoRef(f *factory, ref, title string) {
-	if ref == "" {
+func emitUndoRef(f *factory, name, title string) {
+	if name == "" {
 		return
 	}
-	emitRef(f, renderrefs.Reference{Type: refstore.TypeUndoPoint, ID: undoName(ref), Intent: renderrefs.IntentCreated,
+	emitRef(f, renderrefs.Reference{Type: refstore.TypeUndoPoint, ID: name, Intent: renderrefs.IntentCreated,
 		Preview: &renderrefs.Preview{Title: "Undo point " + title}})
 }
 
@@ -324,7 +322,7 @@ func runUndo(ctx context.Context, opts *rewindOptions, rw *rewind.Rewinder) erro
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.f.IO.ErrOut, "Returned to undo point %s (%d files changed).\n", undoName(res.UndoRef), len(res.Changes))
+	fmt.Fprintf(opts.f.IO.ErrOut, "Returned to undo point %s (%d files changed).\n", res.UndoPoint, len(res.Changes))
 	printResume(opts.f.IO.ErrOut, res.Transcripts)
 	return nil
 }

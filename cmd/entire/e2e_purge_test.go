@@ -32,20 +32,6 @@ func cloneSessionRepo(t *testing.T, remote, sessionID string) *sessionRepo {
 	return &sessionRepo{t: t, dir: dir, transcript: filepath.Join(projects, sessionID+".jsonl"), env: env, sessionID: sessionID}
 }
 
-// remoteHolds reports whether any object reachable from the refs of a
-// bare repository contains text.
-func remoteHolds(t *testing.T, bare, text string) bool {
-	t.Helper()
-	cmd := exec.Command("sh", "-c", `git rev-list --objects --all | cut -d' ' -f1 | git cat-file --batch`)
-	cmd.Dir = bare
-	cmd.Env = gittest.Env(t.TempDir())
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("read %s: %v", bare, err)
-	}
-	return strings.Contains(string(out), text)
-}
-
 // A purge sticks: the force push doctor prints replaces the remote's
 // history (a teammate's checkpoints pushed meanwhile are kept, moved onto
 // the purged history), and the teammate's next push moves its own new
@@ -64,7 +50,7 @@ func TestPurgeSticksAcrossClones(t *testing.T) {
 	a.mustGit("add", "a1.txt")
 	a.mustGit("commit", "-q", "-m", "A's first change")
 	a.mustGit("push", "-q", "origin", "main")
-	if !remoteHolds(t, remote, secret) {
+	if len(objectsHolding(t, remote, secret, "--all")) == 0 {
 		t.Fatal("setup: the secret did not reach the remote")
 	}
 
@@ -107,7 +93,7 @@ func TestPurgeSticksAcrossClones(t *testing.T) {
 	if o, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", printed, err, o)
 	}
-	if remoteHolds(t, remote, secret) {
+	if len(objectsHolding(t, remote, secret, "--all")) > 0 {
 		t.Fatal("the secret is still on the remote after the purge's push")
 	}
 
@@ -120,7 +106,7 @@ func TestPurgeSticksAcrossClones(t *testing.T) {
 	if o, err := b.gitIn(b.dir, nil, "push", "origin", "main"); err != nil {
 		t.Fatalf("B's push: %v\n%s", err, o)
 	}
-	if remoteHolds(t, remote, secret) {
+	if len(objectsHolding(t, remote, secret, "--all")) > 0 {
 		t.Fatal("the teammate's push brought the secret back")
 	}
 	// The force push dropped B's first checkpoint from the remote; B's

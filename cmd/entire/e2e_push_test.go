@@ -51,3 +51,41 @@ func TestPushPrivacyEndToEnd(t *testing.T) {
 		t.Errorf("origin has %s, local %s", remote, local)
 	}
 }
+
+// The pre-push hook judges a push by the commits it carries: a tag or a raw
+// SHA whose history reaches the metadata branch is refused on its way to a
+// fork; a tag on the user's own commits goes through.
+func TestPushGuardFollowsHistory(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	origin, fork := t.TempDir(), t.TempDir()
+	gittest.Git(t, origin, "init", "-q", "--bare")
+	gittest.Git(t, fork, "init", "-q", "--bare")
+	gittest.Git(t, r.dir, "remote", "add", "origin", origin)
+	gittest.Git(t, r.dir, "remote", "add", "fork", fork)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	r.agentTurn("Add a file", map[string]string{"a.txt": "a\n"})
+	r.mustGit("add", "a.txt")
+	r.mustGit("commit", "-q", "-m", "Add a")
+	// A commit that merges the metadata branch's history in (by accident,
+	// or a tool's doing), tagged.
+	leak := gittest.Git(t, r.dir, "commit-tree", "HEAD^{tree}", "-p", "HEAD", "-p", "entire/checkpoints/v1", "-m", "merge everything")
+	gittest.Git(t, r.dir, "tag", "leak", leak)
+	gittest.Git(t, r.dir, "tag", "-a", "-m", "release", "v1.0", "HEAD")
+
+	for _, args := range [][]string{{"push", "fork", "leak"}, {"push", "fork", leak + ":refs/heads/x"}} {
+		out, err := r.gitIn(r.dir, nil, args...)
+		if err == nil || !strings.Contains(out, "its history holds commits of entire's branches") {
+			t.Errorf("git %s: err=%v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	if refs := gittest.Git(t, fork, "for-each-ref", "--format=%(refname)"); refs != "" {
+		t.Fatalf("fork received refs after refused pushes:\n%s", refs)
+	}
+	r.mustGit("push", "-q", "fork", "v1.0")
+	if refs := gittest.Git(t, fork, "for-each-ref", "--format=%(refname)"); refs != "refs/tags/v1.0" {
+		t.Errorf("fork refs after pushing a user tag:\n%s", refs)
+	}
+	// The checkpoint remote may receive the metadata history.
+	r.mustGit("push", "-q", "origin", "leak")
+}

@@ -56,10 +56,13 @@ func (p pushedRef) name() string {
 //     never pushed), to any remote;
 //   - the entire/*/v1 branches, unless the remote is the checkpoint remote
 //     and push_sessions allows it;
-//   - any other ref (a tag, another branch, a raw SHA) whose history reaches
-//     commits of those branches that the remote does not have yet: the
-//     shadow branches' anywhere, the entire/*/v1 branches' (local or
-//     remote-tracking) anywhere but the checkpoint remote.
+//   - any other ref (a tag, another branch, a remote-tracking ref, a raw
+//     SHA) whose history reaches commits of entire's orphan histories (the
+//     shadow branches and the entire/*/v1 branches, local or
+//     remote-tracking) that the remote does not have under another name,
+//     to any remote: the checkpoint remote too, where such a copy under
+//     another name (`git push --mirror` copies refs/remotes/origin/entire/*)
+//     would outlive a purge of the entire branches.
 //
 // This is what keeps `git push --all fork`, `git push --mirror` and a tag on
 // a merge of entire/checkpoints/v1 from publishing session data. Deleting a
@@ -90,18 +93,19 @@ func Guard(ctx context.Context, repo *gitrepo.Repo, refs io.Reader, opts Options
 			continue
 		}
 		p := pushedRef{local: f[0], localSHA: f[1], remote: f[2], remoteSHA: f[3]}
-		if refusedByName(p, toCheckpointRemote) {
+		switch byName(p, toCheckpointRemote) {
+		case nameRefused:
 			refused = append(refused, p.name())
-			continue
+		case nameOther:
+			rest = append(rest, p)
 		}
-		rest = append(rest, p)
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("read pushed refs: %w", err)
 	}
 	var errs []error
 	if len(rest) > 0 {
-		reaching, err := reachingEntire(ctx, repo, rest, opts.Remote, toCheckpointRemote)
+		reaching, err := reachingEntire(ctx, repo, rest, opts.Remote)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -121,29 +125,46 @@ func Guard(ctx context.Context, repo *gitrepo.Repo, refs io.Reader, opts Options
 		ErrRefused, strings.Join(refused, ", "), opts.Remote, why)
 }
 
-// refusedByName applies the rules on ref names: anything under
-// refs/entire/, and refs/heads/entire/* on either side unless it is an
+// nameVerdict is what a pushed ref's names alone decide.
+type nameVerdict int
+
+const (
+	// nameOther: the names are not entire's; the history check decides.
+	nameOther nameVerdict = iota
+	// nameRefused: the ref must not be pushed.
+	nameRefused
+	// nameAllowed: an entire/<name>/v1 branch going to the checkpoint
+	// remote as itself.
+	nameAllowed
+)
+
+// byName applies the rules on ref names: anything under refs/entire/ is
+// refused, and so is refs/heads/entire/* on either side unless it is an
 // entire/<name>/v1 branch going to the checkpoint remote.
-func refusedByName(p pushedRef, toCheckpointRemote bool) bool {
+func byName(p pushedRef, toCheckpointRemote bool) nameVerdict {
 	for _, ref := range []string{p.local, p.remote} {
 		if strings.HasPrefix(ref, localPrefix) {
-			return true
+			return nameRefused
 		}
 		b, ok := strings.CutPrefix(ref, "refs/heads/")
 		if !ok || !strings.HasPrefix(b, "entire/") {
 			continue
 		}
-		return !branchPattern.MatchString(b) || !toCheckpointRemote
+		if !branchPattern.MatchString(b) || !toCheckpointRemote {
+			return nameRefused
+		}
+		return nameAllowed
 	}
-	return false
+	return nameOther
 }
 
-// reachingEntire returns the pushed refs whose new commits (those the
-// remote is not known to have) include commits of entire's branches: the
-// shadow branches always, the entire/*/v1 branches and their
-// remote-tracking refs unless the push goes to the checkpoint remote.
-func reachingEntire(ctx context.Context, repo *gitrepo.Repo, pushed []pushedRef, remote string, toCheckpointRemote bool) ([]pushedRef, error) {
-	tips, err := entireTips(repo, toCheckpointRemote)
+// reachingEntire returns the pushed refs (none of them entire's own
+// branches) whose new commits (those the remote is not known to have
+// outside entire's branches) include commits of entire's orphan
+// histories: the shadow branches and the entire/*/v1 branches with their
+// remote-tracking refs.
+func reachingEntire(ctx context.Context, repo *gitrepo.Repo, pushed []pushedRef, remote string) ([]pushedRef, error) {
+	tips, err := entireTips(repo)
 	if err != nil || len(tips) == 0 {
 		return nil, err
 	}
@@ -215,13 +236,13 @@ func revCount(ctx context.Context, repo *gitrepo.Repo, revs string) (string, err
 	return strings.TrimSpace(string(out)), nil
 }
 
-// entireTips returns the commits whose histories a push must not carry:
-// the shadow branch tips, and unless the push goes to the checkpoint
-// remote, the entire/<name>/v1 branch tips and their remote-tracking refs.
-// Other branches under entire/ are not entire's orphan histories (a user's
+// entireTips returns the commits whose histories a push must not carry
+// under names other than entire's: the shadow branch tips, the
+// entire/<name>/v1 branch tips and their remote-tracking refs. Other
+// branches under entire/ are not entire's orphan histories (a user's
 // "entire/feature" holds the user's commits) and are left out: the name
 // rule alone covers them.
-func entireTips(repo *gitrepo.Repo, toCheckpointRemote bool) ([]string, error) {
+func entireTips(repo *gitrepo.Repo) ([]string, error) {
 	seen := map[plumbing.Hash]bool{}
 	var out []string
 	add := func(h plumbing.Hash) {
@@ -236,12 +257,9 @@ func entireTips(repo *gitrepo.Repo, toCheckpointRemote bool) ([]string, error) {
 	}
 	for name, h := range local {
 		b := strings.TrimPrefix(string(name), "refs/heads/")
-		if _, _, shadow := checkpoint.ParseShadowBranch(b); shadow || !toCheckpointRemote && branchPattern.MatchString(b) {
+		if _, _, shadow := checkpoint.ParseShadowBranch(b); shadow || branchPattern.MatchString(b) {
 			add(h)
 		}
-	}
-	if toCheckpointRemote {
-		return out, nil
 	}
 	remotes, err := repo.ListRefs("refs/remotes/")
 	if err != nil {
@@ -255,9 +273,11 @@ func entireTips(repo *gitrepo.Repo, toCheckpointRemote bool) ([]string, error) {
 	return out, nil
 }
 
-// remoteKnown returns the commits the remote is known to have: the remote
-// SHAs of the pushed refs that exist here, and the remote-tracking refs of
-// a named remote.
+// remoteKnown returns the commits the remote is known to have under names
+// other than entire's: the remote SHAs of the pushed refs that exist here,
+// and the remote-tracking refs of a named remote but its entire/ ones
+// (that the remote has entire's history as entire's branches does not
+// make a copy under another name harmless).
 func remoteKnown(repo *gitrepo.Repo, pushed []pushedRef, remote string) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
@@ -275,7 +295,10 @@ func remoteKnown(repo *gitrepo.Repo, pushed []pushedRef, remote string) ([]strin
 	if err != nil {
 		return nil, err
 	}
-	for _, h := range refs {
+	for name, h := range refs {
+		if strings.HasPrefix(string(name), "refs/remotes/"+remote+"/entire/") {
+			continue
+		}
 		if s := h.String(); !seen[s] {
 			seen[s] = true
 			out = append(out, s)

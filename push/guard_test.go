@@ -82,6 +82,8 @@ func TestGuardReachability(t *testing.T) {
 	user := gittest.Git(t, dir, "commit-tree", tree, "-p", head, "-m", "user work")
 	gittest.Git(t, dir, "tag", "-a", "-m", "leak", "leak", reachMeta)
 	tagObj := gittest.Git(t, dir, "rev-parse", "refs/tags/leak")
+	// The checkpoint remote has the metadata branch, as entire's branch.
+	gittest.Git(t, dir, "update-ref", "refs/remotes/origin/entire/checkpoints/v1", meta1)
 
 	line := func(local, sha, remote, remoteSHA string) string {
 		return local + " " + sha + " " + remote + " " + remoteSHA + "\n"
@@ -94,7 +96,10 @@ func TestGuardReachability(t *testing.T) {
 		{"raw SHA reaching metadata to fork", "fork", line(reachMeta, reachMeta, "refs/heads/x", zeroSHA), "refs/heads/x"},
 		{"branch reaching metadata to fork", "fork", line("refs/heads/main", user, "refs/heads/main", zeroSHA) + line("refs/heads/side", reachMeta, "refs/heads/side", zeroSHA), "refs/heads/side"},
 		{"metadata commit itself to fork", "fork", line(meta1, meta1, "refs/heads/backup", zeroSHA), "refs/heads/backup"},
-		{"reaching metadata to origin", "origin", line("refs/tags/leak", tagObj, "refs/tags/leak", zeroSHA), ""},
+		{"reaching metadata to origin", "origin", line("refs/tags/leak", tagObj, "refs/tags/leak", zeroSHA), "refs/tags/leak"},
+		{"mirror of a remote-tracking metadata ref to origin", "origin", line("refs/remotes/origin/entire/checkpoints/v1", meta1, "refs/remotes/origin/entire/checkpoints/v1", zeroSHA), "refs/remotes/origin/entire/checkpoints/v1"},
+		{"metadata commit under another name to origin", "origin", line(meta0, meta0, "refs/heads/backup", zeroSHA), "refs/heads/backup"},
+		{"user branch to origin", "origin", line("refs/heads/main", user, "refs/heads/main", head), ""},
 		{"reaching a shadow branch to origin", "origin", line(reachShadow, reachShadow, "refs/heads/x", zeroSHA), "refs/heads/x"},
 		{"the fork already has it", "fork", line("refs/heads/side", reachMeta, "refs/heads/side", reachMeta), ""},
 	}

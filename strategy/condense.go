@@ -9,6 +9,7 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/renderrefs"
 	"github.com/entirecli/entire/session"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -308,10 +309,19 @@ func (m *ManualCommit) remainingWork(st *session.State, tip plumbing.Hash, commi
 }
 
 // carryForward records the remaining files on the new commit's shadow
-// branch, so that a later commit of them is linked too.
+// branch, so that a later commit of them is linked too. Files the user
+// discarded before committing (deleted, or back to the committed content)
+// leave nothing to link and are dropped.
 func (m *ManualCommit) carryForward(ctx context.Context, st *session.State, commit *object.Commit, remaining []string) {
 	repo := m.env.Repo
 	changes, err := repo.WorktreeChanges(remaining)
+	if err == nil {
+		changes, err = pendingChanges(commit, changes)
+	}
+	if err == nil && len(changes) == 0 {
+		st.FilesTouched, st.CheckpointCount = nil, 0
+		return
+	}
 	if err == nil {
 		_, err = checkpoint.WriteStep(ctx, repo, checkpoint.Step{
 			Branch: shadowBranch(st), BaseTree: commit.TreeHash, Changes: changes, Snapshot: true,
@@ -322,8 +332,31 @@ func (m *ManualCommit) carryForward(ctx context.Context, st *session.State, comm
 		m.env.Log.Warn("carry forward", "session_id", st.SessionID, "error", err)
 		return
 	}
-	st.FilesTouched = remaining
+	st.FilesTouched = make([]string, 0, len(changes))
+	for _, c := range changes {
+		st.FilesTouched = append(st.FilesTouched, c.Path)
+	}
 	st.CheckpointCount = 1
+}
+
+// pendingChanges keeps the work-tree changes that differ from commit's
+// tree: a deletion of a path the commit has, or content or a mode it does
+// not hold.
+func pendingChanges(commit *object.Commit, changes []gitrepo.Change) ([]gitrepo.Change, error) {
+	tree, err := commit.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("read tree of %s: %w", commit.Hash, err)
+	}
+	out := changes[:0]
+	for _, c := range changes {
+		e, err := tree.FindEntry(c.Path)
+		inCommit := err == nil && e.Mode != filemode.Dir
+		if c.Delete && !inCommit || !c.Delete && inCommit && e.Hash == c.Hash && e.Mode == c.Mode {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // finalizeTurnCheckpoints replaces the transcript of the checkpoints

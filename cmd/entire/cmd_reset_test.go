@@ -16,6 +16,17 @@ func (r *sessionRepo) entire(args ...string) (stdout, stderr string, code int) {
 	return runEntire(r.t, r.dir, r.env, "", args...)
 }
 
+// mustEntire is entire that fails the test on a non-zero exit and returns
+// stdout.
+func (r *sessionRepo) mustEntire(args ...string) string {
+	r.t.Helper()
+	out, errOut, code := r.entire(args...)
+	if code != 0 {
+		r.t.Fatalf("entire %s: exit %d: %s%s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out
+}
+
 // shadowBranches lists the shadow branches of the repository.
 func (r *sessionRepo) shadowBranches() []string {
 	r.t.Helper()

@@ -145,6 +145,20 @@ func (r *sessionRepo) points() []listedPoint {
 	return pts
 }
 
+// pointOf returns the ID of the newest rewind point whose message starts
+// with prefix, failing the test when there is none.
+func (r *sessionRepo) pointOf(prefix string) string {
+	r.t.Helper()
+	pts := r.points()
+	for _, p := range pts {
+		if strings.HasPrefix(p.Message, prefix) {
+			return p.ID
+		}
+	}
+	r.t.Fatalf("no rewind point starting %q in %+v", prefix, pts)
+	return ""
+}
+
 func (r *sessionRepo) sh(script string) {
 	r.t.Helper()
 	cmd := exec.Command("/bin/sh", "-ec", script)

@@ -280,6 +280,31 @@ func TestE2EPartialCommitCarriesForward(t *testing.T) {
 	assertStoreClean(t, r.dir, id1, id2)
 }
 
+// Files the user discarded are not carried forward: a file the agent
+// wrote that the user deletes (or reverts to the committed content) before
+// committing the rest leaves nothing to link, so no shadow branch is left
+// behind (it would block a later `git push --mirror`).
+func TestE2EDiscardedFilesNotCarriedForward(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.playTurn("Write files", map[string]string{"keep.txt": "k\n", "scratch.txt": "s\n", "README.md": "agent's readme\n"})
+	if err := os.Remove(filepath.Join(r.dir, "scratch.txt")); err != nil {
+		t.Fatal(err)
+	}
+	r.mustGit("checkout", "--", "README.md")
+	r.mustGit("add", "-A")
+	r.mustGit("commit", "-q", "-m", "Keep one")
+	if checkpointAt(t, r.dir, "HEAD") == "" {
+		t.Fatal("commit not linked")
+	}
+	if b := shadowBranches(t, r.dir); len(b) != 0 {
+		t.Errorf("shadow branches left for discarded files: %v", b)
+	}
+	if ft := sessionState(t, r.dir, "sess-1")["files_touched"]; ft != nil {
+		t.Errorf("files_touched after the commit %v", ft)
+	}
+}
+
 // Two sessions, and the active one commits only its own work mid-turn: the
 // checkpoint holds that session alone, the other's work stays on a shadow
 // branch and is linked by the next commit, and no stale shadow branch is

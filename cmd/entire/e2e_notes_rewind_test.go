@@ -28,15 +28,7 @@ func TestRewindRestoresNotes(t *testing.T) {
 	note("save", "extra", "added in turn four")
 	r.agentTurn("turn four", map[string]string{"four.txt": "4\n"})
 
-	var target string
-	for _, p := range r.points() {
-		if strings.Contains(p.Message, "Turn two") {
-			target = p.ID
-		}
-	}
-	if target == "" {
-		t.Fatalf("no point for turn two in %+v", r.points())
-	}
+	target := r.pointOf("Turn two")
 	_, errOut, code := runEntire(t, r.dir, append(r.env, "ENTIRE_RENDERABLE_REFS=1"), "", "rewind", "--to", target)
 	if code != 0 {
 		t.Fatalf("rewind: %d %s", code, errOut)

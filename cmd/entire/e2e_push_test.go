@@ -54,7 +54,8 @@ func TestPushPrivacyEndToEnd(t *testing.T) {
 
 // The pre-push hook judges a push by the commits it carries: a tag or a raw
 // SHA whose history reaches the metadata branch is refused on its way to a
-// fork; a tag on the user's own commits goes through.
+// fork, and to the checkpoint remote; a tag on the user's own commits goes
+// through.
 func TestPushGuardFollowsHistory(t *testing.T) {
 	t.Parallel()
 	r := newSessionRepo(t)
@@ -86,6 +87,9 @@ func TestPushGuardFollowsHistory(t *testing.T) {
 	if refs := gittest.Git(t, fork, "for-each-ref", "--format=%(refname)"); refs != "refs/tags/v1.0" {
 		t.Errorf("fork refs after pushing a user tag:\n%s", refs)
 	}
-	// The checkpoint remote may receive the metadata history.
-	r.mustGit("push", "-q", "origin", "leak")
+	// Not even the checkpoint remote receives the metadata history under
+	// another name: a purge of the entire branches would not reach it.
+	if out, err := r.gitIn(r.dir, nil, "push", "origin", "leak"); err == nil || !strings.Contains(out, "its history holds commits of entire's branches") {
+		t.Errorf("git push origin leak: err=%v\n%s", err, out)
+	}
 }

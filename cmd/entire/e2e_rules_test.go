@@ -9,17 +9,21 @@ import (
 	"github.com/entirecli/entire/settings"
 )
 
-// addPattern adds a redaction pattern to the project settings.
+// addPattern adds a redaction pattern to the project settings, after
+// those it already has.
 func addPattern(t *testing.T, dir, pattern string) {
 	t.Helper()
 	s, err := settings.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.StrategyOptions == nil {
-		s.StrategyOptions = map[string]any{}
+	red, _ := s.StrategyOptions[settings.OptRedaction].(map[string]any)
+	if red == nil {
+		red = map[string]any{}
 	}
-	s.StrategyOptions["redaction"] = map[string]any{"patterns": []any{pattern}}
+	patterns, _ := red["patterns"].([]any)
+	red["patterns"] = append(patterns, pattern)
+	s.SetOption(settings.OptRedaction, red)
 	if err := settings.Save(settings.ProjectPath(dir), s); err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,56 @@ func TestSecretsNeverStored(t *testing.T) {
 	r := newSessionRepo(t)
 	r.hook("session-start", map[string]any{"source": "startup"})
 
-	// Claude Code: every secret in every position of one turn.
+	r.plantSecrets(secrets)
+	gittest.WriteFile(t, r.dir, "app.env.example", "KEY=changeme\n")
+	r.appendTranscript(map[string]any{"type": "assistant", "uuid": "w1", "message": map[string]any{"id": "msg_w", "role": "assistant",
+		"content": []any{map[string]any{"type": "tool_use", "id": "toolu_w", "name": "Write", "input": map[string]any{"file_path": r.dir + "/app.env.example", "content": "KEY=changeme\n"}}}}},
+		map[string]any{"type": "assistant", "uuid": "done", "message": map[string]any{"id": "msg_done", "role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Wrote the example env file."}}}})
+	r.hook("stop", map[string]any{"hook_event_name": "Stop", "last_assistant_message": "Wrote the example env file."})
+
+	// Gemini CLI: the secrets in prompts and answers of a JSON transcript.
+	g := newGeminiSession(r, "9f0e8d7c-gemini-session", false)
+	for i, s := range secrets[:10] {
+		g.playTurn("deploy with "+s.Text, map[string]string{fmt.Sprintf("g%d.txt", i): "ok\n"})
+	}
+
+	r.agentTurn("second turn", map[string]string{"b.txt": "b\n"})
+	gittest.Git(t, r.dir, "add", "-A")
+	if out, err := gitCmd(t, r, "commit", "-q", "-m", "Work with secrets around").CombinedOutput(); err != nil {
+		t.Fatalf("commit: %v\n%s", err, out)
+	}
+	r.agentTurn("third turn", map[string]string{"c.txt": "c\n"})
+	r.agentTurn("fourth turn", map[string]string{"d.txt": "d\n"})
+	target := r.pointOf("Third turn")
+	r.mustEntire("rewind", "--to", target)
+	r.mustEntire("rewind", "--undo")
+
+	// Every object, reachable or not: undo points live outside git.
+	leaks := 0
+	eachObject(t, r.dir, nil, func(typ, hash string, body []byte) {
+		for _, s := range secrets {
+			if bytes.Contains(body, []byte(s.Value)) {
+				leaks++
+				if leaks <= 10 {
+					where := gittest.Git(t, r.dir, "log", "--all", "--format=%h %s", "--find-object="+hash)
+					t.Errorf("%s object %s holds the %s secret (in: %s) %q", typ, hash[:12], s.Kind, where, firstBytes(body, 160))
+				}
+			}
+		}
+	})
+	if leaks > 0 {
+		t.Fatalf("%d secret occurrences stored", leaks)
+	}
+	gittest.Fsck(t, r.dir)
+}
+
+// plantSecrets plants every secret in every place of a Claude Code turn
+// left open: the prompt, tool inputs and outputs (nested JSON and JSON
+// escaped inside strings), a tool output large enough to become a hide,
+// and a note.
+func (r *sessionRepo) plantSecrets(secrets []redacttest.Secret) {
+	t := r.t
+	t.Helper()
 	r.hook("user-prompt-submit", map[string]any{"prompt": "use " + secrets[0].Value})
 	for i, s := range secrets {
 		nested, _ := json.Marshal(map[string]any{"config": map[string]any{s.Key: s.Value}})
@@ -59,73 +108,6 @@ func TestSecretsNeverStored(t *testing.T) {
 	if _, errOut, code := r.entire("note", "save", "credentials", noteText.String()); code != 0 {
 		t.Fatalf("note save: %s", errOut)
 	}
-	gittest.WriteFile(t, r.dir, "app.env.example", "KEY=changeme\n")
-	r.appendTranscript(map[string]any{"type": "assistant", "uuid": "w1", "message": map[string]any{"id": "msg_w", "role": "assistant",
-		"content": []any{map[string]any{"type": "tool_use", "id": "toolu_w", "name": "Write", "input": map[string]any{"file_path": r.dir + "/app.env.example", "content": "KEY=changeme\n"}}}}},
-		map[string]any{"type": "assistant", "uuid": "done", "message": map[string]any{"id": "msg_done", "role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Wrote the example env file."}}}})
-	r.hook("stop", map[string]any{"hook_event_name": "Stop", "last_assistant_message": "Wrote the example env file."})
-
-	// Gemini CLI: the secrets in prompts and answers of a JSON transcript.
-	g := newGeminiSession(r, "9f0e8d7c-gemini-session", false)
-	for i, s := range secrets[:10] {
-		g.playTurn("deploy with "+s.Text, map[string]string{fmt.Sprintf("g%d.txt", i): "ok\n"})
-	}
-
-	r.agentTurn("second turn", map[string]string{"b.txt": "b\n"})
-	gittest.Git(t, r.dir, "add", "-A")
-	if out, err := gitCmd(t, r, "commit", "-q", "-m", "Work with secrets around").CombinedOutput(); err != nil {
-		t.Fatalf("commit: %v\n%s", err, out)
-	}
-	r.agentTurn("third turn", map[string]string{"c.txt": "c\n"})
-	r.agentTurn("fourth turn", map[string]string{"d.txt": "d\n"})
-	var target string
-	for _, p := range r.points() {
-		if strings.Contains(p.Message, "Third turn") {
-			target = p.ID
-		}
-	}
-	if _, errOut, code := r.entire("rewind", "--to", target); code != 0 {
-		t.Fatalf("rewind: %s", errOut)
-	}
-	if _, errOut, code := r.entire("rewind", "--undo"); code != 0 {
-		t.Fatalf("undo: %s", errOut)
-	}
-
-	// Every object, reachable or not: undo points live outside git.
-	cmd := exec.Command("git", "cat-file", "--batch-all-objects", "--batch")
-	cmd.Dir = r.dir
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rd := bufio.NewReader(bytes.NewReader(out))
-	leaks := 0
-	for {
-		header, err := rd.ReadString('\n')
-		if err != nil {
-			break
-		}
-		var hash, typ string
-		var size int
-		fmt.Sscanf(header, "%s %s %d", &hash, &typ, &size)
-		body := make([]byte, size+1)
-		if _, err := io.ReadFull(rd, body); err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range secrets {
-			if bytes.Contains(body, []byte(s.Value)) {
-				leaks++
-				if leaks <= 10 {
-					where := gittest.Git(t, r.dir, "log", "--all", "--format=%h %s", "--find-object="+hash)
-					t.Errorf("%s object %s holds the %s secret (in: %s) %q", typ, hash[:12], s.Kind, where, firstBytes(body, 160))
-				}
-			}
-		}
-	}
-	if leaks > 0 {
-		t.Fatalf("%d secret occurrences stored", leaks)
-	}
-	gittest.Fsck(t, r.dir)
 }
 
 func firstBytes(b []byte, n int) string {
@@ -171,18 +153,21 @@ func TestE2EInvalidRedactionPatternSkipped(t *testing.T) {
 	}
 }
 
-// objectsHolding returns the objects reachable from refs whose content
-// holds s, as "<type> <hash>" lines.
-func objectsHolding(t *testing.T, dir, s string, refs ...string) []string {
+// eachObject calls fn with every object reachable from the rev-list
+// arguments (every object of the repository, reachable or not, when there
+// are none) and its content.
+func eachObject(t *testing.T, dir string, revList []string, fn func(typ, hash string, body []byte)) {
 	t.Helper()
-	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd := exec.Command("git", "cat-file", "--batch-all-objects", "--batch")
+	if len(revList) > 0 {
+		cmd = exec.Command("git", "cat-file", "--batch")
+		cmd.Stdin = strings.NewReader(gittest.Git(t, dir, append([]string{"rev-list", "--objects", "--no-object-names"}, revList...)...))
+	}
 	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(gittest.Git(t, dir, append([]string{"rev-list", "--objects", "--no-object-names"}, refs...)...))
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var found []string
 	rd := bufio.NewReader(bytes.NewReader(out))
 	for {
 		header, err := rd.ReadString('\n')
@@ -196,10 +181,20 @@ func objectsHolding(t *testing.T, dir, s string, refs ...string) []string {
 		if _, err := io.ReadFull(rd, body); err != nil {
 			t.Fatal(err)
 		}
+		fn(typ, hash, body[:size])
+	}
+}
+
+// objectsHolding returns the objects reachable from refs whose content
+// holds s, as "<type> <hash>" lines.
+func objectsHolding(t *testing.T, dir, s string, refs ...string) []string {
+	t.Helper()
+	var found []string
+	eachObject(t, dir, refs, func(typ, hash string, body []byte) {
 		if bytes.Contains(body, []byte(s)) {
 			found = append(found, typ+" "+hash)
 		}
-	}
+	})
 	return found
 }
 

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/redact/redacttest"
+)
+
+// No secret leaves the machine (issue 12's "what must hold"): the corpus
+// of secret kinds planted in every place a session stores (prompts, tool
+// inputs and outputs, a hide, a note, a subagent's conclusion, Gemini's
+// JSON transcript), plus a secret in a file name, one that only a pattern
+// added after capture knows, and one behind an invalid custom pattern.
+// After sessions, commits, a rewind and its undo, a purge and pushes of
+// every shape (a plain push, --mirror, refspecs of entire's refs, --all,
+// tags), no secret is in any object reachable from the remote's refs, and
+// locally none is reachable from any ref or reflog (the undo store, plain
+// files outside git, is the one place that keeps raw transcripts).
+func TestNoSecretLeavesTheMachine(t *testing.T) {
+	t.Parallel()
+	const (
+		late   = "acme-launch-code-zebra-orchid" // no rule knows it until a pattern is added after capture
+		behind = "ACME-424242"                   // a valid custom pattern, listed after an invalid one
+	)
+	corpus := redacttest.Secrets(1213)
+	fileSecret := secretOfKind(t, 77, "github-classic").Value
+	values := []string{late, behind, fileSecret}
+	for _, s := range corpus {
+		values = append(values, s.Value)
+	}
+
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gittest.Git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)
+	r := newSessionRepo(t)
+	r.mustGit("remote", "add", "origin", remote)
+	addPattern(t, r.dir, "(")
+	addPattern(t, r.dir, `ACME-[0-9]{6}`)
+	r.mustGit("commit", "-q", "-am", "Redaction patterns")
+
+	// A Claude Code session: the corpus everywhere, the two custom
+	// secrets in a prompt, a file whose name holds a token, a subagent
+	// that concludes with secrets.
+	r.hook("session-start", map[string]any{"source": "startup"})
+	r.plantSecrets(corpus)
+	r.appendTranscript(map[string]any{"type": "user", "uuid": "custom", "message": map[string]any{"role": "user", "content": "ticket " + behind + ", launch code " + late}})
+	r.writeFiles(map[string]string{"app.txt": "app\n", "tokens/" + fileSecret + ".txt": "rotate me\n"})
+	r.plantConclusion(fmt.Sprintf("I deployed with %s and %s.", corpus[0].Text, late))
+	r.appendTranscript(map[string]any{"type": "assistant", "uuid": "leaks-done", "message": map[string]any{"id": "msg_leaks_done", "role": "assistant",
+		"content": []any{map[string]any{"type": "text", "text": "Deployed with " + late}}}})
+	r.hook("stop", map[string]any{"hook_event_name": "Stop", "last_assistant_message": "Deployed with " + late})
+
+	// A Gemini CLI session in the same work tree.
+	g := newGeminiSession(r, "4b1d-gemini-leaks", false)
+	for i, s := range corpus[:6] {
+		g.playTurn("deploy with "+s.Text+" and "+late, map[string]string{fmt.Sprintf("g%d.txt", i): "ok\n"})
+	}
+
+	r.mustGit("add", "app.txt", "g0.txt", "g1.txt", "g2.txt")
+	r.mustGit("commit", "-q", "-m", "First part")
+	r.mustGit("push", "-q", "origin", "main")
+
+	// More turns, a rewind and its undo.
+	r.playTurn("second turn with "+late, map[string]string{"b.txt": "b\n"})
+	r.playTurn("third turn", map[string]string{"c.txt": "c\n"})
+	target := r.pointOf("Second turn")
+	r.mustEntire("rewind", "--to", target)
+	r.mustEntire("rewind", "--undo")
+	// The user drops the token file and commits the rest: no shadow
+	// branch is left, which is when --mirror would push everything.
+	if err := os.RemoveAll(filepath.Join(r.dir, "tokens")); err != nil {
+		t.Fatal(err)
+	}
+	r.mustGit("add", "-A")
+	r.mustGit("commit", "-q", "-m", "Second part")
+	r.mustGit("tag", "-a", "-m", "release", "v1.0")
+	pushes := [][]string{
+		{"push", "origin", "main"},
+		{"push", "--mirror", "origin"},
+		{"push", "origin", "refs/entire/*:refs/entire/*"},
+		{"push", "origin", "refs/heads/entire/*:refs/heads/entire/*"},
+		{"push", "--all", "origin"},
+		{"push", "--tags", "origin"},
+	}
+	pushAll := func(stage string) {
+		t.Helper()
+		for _, args := range pushes {
+			out, err := r.gitIn(r.dir, nil, args...)
+			t.Logf("%s: git %s: %v\n%s", stage, strings.Join(args, " "), err, out)
+			// A mirror would copy refs/remotes/origin/entire/* under
+			// names a purge of the entire branches does not reach.
+			if args[1] == "--mirror" && (err == nil || !strings.Contains(out, "its history holds commits of entire's branches")) {
+				t.Errorf("%s: git push --mirror was not refused: %v\n%s", stage, err, out)
+			}
+		}
+		if gittest.Git(t, remote, "rev-parse", "main") != gittest.Git(t, r.dir, "rev-parse", "main") {
+			t.Errorf("%s: the user's branch did not reach the remote", stage)
+		}
+	}
+	pushAll("before the purge")
+
+	if len(objectsHolding(t, remote, late, "--all")) == 0 {
+		t.Fatal("setup: the secret no rule knew yet did not reach the remote")
+	}
+	assertNoSecrets(t, "the remote before the purge", remote, values[1:], "--all")
+
+	// The late pattern, a purge, and the force push doctor prints.
+	addPattern(t, r.dir, `acme-launch-code-[a-z]+-[a-z]+`)
+	r.mustGit("commit", "-q", "-am", "Redact launch codes")
+	out, errOut, code := r.entire("doctor", "--secrets", "--purge")
+	if code != 0 {
+		t.Fatalf("doctor --secrets --purge: %d %s%s", code, out, errOut)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "git push ") {
+			cmd := exec.Command("sh", "-c", l)
+			cmd.Dir = r.dir
+			cmd.Env = gitCmd(t, r).Env
+			if o, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", l, err, o)
+			}
+		}
+	}
+	assertNoSecrets(t, "the remote after the purge's push", remote, values, "--all")
+	r.playTurn("after the purge, "+late, map[string]string{"d.txt": "d\n"})
+	r.mustGit("add", "d.txt")
+	r.mustGit("commit", "-q", "-m", "Third part")
+	pushAll("after the purge")
+
+	if refs := gittest.Git(t, remote, "for-each-ref", "--format=%(refname)"); strings.Contains(refs, "refs/entire/") || strings.Contains(refs, "refs/remotes/") || !strings.Contains(refs, "refs/heads/entire/checkpoints/v1") {
+		t.Errorf("remote refs:\n%s", refs)
+	}
+	assertNoSecrets(t, "the remote", remote, values, "--all")
+	assertNoSecrets(t, "the local refs and reflogs", r.dir, values, "--all", "--reflog")
+	if leaked := logText(r.dir); containsAny(leaked, values) {
+		t.Error("entire's log holds a secret")
+	}
+}
+
+// plantConclusion plays a subagent of the open turn (Agent tool, the
+// subagent's own transcript, SubagentStop and PostToolUse) whose final
+// message says text and ends with a conclusion block that repeats it.
+func (r *sessionRepo) plantConclusion(text string) {
+	r.t.Helper()
+	final := text + "\n\n<entire:conclusion>\nstatus: success\nsummary: |\n  " + text + "\nconfidence: 0.9\n</entire:conclusion>"
+	input := map[string]any{"description": "Deploy", "prompt": "deploy it", "subagent_type": "general-purpose"}
+	r.hook("pre-task", map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Agent", "tool_use_id": "toolu_leaks_agent", "tool_input": input})
+	r.appendTranscript(map[string]any{"type": "assistant", "uuid": "leaks-agent", "message": map[string]any{"id": "msg_leaks_agent", "role": "assistant",
+		"content": []any{map[string]any{"type": "tool_use", "id": "toolu_leaks_agent", "name": "Agent", "input": input}}}})
+	subPath := filepath.Join(strings.TrimSuffix(r.transcript, ".jsonl"), "subagents", "agent-d3p10y.jsonl")
+	if err := os.MkdirAll(filepath.Dir(subPath), 0o750); err != nil {
+		r.t.Fatal(err)
+	}
+	line, _ := json.Marshal(map[string]any{"type": "assistant", "uuid": "sub-final", "message": map[string]any{"id": "msg_sub_final", "role": "assistant",
+		"content": []any{map[string]any{"type": "text", "text": final}}}})
+	if err := os.WriteFile(subPath, append(line, '\n'), 0o600); err != nil {
+		r.t.Fatal(err)
+	}
+	r.hook("subagent-stop", map[string]any{"hook_event_name": "SubagentStop", "agent_id": "d3p10y", "agent_type": "general-purpose", "agent_transcript_path": subPath})
+	r.appendTranscript(map[string]any{"type": "user", "uuid": "leaks-agent-result", "message": map[string]any{"role": "user",
+		"content": []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_leaks_agent", "content": []any{map[string]any{"type": "text", "text": final}}}}}})
+	r.hook("post-task", map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Agent", "tool_use_id": "toolu_leaks_agent", "tool_input": input,
+		"tool_response": map[string]any{"status": "completed", "agentId": "d3p10y", "content": []any{map[string]any{"type": "text", "text": final}}}})
+}
+
+// assertNoSecrets fails the test for each secret found in an object of dir
+// reachable through the rev-list arguments, naming the object and the
+// refs that reach it, never the secret.
+func assertNoSecrets(t *testing.T, where, dir string, values []string, revList ...string) {
+	t.Helper()
+	found := 0
+	eachObject(t, dir, revList, func(typ, hash string, body []byte) {
+		for i, v := range values {
+			if bytes.Contains(body, []byte(v)) {
+				found++
+				if found <= 10 {
+					refs := gittest.Git(t, dir, "log", "--all", "--format=%h %s", "--find-object="+hash)
+					t.Errorf("%s: %s %s holds secret #%d (reached by: %s)", where, typ, hash[:12], i, refs)
+				}
+			}
+		}
+	})
+}
+
+func containsAny(s string, values []string) bool {
+	for _, v := range values {
+		if strings.Contains(s, v) {
+			return true
+		}
+	}
+	return false
+}

@@ -215,6 +215,8 @@ func newRewoundRepo(t *testing.T) *sessionRepo {
 	if _, errOut, code := r.entire("note", "save", "plan", "keep it small"); code != 0 {
 		t.Fatalf("note save: %s", errOut)
 	}
+	r.hook("post-tool", map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": "toolu_big",
+		"tool_input": map[string]any{"command": "make"}, "tool_response": map[string]any{"stdout": bigOutput(), "stderr": "", "interrupted": false}})
 	pts := r.points()
 	if len(pts) < 2 {
 		t.Fatalf("rewind points: %+v", pts)
@@ -245,14 +247,15 @@ func undoRefs(t *testing.T, dir string) int {
 	return n
 }
 
-// Uninstalling says what it keeps (the metadata and notes branches, the
-// local undo data) and deletes the undo data only with consent: the
+// Uninstalling says what it keeps (the metadata, hides and notes
+// branches, the local undo data) and deletes the undo data only with consent: the
 // answer to its question at a terminal, or --delete-undo.
 func TestUninstallUndoData(t *testing.T) {
 	t.Parallel()
 	const (
 		keeps = "This keeps:\n" +
 			"  - the entire/checkpoints/v1 branch (committed checkpoints)\n" +
+			"  - the entire/hides/v1 branch (hides)\n" +
 			"  - the entire/notes/v1 branch (notes)\n" +
 			"  - 1 undo point under .git/entire-undo (local, never pushed, with unredacted transcripts)\n"
 		kept    = "Kept 1 undo point under .git/entire-undo (unredacted transcripts); 'entire disable --uninstall --delete-undo' deletes the undo data.\n"
@@ -266,7 +269,7 @@ func TestUninstallUndoData(t *testing.T) {
 		wantErr []string
 		undo    int
 	}{
-		{"force keeps", []string{"--force"}, "", []string{"Kept:\n  - the entire/checkpoints/v1 branch (committed checkpoints)\n  - the entire/notes/v1 branch (notes)\n", kept}, 1},
+		{"force keeps", []string{"--force"}, "", []string{"Kept:\n  - the entire/checkpoints/v1 branch (committed checkpoints)\n  - the entire/hides/v1 branch (hides)\n  - the entire/notes/v1 branch (notes)\n", kept}, 1},
 		{"force with --delete-undo", []string{"--force", "--delete-undo"}, "", []string{deleted}, 0},
 		{"asked, yes", nil, "y\ny\n", []string{keeps, asked, deleted}, 0},
 		{"asked, no", nil, "y\nn\n", []string{keeps, asked, kept}, 1},

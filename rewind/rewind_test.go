@@ -320,7 +320,7 @@ func TestDiffTreesSkipsProtected(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string]bool{}
-	if err := diffTrees(fx.repo, bc.TreeHash, tree, "", got); err != nil {
+	if err := diffTrees(fx.repo, bc.TreeHash, tree, got); err != nil {
 		t.Fatal(err)
 	}
 	if keys := strings.Join(sortedSet(got), " "); keys != "README.md src/a/b.txt" {

@@ -121,3 +121,23 @@ func (m *ManualCommit) turnChanges(pre *session.PrePrompt, head plumbing.Hash, w
 	}
 	return unionSorted(changed), true
 }
+
+// uncommitted returns the turn's changes that git status reported at the
+// turn start or reports now: a file the turn changed and committed (the
+// agent's own git commit) is in HEAD, not a step's snapshot.
+func uncommitted(turn []string, pre *session.PrePrompt, ws *worktreeStatus) []string {
+	if pre == nil {
+		return nil
+	}
+	dirty := make(map[string]bool, len(ws.Dirty))
+	for _, p := range ws.Dirty {
+		dirty[p] = true
+	}
+	var out []string
+	for _, p := range turn {
+		if _, was := pre.Dirty[p]; was || dirty[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -116,7 +116,7 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 			return err
 		}
 		turn, known := m.turnChanges(pre, head, ws, snap)
-		stepFiles := m.env.dropIgnored(ctx, unionSorted(transcriptFiles(repo, in.Cwd, a.ModifiedFiles), ws.newFiles(untrackedBefore), ws.Deleted, turn), ws.Dirty)
+		stepFiles := m.env.dropIgnored(ctx, unionSorted(transcriptFiles(repo, in.Cwd, a.ModifiedFiles), ws.newFiles(untrackedBefore), ws.Deleted, uncommitted(turn, pre, ws)), ws.Dirty)
 		if !known {
 			turn = stepFiles
 		}

@@ -46,6 +46,9 @@ or a prefix of at least 7 characters). For a committed checkpoint,
 --logs-only restores only the session transcripts and --reset also resets
 the branch to that commit.
 
+Only the files that the agents' turns changed are rewound: files only you
+changed are kept as they are.
+
 Before anything is changed, what the rewind is about to overwrite or
 delete (files, staged changes, the agent transcripts' cut tails, notes) is
 saved as an undo point in .git/entire-undo/ (plain files outside git's

@@ -119,16 +119,12 @@ func (r *Repo) worktreeChanges(paths []string, cache map[string]FileStat, store 
 
 // hashFile returns the git blob hash of a file's content, streaming it.
 func hashFile(path string) (plumbing.Hash, error) {
-	f, err := os.Open(path)
+	f, size, err := openFile(path)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("open %s: %w", path, err)
+		return plumbing.ZeroHash, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("stat %s: %w", path, err)
-	}
-	h, err := hashStream(plumbing.BlobObject, f, fi.Size())
+	h, err := hashStream(plumbing.BlobObject, f, size)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("hash %s: %w", path, err)
 	}

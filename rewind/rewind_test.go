@@ -410,14 +410,7 @@ func TestPlanKeepsUserEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	rw := fx.rewinder()
-	p, err := rw.Find(context.Background(), one.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := rw.PlanRewind(context.Background(), p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := planTo(t, rw, one)
 	var got []string
 	for _, c := range plan.Changes {
 		got = append(got, fmt.Sprintf("%c %s %v", c.Kind, c.Path, c.OverwritesEdits))
@@ -434,25 +427,30 @@ func TestPlanKeepsUserEdits(t *testing.T) {
 	if err := fx.sessions.Save(fx.st); err != nil {
 		t.Fatal(err)
 	}
-	if plan, err = rw.PlanRewind(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range plan.Changes {
+	for _, c := range planTo(t, rw, one).Changes {
 		if c.Path == "README.md" && !c.OverwritesEdits {
-			t.Errorf("README.md, edited by hand after %s, not marked", p.Short())
+			t.Errorf("README.md, edited by hand after the point, not marked")
 		}
 	}
 	// Rewinding to the newest step leaves README.md alone: that step
 	// holds the edit.
-	if p, err = rw.Find(context.Background(), two.String()); err != nil {
-		t.Fatal(err)
-	}
-	if plan, err = rw.PlanRewind(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range plan.Changes {
+	for _, c := range planTo(t, rw, two).Changes {
 		if c.Path != "e.txt" || !c.OverwritesEdits {
 			t.Errorf("rewind to the newest step: %+v", c)
 		}
 	}
+}
+
+// planTo plans the rewind to the point of step h.
+func planTo(t *testing.T, rw *Rewinder, h plumbing.Hash) *Plan {
+	t.Helper()
+	p, err := rw.Find(context.Background(), h.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := rw.PlanRewind(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan
 }

@@ -122,20 +122,31 @@ func (m *ManualCommit) turnChanges(pre *session.PrePrompt, head plumbing.Hash, w
 	return unionSorted(changed), true
 }
 
-// uncommitted returns the turn's changes that git status reported at the
-// turn start or reports now: a file the turn changed and committed (the
-// agent's own git commit) is in HEAD, not a step's snapshot.
-func uncommitted(turn []string, pre *session.PrePrompt, ws *worktreeStatus) []string {
+// statusPaths returns the paths git status reported at the turn start
+// (the pre-prompt's record) or reports now (ws): none of them is ignored.
+func statusPaths(pre *session.PrePrompt, ws *worktreeStatus) []string {
 	if pre == nil {
-		return nil
+		return ws.Dirty
 	}
-	dirty := make(map[string]bool, len(ws.Dirty))
-	for _, p := range ws.Dirty {
-		dirty[p] = true
+	out := append([]string{}, ws.Dirty...)
+	for p := range pre.Dirty {
+		out = append(out, p)
+	}
+	return unionSorted(out)
+}
+
+// uncommitted returns the turn's changes among the paths git status
+// reported at the turn start or reports now (reported): a file the turn
+// changed and committed (the agent's own git commit) is in HEAD, not in a
+// step's snapshot.
+func uncommitted(turn, reported []string) []string {
+	in := make(map[string]bool, len(reported))
+	for _, p := range reported {
+		in[p] = true
 	}
 	var out []string
 	for _, p := range turn {
-		if _, was := pre.Dirty[p]; was || dirty[p] {
+		if in[p] {
 			out = append(out, p)
 		}
 	}

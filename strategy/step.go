@@ -116,7 +116,8 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 			return err
 		}
 		turn, known := m.turnChanges(pre, head, ws, snap)
-		stepFiles := m.env.dropIgnored(ctx, unionSorted(transcriptFiles(repo, in.Cwd, a.ModifiedFiles), ws.newFiles(untrackedBefore), ws.Deleted, uncommitted(turn, pre, ws)), ws.Dirty)
+		reported := statusPaths(pre, ws)
+		stepFiles := m.env.dropIgnored(ctx, unionSorted(transcriptFiles(repo, in.Cwd, a.ModifiedFiles), ws.newFiles(untrackedBefore), ws.Deleted, uncommitted(turn, reported)), reported)
 		if !known {
 			turn = stepFiles
 		}

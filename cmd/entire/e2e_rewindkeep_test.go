@@ -1,8 +1,12 @@
 package main
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/entirecli/entire/gitrepo/gittest"
 )
 
 // A rewind changes only the paths a session changed (issue 13): the
@@ -99,5 +103,36 @@ func TestRewindUndoesEveryWorktreeSession(t *testing.T) {
 	}
 	if got["mine.txt"] != "file:mine\n" || got["a.txt"] != "file:a\n" {
 		t.Errorf("after the rewind: %v", got)
+	}
+}
+
+// What the session state records: the paths each turn changed (a file the
+// agent's shell deleted included, the user's untouched edits not), and the
+// user's edits as each turn start measured them, against the newest step.
+func TestTurnAndUserChangesRecorded(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.sh(`printf 't0\n' > t.txt; git add t.txt; git commit -q -m t; printf 't by hand\n' > t.txt; printf 'mine\n' > mine.txt`)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	r.turnWith("turn one: write w, remove mine", map[string]string{"w.txt": "w\n"}, func() { r.sh(`rm mine.txt`) })
+	r.sh(`printf 'w by hand\n' > w.txt`)
+	r.turnWith("turn two: nothing", nil, nil)
+
+	changes, _ := sessionState(t, r.dir, "sess-1")["changes"].(map[string]any)
+	if got := anyStrings(changes["turns"]); !slices.Equal(got, []string{"mine.txt", "w.txt"}) {
+		t.Errorf("turn changes %v, want mine.txt and w.txt", got)
+	}
+	step := strings.TrimSpace(gittest.Git(t, r.dir, "rev-parse", r.shadowBranch()))
+	user := map[string]string{}
+	for _, e := range changes["user"].([]any) {
+		m := e.(map[string]any)
+		since, _ := m["since"].(string)
+		user[m["path"].(string)] = since
+		if m["turn_id"] == "" {
+			t.Errorf("user edit without its turn: %v", m)
+		}
+	}
+	if want := map[string]string{"mine.txt": "", "t.txt": "", "w.txt": step}; !maps.Equal(user, want) {
+		t.Errorf("user edits %v, want %v", user, want)
 	}
 }

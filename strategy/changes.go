@@ -134,21 +134,3 @@ func statusPaths(pre *session.PrePrompt, ws *worktreeStatus) []string {
 	}
 	return unionSorted(out)
 }
-
-// uncommitted returns the turn's changes among the paths git status
-// reported at the turn start or reports now (reported): a file the turn
-// changed and committed (the agent's own git commit) is in HEAD, not in a
-// step's snapshot.
-func uncommitted(turn, reported []string) []string {
-	in := make(map[string]bool, len(reported))
-	for _, p := range reported {
-		in[p] = true
-	}
-	var out []string
-	for _, p := range turn {
-		if in[p] {
-			out = append(out, p)
-		}
-	}
-	return out
-}

@@ -116,8 +116,10 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 			return err
 		}
 		turn, known := m.turnChanges(pre, head, ws, snap)
+		// A file the turn changed and committed (the agent's own git
+		// commit) is in HEAD, not in a step's snapshot.
 		reported := statusPaths(pre, ws)
-		stepFiles := m.env.dropIgnored(ctx, unionSorted(transcriptFiles(repo, in.Cwd, a.ModifiedFiles), ws.newFiles(untrackedBefore), ws.Deleted, uncommitted(turn, reported)), reported)
+		stepFiles := m.env.dropIgnored(ctx, unionSorted(transcriptFiles(repo, in.Cwd, a.ModifiedFiles), ws.newFiles(untrackedBefore), ws.Deleted, changedOnly(turn, reported)), reported)
 		if !known {
 			turn = stepFiles
 		}

@@ -56,16 +56,11 @@ func (r *Repo) WriteBlob(data []byte) (plumbing.Hash, error) {
 // twice when the blob is new (once to hash, once to compress), which on a
 // warm page cache is cheaper than compressing content git already has.
 func (r *Repo) WriteBlobFile(path string) (plumbing.Hash, error) {
-	f, err := os.Open(path)
+	f, size, err := openFile(path)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("open %s: %w", path, err)
+		return plumbing.ZeroHash, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("stat %s: %w", path, err)
-	}
-	size := fi.Size()
 	if size <= streamAbove {
 		data, err := io.ReadAll(f)
 		if err != nil {
@@ -91,6 +86,20 @@ func (r *Repo) WriteBlobFile(path string) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, fmt.Errorf("write blob %s: file changed while it was stored", path)
 	}
 	return h, nil
+}
+
+// openFile opens a file for reading and returns its size.
+func openFile(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("open %s: %w", path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("stat %s: %w", path, err)
+	}
+	return f, fi.Size(), nil
 }
 
 // WriteTree stores t (whose entries must already be in git's order) and

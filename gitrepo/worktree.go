@@ -46,6 +46,19 @@ const racyWindow = 2 * time.Second
 // the entry of cache, whose blob must still exist. It returns the cache for
 // the given paths, to pass to the next call. A nil cache reads every file.
 func (r *Repo) WorktreeChangesCached(paths []string, cache map[string]FileStat) ([]Change, map[string]FileStat, error) {
+	return r.worktreeChanges(paths, cache, true)
+}
+
+// HashWorktree is WorktreeChangesCached that stores nothing: it returns
+// each path's state as git would record it, the content hashed with git's
+// blob hashing but not written to the object database. Only the given
+// paths are read, and not even those whose stat data the cache vouches for.
+func (r *Repo) HashWorktree(paths []string, cache map[string]FileStat) ([]Change, error) {
+	changes, _, err := r.worktreeChanges(paths, cache, false)
+	return changes, err
+}
+
+func (r *Repo) worktreeChanges(paths []string, cache map[string]FileStat, store bool) ([]Change, map[string]FileStat, error) {
 	changes := make([]Change, 0, len(paths))
 	next := make(map[string]FileStat, len(paths))
 	now := time.Now()
@@ -68,9 +81,11 @@ func (r *Repo) WorktreeChangesCached(paths []string, cache map[string]FileStat) 
 			if err != nil {
 				return nil, nil, fmt.Errorf("read link %s: %w", p, err)
 			}
-			h, err := r.WriteBlob([]byte(target))
-			if err != nil {
-				return nil, nil, err
+			h := plumbing.ComputeHash(plumbing.BlobObject, []byte(target))
+			if store {
+				if h, err = r.WriteBlob([]byte(target)); err != nil {
+					return nil, nil, err
+				}
 			}
 			changes = append(changes, Change{Path: p, Mode: filemode.Symlink, Hash: h})
 		case fi.Mode().IsRegular():
@@ -85,7 +100,12 @@ func (r *Repo) WorktreeChangesCached(paths []string, cache map[string]FileStat) 
 				changes = append(changes, Change{Path: p, Mode: mode, Hash: plumbing.NewHash(c.Hash)})
 				continue
 			}
-			h, err := r.WriteBlobFile(abs)
+			var h plumbing.Hash
+			if store {
+				h, err = r.WriteBlobFile(abs)
+			} else {
+				h, err = hashFile(abs)
+			}
 			if err != nil {
 				return nil, nil, err
 			}
@@ -95,6 +115,20 @@ func (r *Repo) WorktreeChangesCached(paths []string, cache map[string]FileStat) 
 		}
 	}
 	return changes, next, nil
+}
+
+// hashFile returns the git blob hash of a file's content, streaming it.
+func hashFile(path string) (plumbing.Hash, error) {
+	f, size, err := openFile(path)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer f.Close()
+	h, err := hashStream(plumbing.BlobObject, f, size)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("hash %s: %w", path, err)
+	}
+	return h, nil
 }
 
 // statOf extracts the cached stat data of a file.

@@ -23,6 +23,15 @@
 // walked. Paths under .git, .entire, .claude and .gemini and gitignored
 // files are never touched.
 //
+// A rewind changes only the paths that a recorded turn (prompt to Stop,
+// shell commands included) of some session of the work tree changed, as
+// the session states' change records say (session.ChangeRecord): paths
+// only the user changed are kept (Plan.UserKept). A path a turn changed
+// that the user edited after the point, between later turns (as a turn
+// start measured it) or since the newest step, is restored all the same
+// and marked (FileChange.OverwritesEdits); the undo point keeps the user's
+// version.
+//
 // Shared shadow branches: a rewind never moves a branch tip back; it
 // records the rewound state as a new step of the session ("Rewind to
 // <sha7>: ..."), and an undo records the state it returns to the same way.

@@ -96,7 +96,7 @@ func (r *Rewinder) migrateOne(ctx context.Context, store *undostore.Store, name 
 	pt.Step, _ = tr.Get(trailerUndoStep)
 	var b dataBuilder
 	paths := map[string]bool{}
-	if err := diffTrees(r.repo, hc.TreeHash, c.TreeHash, "", paths); err != nil {
+	if err := diffTrees(r.repo, hc.TreeHash, c.TreeHash, paths); err != nil {
 		return err
 	}
 	ut, err := c.Tree()
@@ -105,7 +105,7 @@ func (r *Rewinder) migrateOne(ctx context.Context, store *undostore.Store, name 
 	}
 	for _, p := range sortedSet(paths) {
 		f := savedFile{Path: p}
-		if e := lookup(ut, p); e.exists() {
+		if e := lookup(ut, p); e.Exists() {
 			data, err := r.repo.ReadBlob(e.Hash)
 			if err != nil {
 				return err

@@ -35,6 +35,10 @@ type Plan struct {
 	// Kept are paths that differ from the target but belong to another
 	// live session's uncommitted work, left as they are.
 	Kept []string
+	// UserKept are paths that differ from the target that only the user
+	// changed: no recorded turn of a session of the work tree changed
+	// them. They are left as they are.
+	UserKept []string
 	// Transcripts are the agent transcripts written back.
 	Transcripts []Transcript
 
@@ -105,7 +109,10 @@ func listPaths(ps []string) string {
 }
 
 // PlanRewind computes the rewind of the work tree and of the session's
-// transcript to temporary point p. It changes nothing. It fails, before
+// transcript to temporary point p. It changes nothing. Only paths that a
+// recorded turn of some session of the work tree changed go back to p;
+// those the user also edited after p are marked (OverwritesEdits), and
+// the paths only the user changed are kept (UserKept). It fails, before
 // anything is changed, on a detached HEAD, staged changes, a missing agent
 // session directory, or paths that both this session and another live
 // session of the work tree changed.
@@ -138,10 +145,10 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 		newest = newestCommit.TreeHash
 	}
 	cand := map[string]bool{}
-	if err := diffTrees(r.repo, headTree, tc.TreeHash, "", cand); err != nil {
+	if err := diffTrees(r.repo, headTree, tc.TreeHash, cand); err != nil {
 		return nil, err
 	}
-	if err := diffTrees(r.repo, headTree, newest, "", cand); err != nil {
+	if err := diffTrees(r.repo, headTree, newest, cand); err != nil {
 		return nil, err
 	}
 	listed := map[string]bool{}
@@ -150,7 +157,11 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 			cand[e.Path], listed[e.Path] = true, true
 		}
 	}
-	owners, err := r.otherSessions(p.SessionID)
+	owners, err := r.owners(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	tip, after, err := r.since(p)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +194,7 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 		if !ok {
 			continue
 		}
-		if o, theirs := owners[path]; theirs {
+		if o, theirs := owners.others[path]; theirs {
 			switch {
 			case !mine[path]:
 				plan.Kept = append(plan.Kept, path)
@@ -195,6 +206,13 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 				continue
 			}
 		}
+		if !owners.sessions[path] {
+			plan.UserKept = append(plan.UserKept, path)
+			continue
+		}
+		// Edited by hand after the newest checkpoint, or between turns
+		// after the point.
+		c.OverwritesEdits = !sameFile(disk, lookup(tip, path)) || owners.editedAfter(path, after)
 		plan.Changes = append(plan.Changes, c)
 	}
 	if len(conflicts) > 0 {
@@ -234,15 +252,15 @@ func (r *Rewinder) change(path string, want entry, head *object.Tree, listed map
 		return FileChange{}, disk, false, nil
 	}
 	switch {
-	case !want.exists():
+	case !want.Exists():
 		if disk.Mode == filemode.Dir {
 			return FileChange{}, disk, false, nil
 		}
-		if !listed[path] && !lookup(head, path).exists() {
+		if !listed[path] && !lookup(head, path).Exists() {
 			return FileChange{}, disk, false, nil // gitignored
 		}
 		return FileChange{Path: path, Kind: Deleted}, disk, true, nil
-	case disk.exists() && disk.Mode != filemode.Dir:
+	case disk.Exists() && disk.Mode != filemode.Dir:
 		return FileChange{Path: path, Kind: Modified, want: want}, disk, true, nil
 	default:
 		return FileChange{Path: path, Kind: Added, want: want}, disk, true, nil
@@ -252,47 +270,17 @@ func (r *Rewinder) change(path string, want entry, head *object.Tree, listed map
 // newestStep returns the newest step of p's session on p's branch (nil
 // when there is none).
 func (r *Rewinder) newestStep(p Point) (*object.Commit, error) {
-	h, err := r.repo.ReadRef(checkpoint.ShadowRef(p.Branch))
-	if err != nil {
-		return nil, err
-	}
-	for i := 0; i < 5*MaxPoints && !h.IsZero(); i++ {
-		c, err := r.repo.Git.CommitObject(h)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", p.Branch, err)
-		}
+	var newest *object.Commit
+	err := r.walkBranch(p.Branch, func(c *object.Commit) bool {
 		if checkpoint.ParseStep(c).SessionID == p.SessionID {
-			return c, nil
+			newest = c
 		}
-		h = plumbing.ZeroHash
-		if len(c.ParentHashes) > 0 {
-			h = c.ParentHashes[0]
-		}
-	}
-	return nil, nil
-}
-
-// otherSessions maps each path touched by another live (not ended)
-// session of this work tree to that session's ID.
-func (r *Rewinder) otherSessions(self string) (map[string]string, error) {
-	sums, _, err := r.sessions.Find(session.Query{WorktreePath: r.repo.Root, ExcludeEnded: true})
+		return newest == nil
+	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read %s: %w", p.Branch, err)
 	}
-	owners := map[string]string{}
-	for _, s := range sums {
-		if s.SessionID == self || s.FilesTouched == 0 || s.Phase == session.PhaseEnded {
-			continue
-		}
-		st, err := r.sessions.Load(s.SessionID)
-		if err != nil {
-			continue
-		}
-		for _, f := range st.FilesTouched {
-			owners[f] = s.SessionID
-		}
-	}
-	return owners, nil
+	return newest, nil
 }
 
 func sortedSet(m map[string]bool) []string {

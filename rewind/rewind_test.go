@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -320,7 +322,7 @@ func TestDiffTreesSkipsProtected(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string]bool{}
-	if err := diffTrees(fx.repo, bc.TreeHash, tree, "", got); err != nil {
+	if err := diffTrees(fx.repo, bc.TreeHash, tree, got); err != nil {
 		t.Fatal(err)
 	}
 	if keys := strings.Join(sortedSet(got), " "); keys != "README.md src/a/b.txt" {
@@ -384,4 +386,71 @@ func TestEndCursorByAgent(t *testing.T) {
 			t.Errorf("%s: cursor %+v, want %+v", c.name, got, c.want)
 		}
 	}
+}
+
+// Only paths a session's turns changed go back: those only the user
+// changed are kept, and a path also edited by hand after the point (as the
+// turn starts measured, or since the newest step) is marked.
+func TestPlanKeepsUserEdits(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t)
+	one := fx.step("one", map[string]string{"a.txt": "a1", "e.txt": "e1"}, []string{`{"uuid":"u1"}`}, "", "")
+	gittest.WriteFile(t, fx.dir, "README.md", "edited by hand\n") // between the turns
+	two := fx.step("two", map[string]string{"a.txt": "a2", "c.txt": "c", "e.txt": "e2"}, []string{`{"uuid":"u2"}`}, "", "")
+	gittest.WriteFile(t, fx.dir, "u.txt", "by hand")   // after the last turn
+	gittest.WriteFile(t, fx.dir, "e.txt", "e by hand") // after the last turn
+	fx.st.Changes = &session.ChangeRecord{
+		Turns: []string{"a.txt", "c.txt", "e.txt"},
+		User: []session.UserEdit{
+			{Path: "README.md", TurnID: "t2", Since: one.String()},
+			{Path: "a.txt", TurnID: "t1"}, // before the first step
+		},
+	}
+	if err := fx.sessions.Save(fx.st); err != nil {
+		t.Fatal(err)
+	}
+	rw := fx.rewinder()
+	plan := planTo(t, rw, one)
+	var got []string
+	for _, c := range plan.Changes {
+		got = append(got, fmt.Sprintf("%c %s %v", c.Kind, c.Path, c.OverwritesEdits))
+	}
+	if want := []string{"M a.txt false", "D c.txt false", "M e.txt true"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("changes %v, want %v", got, want)
+	}
+	if want := []string{"README.md", "u.txt"}; !reflect.DeepEqual(plan.UserKept, want) {
+		t.Errorf("kept %v, want %v", plan.UserKept, want)
+	}
+
+	// A user edit measured against a step after the point marks the path.
+	fx.st.Changes.Turns = append(fx.st.Changes.Turns, "README.md")
+	if err := fx.sessions.Save(fx.st); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range planTo(t, rw, one).Changes {
+		if c.Path == "README.md" && !c.OverwritesEdits {
+			t.Errorf("README.md, edited by hand after the point, not marked")
+		}
+	}
+	// Rewinding to the newest step leaves README.md alone: that step
+	// holds the edit.
+	for _, c := range planTo(t, rw, two).Changes {
+		if c.Path != "e.txt" || !c.OverwritesEdits {
+			t.Errorf("rewind to the newest step: %+v", c)
+		}
+	}
+}
+
+// planTo plans the rewind to the point of step h.
+func planTo(t *testing.T, rw *Rewinder, h plumbing.Hash) *Plan {
+	t.Helper()
+	p, err := rw.Find(context.Background(), h.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := rw.PlanRewind(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan
 }

@@ -66,7 +66,7 @@ func (r *Rewinder) recordUndo(ctx context.Context, plan *Plan, info undoInfo) (s
 			continue // as in HEAD: git has it
 		}
 		f := savedFile{Path: p}
-		if disk.exists() && disk.Mode != filemode.Dir {
+		if disk.Exists() && disk.Mode != filemode.Dir {
 			f.Mode, f.Hash = disk.Mode.String(), disk.Hash.String()
 			if overwrites[p] {
 				f.Data = b.add(content)
@@ -181,7 +181,7 @@ func (r *Rewinder) restoreIndex(ctx context.Context, head plumbing.Hash, want []
 				return err
 			}
 		}
-		if !e.exists() {
+		if !e.Exists() {
 			fmt.Fprintf(&info, "0 %s\t%s\x00", plumbing.ZeroHash, f.Path)
 			continue
 		}
@@ -230,7 +230,7 @@ func (r *Rewinder) resetOverwrites(ctx context.Context, p Point) ([]string, erro
 	}
 	var out []string
 	for _, e := range status {
-		if isProtected(e.Path) || e.Untracked() && !lookup(target, e.Path).exists() {
+		if isProtected(e.Path) || e.Untracked() && !lookup(target, e.Path).Exists() {
 			continue
 		}
 		out = append(out, e.Path)

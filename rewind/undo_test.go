@@ -19,14 +19,7 @@ func rewoundFixture(t *testing.T, files1, files2 map[string]string) (*fixture, *
 	one := fx.step("one", files1, []string{`{"uuid":"u1"}`}, "", "")
 	fx.step("two", files2, []string{`{"uuid":"u2"}`, `{"uuid":"u3"}`}, "", "")
 	rw := fx.rewinder()
-	p, err := rw.Find(context.Background(), one.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := rw.PlanRewind(context.Background(), p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := planTo(t, rw, one)
 	res, err := rw.Apply(context.Background(), plan)
 	if err != nil {
 		t.Fatal(err)

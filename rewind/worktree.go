@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -44,106 +45,33 @@ const (
 )
 
 // entry is a path's state in a tree or on disk; Mode 0 means absent.
-type entry struct {
-	Mode filemode.FileMode
-	Hash plumbing.Hash
-}
-
-func (e entry) exists() bool { return e.Mode != 0 }
+type entry = checkpoint.Entry
 
 // FileChange is one path a rewind changes.
 type FileChange struct {
 	Path string
 	Kind ChangeKind
-	want entry
+	// OverwritesEdits is set when the user edited the path after the
+	// point (between later turns or since the last one): the rewind
+	// overwrites those edits, which its undo point keeps.
+	OverwritesEdits bool
+	want            entry
 	// content is what to write when saved is set (an undo point's own
 	// copy); otherwise the blob want names is read from git.
 	content []byte
 	saved   bool
 }
 
-// diffTrees appends to out the file paths (slash separated, relative to
-// the root) whose entries differ between trees a and b (ZeroHash for an
-// empty tree). Equal subtrees are skipped by hash, so the cost follows the
-// size of the difference. Protected directories at the root are left out.
-func diffTrees(repo *gitrepo.Repo, a, b plumbing.Hash, prefix string, out map[string]bool) error {
-	if a == b {
-		return nil
-	}
-	ea, err := treeEntries(repo, a)
-	if err != nil {
-		return err
-	}
-	eb, err := treeEntries(repo, b)
-	if err != nil {
-		return err
-	}
-	names := map[string]bool{}
-	for n := range ea {
-		names[n] = true
-	}
-	for n := range eb {
-		names[n] = true
-	}
-	for n := range names {
-		p := prefix + n
-		if prefix == "" && isProtected(p) {
-			continue
-		}
-		x, y := ea[n], eb[n]
-		if x.Mode == y.Mode && x.Hash == y.Hash {
-			continue
-		}
-		var sx, sy plumbing.Hash
-		if x.Mode == filemode.Dir {
-			sx = x.Hash
-		} else if x.Mode != 0 {
-			out[p] = true
-		}
-		if y.Mode == filemode.Dir {
-			sy = y.Hash
-		} else if y.Mode != 0 {
-			out[p] = true
-		}
-		if !sx.IsZero() || !sy.IsZero() {
-			if err := diffTrees(repo, sx, sy, p+"/", out); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func treeEntries(repo *gitrepo.Repo, h plumbing.Hash) (map[string]object.TreeEntry, error) {
-	m := map[string]object.TreeEntry{}
-	if h.IsZero() {
-		return m, nil
-	}
-	t, err := repo.Git.TreeObject(h)
-	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", h, err)
-	}
-	for _, e := range t.Entries {
-		if e.Mode == filemode.Submodule {
-			continue // not ours to restore
-		}
-		m[e.Name] = e
-	}
-	return m, nil
+// diffTrees adds to out the file paths whose entries differ between trees
+// a and b (ZeroHash for an empty tree), protected directories left out;
+// see gitrepo.Repo.DiffTreePaths.
+func diffTrees(repo *gitrepo.Repo, a, b plumbing.Hash, out map[string]bool) error {
+	return repo.DiffTreePaths(a, b, isProtected, out)
 }
 
 // lookup returns the file entry at path p of a tree (absent for a
 // directory, a submodule or nothing).
-func lookup(t *object.Tree, p string) entry {
-	if t == nil {
-		return entry{}
-	}
-	e, err := t.FindEntry(p)
-	if err != nil || !e.Mode.IsFile() {
-		return entry{}
-	}
-	return entry{Mode: e.Mode, Hash: e.Hash}
-}
+func lookup(t *object.Tree, p string) entry { return checkpoint.TreeEntry(t, p) }
 
 // onDisk returns the state of a work-tree path as git would record it.
 func onDisk(root, p string) (entry, error) {
@@ -188,14 +116,10 @@ func readDisk(root, p string) (entry, []byte, error) {
 // sameFile reports whether the disk state equals the wanted one (a
 // deprecated 0664 tree mode counts as regular).
 func sameFile(disk, want entry) bool {
-	dm, wm := disk.Mode, want.Mode
-	if wm == filemode.Deprecated {
-		wm = filemode.Regular
+	if disk.Mode == filemode.Dir {
+		disk = entry{} // a directory where a file is wanted, or nothing: handled by the caller
 	}
-	if dm == filemode.Dir {
-		dm = 0 // a directory where a file is wanted, or nothing: handled by the caller
-	}
-	return dm == wm && (dm == 0 || disk.Hash == want.Hash)
+	return disk.Same(want)
 }
 
 // applyChanges makes the work tree match the changes: deletions first

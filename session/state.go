@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -22,8 +23,8 @@ var ErrInvalidID = errors.New("session: invalid id")
 
 // State is one session's state file, <git-common-dir>/entire-sessions/<id>.json.
 // JSON keys are exactly those of Entire 0.4.x (SPEC 3.3), plus the
-// omitempty extensions TranscriptCursor, ShadowTranscript, SnapshotCache
-// and Todos, which 0.4.x ignores. Deprecated 0.4.x keys are read and
+// omitempty extensions TranscriptCursor, ShadowTranscript, SnapshotCache,
+// Todos and Changes, which 0.4.x ignores. Deprecated 0.4.x keys are read and
 // migrated by Decode, never written. A State is a plain value, not safe for
 // concurrent mutation.
 type State struct {
@@ -99,6 +100,76 @@ type State struct {
 	// ID (Claude Code's tasks) across the session's hooks; nil until the
 	// first such call.
 	Todos *TodoRecord `json:"todos,omitempty"`
+	// Changes (extension) says who changed which paths since the last
+	// condensation: the session's recorded turns, or the user between
+	// them. nil in a state that only versions without it wrote, where
+	// FilesTouched is all there is.
+	Changes *ChangeRecord `json:"changes,omitempty"`
+}
+
+// ChangeRecord is who changed which work-tree paths of a session since its
+// last condensation. A rewind changes only the paths some session's turns
+// changed; the user's edits between turns are measured at each turn start
+// (checkpoint.MeasureEdits).
+type ChangeRecord struct {
+	// Turns are the paths that a recorded turn (prompt to Stop) changed,
+	// shell commands included, sorted.
+	Turns []string `json:"turns,omitempty"`
+	// User are the paths the user changed between turns, sorted by path,
+	// one entry per path: the latest measurement.
+	User []UserEdit `json:"user,omitempty"`
+}
+
+// UserEdit is a path whose work-tree state differed, at a turn start, from
+// the newest checkpoint of the session's shadow branch.
+type UserEdit struct {
+	Path string `json:"path"`
+	// TurnID is the turn at whose start the edit was measured.
+	TurnID string `json:"turn_id,omitempty"`
+	// Since is the checkpoint (shadow-branch commit) measured against, ""
+	// for HEAD when the branch had none: the edit came after it.
+	Since string `json:"since,omitempty"`
+}
+
+// AddUser records the user's edits measured at a turn start, replacing
+// the earlier measurements of the same paths.
+func (c *ChangeRecord) AddUser(edits []UserEdit) {
+	if len(edits) == 0 {
+		return
+	}
+	byPath := make(map[string]UserEdit, len(c.User)+len(edits))
+	for _, e := range c.User {
+		byPath[e.Path] = e
+	}
+	for _, e := range edits {
+		byPath[e.Path] = e
+	}
+	c.User = c.User[:0]
+	for _, e := range byPath {
+		c.User = append(c.User, e)
+	}
+	sort.Slice(c.User, func(i, j int) bool { return c.User[i].Path < c.User[j].Path })
+}
+
+// Condensed returns the record after a condensation that left the paths
+// remaining uncommitted: their turn changes stay, everything else goes
+// (the next turn start measures the user's uncommitted edits again). nil
+// stays nil.
+func (c *ChangeRecord) Condensed(remaining []string) *ChangeRecord {
+	if c == nil {
+		return nil
+	}
+	keep := make(map[string]bool, len(remaining))
+	for _, p := range remaining {
+		keep[p] = true
+	}
+	out := &ChangeRecord{}
+	for _, p := range c.Turns {
+		if keep[p] {
+			out.Turns = append(out.Turns, p)
+		}
+	}
+	return out
 }
 
 // PromptAttribution is the per-step line attribution of SPEC 3.3.

@@ -71,6 +71,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 		PromptAttributions: []PromptAttribution{{CheckpointNumber: 1, AgentLinesAdded: 3, UserAddedPerFile: map[string]int{"a.go": 1}}},
 		TranscriptCursor:   &TranscriptCursor{Entries: 10, Offset: 2048, LastID: "u-1"},
 		ShadowTranscript:   &checkpoint.TranscriptState{Chunks: []string{"h"}, LastSize: 9, SourceOffset: 9},
+		Changes:            &ChangeRecord{Turns: []string{"a.go"}, User: []UserEdit{{Path: "b.go", TurnID: "0123456789ab", Since: "c0ffee"}}},
 	}
 	data, err := Encode(st)
 	if err != nil {
@@ -85,6 +86,38 @@ func TestEncodeRoundTrip(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, st) {
 		t.Fatalf("round trip:\n got %+v\nwant %+v", got, st)
+	}
+}
+
+// The change record keeps the latest measurement of each user edit, and a
+// condensation keeps only the turn changes left uncommitted.
+func TestChangeRecord(t *testing.T) {
+	t.Parallel()
+	c := &ChangeRecord{Turns: []string{"a", "b", "c"}}
+	c.AddUser([]UserEdit{{Path: "y", TurnID: "t1"}, {Path: "x", TurnID: "t1"}})
+	c.AddUser([]UserEdit{{Path: "x", TurnID: "t2", Since: "s2"}})
+	want := []UserEdit{{Path: "x", TurnID: "t2", Since: "s2"}, {Path: "y", TurnID: "t1"}}
+	if !reflect.DeepEqual(c.User, want) {
+		t.Errorf("user edits %+v, want %+v", c.User, want)
+	}
+	if got := c.Condensed([]string{"c", "z"}); !reflect.DeepEqual(got, &ChangeRecord{Turns: []string{"c"}}) {
+		t.Errorf("after a condensation leaving c and z: %+v", got)
+	}
+	if got := c.Condensed(nil); got == nil || len(got.Turns)+len(got.User) != 0 {
+		t.Errorf("after a whole condensation: %+v", got)
+	}
+	if (*ChangeRecord)(nil).Condensed([]string{"a"}) != nil {
+		t.Error("a state without a record got one")
+	}
+	// A state written without the record has no "changes" key, and one
+	// with it keeps the 0.4.x keys.
+	data, _ := Encode(&State{SessionID: "s", FilesTouched: []string{"a"}})
+	if contains(data, "changes") {
+		t.Errorf("record written for a state without one:\n%s", data)
+	}
+	data, _ = Encode(&State{SessionID: "s", FilesTouched: []string{"a"}, Changes: c})
+	if !contains(data, `"files_touched": [`) || !contains(data, `"changes": {`) {
+		t.Errorf("state with a record:\n%s", data)
 	}
 }
 

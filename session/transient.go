@@ -44,6 +44,19 @@ type PrePrompt struct {
 	// start. ReadPrePrompt migrates the deprecated
 	// last_transcript_line_count into it.
 	StepTranscriptStart int `json:"step_transcript_start,omitempty"`
+	// Head (extension) is HEAD at turn start.
+	Head string `json:"head,omitempty"`
+	// Dirty (extension) is the state at turn start of each path git status
+	// reported, which the turn end compares with the work tree to find
+	// what the turn changed. Set only with Head.
+	Dirty map[string]PathState `json:"dirty,omitempty"`
+}
+
+// PathState is a work-tree path as git would record it: its mode (0 when
+// the file is absent) and blob hash.
+type PathState struct {
+	Mode uint32 `json:"mode,omitempty"`
+	Hash string `json:"hash,omitempty"`
 }
 
 // PreTask is .entire/tmp/pre-task-<tool_use_id>.json, written when a

@@ -13,7 +13,8 @@ func TestPrePromptRoundTrip(t *testing.T) {
 	root := t.TempDir()
 	loc := time.FixedZone("X", 3600)
 	in := &PrePrompt{SessionID: "s-1", Timestamp: time.Date(2026, 2, 3, 4, 5, 6, 0, loc),
-		UntrackedFiles: []string{"a", "b"}, StartMessageIndex: 4, LastTranscriptIdentifier: "u", StepTranscriptStart: 9}
+		UntrackedFiles: []string{"a", "b"}, StartMessageIndex: 4, LastTranscriptIdentifier: "u", StepTranscriptStart: 9,
+		Head: "c0ffee", Dirty: map[string]PathState{"a": {Mode: 0o100644, Hash: "abc"}, "gone": {}}}
 	must(t, WritePrePrompt(root, in))
 	data, err := os.ReadFile(PrePromptPath(root, "s-1"))
 	must(t, err)

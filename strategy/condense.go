@@ -267,6 +267,7 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 		st.CheckpointTranscriptStart = ts.Lines
 	}
 	st.FilesTouched = nil
+	st.Changes = st.Changes.Condensed(remaining)
 	st.TokenUsage = nil
 	st.PromptAttributions, st.PendingPromptAttribution = nil, nil
 	st.LastCheckpointID = id.String()

@@ -116,8 +116,10 @@ func (e *Env) transition(st *session.State, ev session.Event, tc session.Transit
 }
 
 // TurnStart records the state before a prompt runs: the untracked files
-// (from the hook's one git status) and the transcript position, and starts
-// or continues the session. It never reads the transcript.
+// and the state of the dirty ones (from the hook's one git status), the
+// user's edits since the last checkpoint (recordUserEdits) and the
+// transcript position, and starts or continues the session. It never reads
+// the transcript.
 func (m *ManualCommit) TurnStart(ctx context.Context, in TurnInput) error {
 	repo := m.env.Repo
 	head, err := repo.Head()
@@ -137,6 +139,7 @@ func (m *ManualCommit) TurnStart(ctx context.Context, in TurnInput) error {
 		return err
 	}
 	var cursor checkpointCursor
+	var dirty map[string]session.PathState
 	err = m.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {
 		now := m.env.Now().UTC()
 		if !exists || st.BaseCommit == "" {
@@ -166,6 +169,13 @@ func (m *ManualCommit) TurnStart(ctx context.Context, in TurnInput) error {
 		st.LastCheckpointID = ""
 		st.TurnCheckpointIDs = nil
 		cursor = cursorOf(st)
+		if disk, err := m.recordUserEdits(st, head, ws); err != nil {
+			// The turn end then cannot tell the turn's changes from
+			// earlier ones; its step still records what it can.
+			m.env.Log.Warn("measure the user's edits", "session_id", st.SessionID, "error", err)
+		} else {
+			dirty = prePromptDirty(disk)
+		}
 		return nil
 	})
 	if err != nil {
@@ -174,6 +184,9 @@ func (m *ManualCommit) TurnStart(ctx context.Context, in TurnInput) error {
 	pre := &session.PrePrompt{
 		SessionID: in.SessionID, Timestamp: m.env.Now(), UntrackedFiles: ws.Untracked,
 		StepTranscriptStart: cursor.Entries, LastTranscriptIdentifier: cursor.LastID,
+	}
+	if dirty != nil {
+		pre.Head, pre.Dirty = head.String(), dirty
 	}
 	if err := session.WritePrePrompt(repo.Root, pre); err != nil {
 		return err

@@ -111,10 +111,23 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 		if pre != nil {
 			untrackedBefore = pre.UntrackedFiles
 		}
-		stepFiles := m.env.dropIgnored(ctx, unionSorted(transcriptFiles(repo, in.Cwd, a.ModifiedFiles), ws.newFiles(untrackedBefore), ws.Deleted), ws.Dirty)
+		snap, err := m.snapshot(st, ws)
+		if err != nil {
+			return err
+		}
+		turn, known := m.turnChanges(pre, head, ws, snap)
+		// A file the turn changed and committed (the agent's own git
+		// commit) is in HEAD, not in a step's snapshot.
+		reported := statusPaths(pre, ws)
+		stepFiles := m.env.dropIgnored(ctx, unionSorted(transcriptFiles(repo, in.Cwd, a.ModifiedFiles), ws.newFiles(untrackedBefore), ws.Deleted, changedOnly(turn, reported)), reported)
+		if !known {
+			turn = stepFiles
+		}
+		rec := changeRecord(st)
+		rec.Turns = unionSorted(rec.Turns, turn)
 		if len(stepFiles) == 0 {
 			m.env.printf("No files were modified during this session\nSkipping commit\n")
-		} else if step, err := m.saveStep(ctx, st, in, head, ws, a, src, stepFiles); err != nil {
+		} else if step, err := m.saveStep(ctx, st, in, head, snap, a, src, stepFiles); err != nil {
 			return err
 		} else if !complete && !step.IsZero() {
 			finish = &TurnFinish{SessionID: st.SessionID, Agent: in.Agent.Name(), TranscriptPath: in.TranscriptPath, Cwd: in.Cwd,
@@ -205,7 +218,7 @@ func (m *ManualCommit) addSubagentUsage(in TurnInput, a *agent.Analysis) {
 // saveStep writes the temporary checkpoint of a turn and records it in the
 // session state.
 // It returns the step commit (zero when the step changed nothing).
-func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnInput, head plumbing.Hash, ws *worktreeStatus, a scope, src *transcriptSource, stepFiles []string) (plumbing.Hash, error) {
+func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnInput, head plumbing.Hash, snap []gitrepo.Change, a scope, src *transcriptSource, stepFiles []string) (plumbing.Hash, error) {
 	repo := m.env.Repo
 	branch := shadowBranch(st)
 	tip, err := repo.ReadRef(checkpoint.ShadowRef(branch))
@@ -240,12 +253,8 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 		checkpoint.SummaryFile: []byte(summary),
 		checkpoint.ContextFile: []byte(stepContext(st.SessionID, subject, stepPrompts, summary, m.redactTools(a.ToolUses))),
 	}
-	changes, cache, err := repo.WorktreeChangesCached(ws.Dirty, st.SnapshotCache)
 	trees := m.stepTrees(ctx, st)
 	<-stored
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
 	if storeErr != nil {
 		return plumbing.ZeroHash, storeErr
 	}
@@ -254,12 +263,11 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 		return plumbing.ZeroHash, fmt.Errorf("read HEAD commit: %w", err)
 	}
 	step, err := checkpoint.WriteStep(ctx, repo, checkpoint.Step{
-		Branch: branch, BaseTree: hc.TreeHash, Changes: changes, Snapshot: true,
+		Branch: branch, BaseTree: hc.TreeHash, Changes: snap, Snapshot: true,
 		MetadataDir: dir, MetadataFiles: files, MetadataTrees: trees, Transcript: ts,
 		Message: checkpoint.StepMessage(subject, dir, st.SessionID, checkpoint.StrategyManualCommit),
 	}, m.env.Now())
 	st.ShadowTranscript = ts
-	st.SnapshotCache = cache
 	if errors.Is(err, checkpoint.ErrStepUnchanged) {
 		m.env.printf("Skipped checkpoint (no changes since last checkpoint)\n")
 		return plumbing.ZeroHash, nil
@@ -279,6 +287,19 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 	st.FilesTouched = unionSorted(st.FilesTouched, stepFiles)
 	st.TokenUsage = a.tokens(st.TokenUsage)
 	return step, nil
+}
+
+// snapshot stores the current content of the paths git status reported
+// (ws) as blobs and returns the tree changes a step records. Only the
+// files whose stat data changed since the session's last snapshot are
+// read; the cache is updated.
+func (m *ManualCommit) snapshot(st *session.State, ws *worktreeStatus) ([]gitrepo.Change, error) {
+	changes, cache, err := m.env.Repo.WorktreeChangesCached(ws.Dirty, st.SnapshotCache)
+	if err != nil {
+		return nil, err
+	}
+	st.SnapshotCache = cache
+	return changes, nil
 }
 
 // transcriptSource is what a transcript gained since it was last stored,

@@ -46,6 +46,9 @@ or a prefix of at least 7 characters). For a committed checkpoint,
 --logs-only restores only the session transcripts and --reset also resets
 the branch to that commit.
 
+Only the files that the agents' turns changed are rewound: files only you
+changed are kept as they are.
+
 Before anything is changed, what the rewind is about to overwrite or
 delete (files, staged changes, the agent transcripts' cut tails, notes) is
 saved as an undo point in .git/entire-undo/ (plain files outside git's
@@ -222,6 +225,12 @@ func printFullRestoreNote(w io.Writer, p rewind.Point) {
 	fmt.Fprintf(w, "  git checkout %s   # detached HEAD, for viewing\n", p.ID)
 }
 
+// Why a rewind leaves a path as it is.
+const (
+	keptOther = "another session's work"
+	keptUser  = "your edit; no session changed it"
+)
+
 // applyRewind carries out a temporary-point plan and reports it.
 func applyRewind(ctx context.Context, f *factory, rw *rewind.Rewinder, plan *rewind.Plan) error {
 	errOut := f.IO.ErrOut
@@ -233,7 +242,10 @@ func applyRewind(ctx context.Context, f *factory, rw *rewind.Rewinder, plan *rew
 		return err
 	}
 	for _, k := range plan.Kept {
-		fmt.Fprintf(errOut, "  Kept (another session's work): %s\n", k)
+		fmt.Fprintf(errOut, "  Kept (%s): %s\n", keptOther, k)
+	}
+	for _, k := range plan.UserKept {
+		fmt.Fprintf(errOut, "  Kept (%s): %s\n", keptUser, k)
 	}
 	label := "Rewound to " + plan.Point.Short() + "."
 	if plan.Point.IsTaskCheckpoint {
@@ -299,10 +311,17 @@ func printPlan(w io.Writer, plan *rewind.Plan) {
 	}
 	for _, c := range plan.Changes {
 		word := map[rewind.ChangeKind]string{rewind.Added: "added", rewind.Modified: "modified", rewind.Deleted: "deleted"}[c.Kind]
-		fmt.Fprintf(w, "  %-9s %s\n", word+":", c.Path)
+		note := ""
+		if c.OverwritesEdits {
+			note = " (overwrites your later edits)"
+		}
+		fmt.Fprintf(w, "  %-9s %s%s\n", word+":", c.Path, note)
 	}
 	for _, k := range plan.Kept {
-		fmt.Fprintf(w, "  %-9s %s (another session's work)\n", "kept:", k)
+		fmt.Fprintf(w, "  %-9s %s (%s)\n", "kept:", k, keptOther)
+	}
+	for _, k := range plan.UserKept {
+		fmt.Fprintf(w, "  %-9s %s (%s)\n", "kept:", k, keptUser)
 	}
 	for _, t := range plan.Transcripts {
 		fmt.Fprintf(w, "Would restore the transcript of session %s to %s\n", t.SessionID, t.Path)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
 
@@ -47,17 +48,19 @@ func runRewindInteractive(ctx context.Context, opts *rewindOptions, rw *rewind.R
 	if err != nil {
 		return err
 	}
-	var deleted []string
+	var deleted, overwritten []string
 	for _, c := range plan.Changes {
 		if c.Kind == rewind.Deleted {
 			deleted = append(deleted, c.Path)
 		}
-	}
-	if len(deleted) > 0 {
-		fmt.Fprintln(f.IO.ErrOut, "Warning: The following files will be DELETED:")
-		for _, d := range deleted {
-			fmt.Fprintf(f.IO.ErrOut, "  %s\n", d)
+		if c.OverwritesEdits {
+			overwritten = append(overwritten, c.Path)
 		}
+	}
+	warnPaths(f.IO.ErrOut, "Warning: The following files will be DELETED:", deleted)
+	warnPaths(f.IO.ErrOut, "Warning: The rewind overwrites your later edits of:", overwritten)
+	if n := len(plan.UserKept); n > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "%d files only you changed are kept as they are.\n", n)
 	}
 	fmt.Fprintf(f.IO.ErrOut, "This will reset to: %s\n%d files change; `entire rewind --undo` brings them back.\n", p.Message, len(plan.Changes))
 	ok, err := confirm(f, "Reset to "+p.Short()+"?", "Yes", "No", true)
@@ -65,6 +68,18 @@ func runRewindInteractive(ctx context.Context, opts *rewindOptions, rw *rewind.R
 		return err
 	}
 	return applyRewind(ctx, f, rw, plan)
+}
+
+// warnPaths prints a heading and the paths under it, nothing when there
+// are none.
+func warnPaths(w io.Writer, heading string, paths []string) {
+	if len(paths) == 0 {
+		return
+	}
+	fmt.Fprintln(w, heading)
+	for _, p := range paths {
+		fmt.Fprintf(w, "  %s\n", p)
+	}
 }
 
 // pickLogsOnly is the sub-menu of a committed point.

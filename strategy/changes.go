@@ -1,0 +1,136 @@
+package strategy
+
+import (
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/session"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// changeRecord returns the session's record of who changed which paths,
+// creating it on first use. A state that versions without the record
+// wrote has only files_touched to say what its earlier turns changed:
+// those paths seed the record's turn changes.
+func changeRecord(st *session.State) *session.ChangeRecord {
+	if st.Changes == nil {
+		st.Changes = &session.ChangeRecord{Turns: unionSorted(st.FilesTouched)}
+	}
+	return st.Changes
+}
+
+// recordUserEdits measures, at a turn start, what changed in the work tree
+// since the newest checkpoint of the session's shadow branch (HEAD's tree
+// when the branch has none): the edits between turns are the user's. It
+// records them in the session and returns the state on disk of the paths
+// git status reported, which the turn end compares with (turnChanges).
+// Only the dirty paths are read (ws is the hook's one git status).
+func (m *ManualCommit) recordUserEdits(st *session.State, head plumbing.Hash, ws *worktreeStatus) (map[string]checkpoint.Entry, error) {
+	repo := m.env.Repo
+	hc, err := repo.Git.CommitObject(head)
+	if err != nil {
+		return nil, err
+	}
+	since, sinceID := hc.TreeHash, ""
+	tip, err := repo.ReadRef(checkpoint.ShadowRef(shadowBranch(st)))
+	if err != nil {
+		return nil, err
+	}
+	if !tip.IsZero() {
+		tc, err := repo.Git.CommitObject(tip)
+		if err != nil {
+			return nil, err
+		}
+		since, sinceID = tc.TreeHash, tip.String()
+	}
+	edits, disk, err := checkpoint.MeasureEdits(repo, since, hc.TreeHash, ws.Dirty, st.SnapshotCache, isProtected)
+	if err != nil {
+		return nil, err
+	}
+	user := make([]session.UserEdit, len(edits))
+	for i, e := range edits {
+		user[i] = session.UserEdit{Path: e.Path, TurnID: st.TurnID, Since: sinceID}
+	}
+	changeRecord(st).AddUser(user)
+	return disk, nil
+}
+
+// prePromptDirty converts the dirty paths' states for the pre-prompt file.
+func prePromptDirty(disk map[string]checkpoint.Entry) map[string]session.PathState {
+	out := make(map[string]session.PathState, len(disk))
+	for p, e := range disk {
+		ps := session.PathState{Mode: uint32(e.Mode)}
+		if e.Exists() {
+			ps.Hash = e.Hash.String()
+		}
+		out[p] = ps
+	}
+	return out
+}
+
+// turnChanges returns the paths the turn changed, shell commands included:
+// those whose state now differs from their state at the turn start, as the
+// pre-prompt file recorded it (the paths git status reported then; every
+// other path was as in that HEAD). end holds the current state of the
+// paths git status reports now (ws). When HEAD moved during the turn, the
+// paths the new commits changed count too. It returns false when the turn
+// start recorded nothing to compare with.
+func (m *ManualCommit) turnChanges(pre *session.PrePrompt, head plumbing.Hash, ws *worktreeStatus, end []gitrepo.Change) ([]string, bool) {
+	if pre == nil || pre.Head == "" {
+		return nil, false
+	}
+	repo := m.env.Repo
+	startHead := plumbing.NewHash(pre.Head)
+	startTree, err := repo.CommitTree(startHead)
+	if err != nil {
+		m.env.Log.Warn("turn changes: read the turn start's HEAD", "error", err)
+		return nil, false
+	}
+	endTree, err := repo.CommitTree(head)
+	if err != nil {
+		m.env.Log.Warn("turn changes: read HEAD", "error", err)
+		return nil, false
+	}
+	now := checkpoint.DiskEntries(ws.Dirty, end)
+	cand := make(map[string]bool, len(pre.Dirty)+len(now))
+	for p := range pre.Dirty {
+		cand[p] = true
+	}
+	for p := range now {
+		cand[p] = true
+	}
+	if startHead != head {
+		if err := repo.DiffTreePaths(startTree.Hash, endTree.Hash, isProtected, cand); err != nil {
+			m.env.Log.Warn("turn changes: compare HEAD with the turn start's", "error", err)
+			return nil, false
+		}
+	}
+	var changed []string
+	for p := range cand {
+		was := checkpoint.TreeEntry(startTree, p)
+		if s, ok := pre.Dirty[p]; ok {
+			was = checkpoint.Entry{Mode: filemode.FileMode(s.Mode), Hash: plumbing.NewHash(s.Hash)}
+		}
+		is, ok := now[p]
+		if !ok {
+			is = checkpoint.TreeEntry(endTree, p)
+		}
+		if !was.Same(is) {
+			changed = append(changed, p)
+		}
+	}
+	return unionSorted(changed), true
+}
+
+// statusPaths returns the paths git status reported at the turn start
+// (the pre-prompt's record) or reports now (ws): none of them is ignored.
+func statusPaths(pre *session.PrePrompt, ws *worktreeStatus) []string {
+	if pre == nil {
+		return ws.Dirty
+	}
+	out := append([]string{}, ws.Dirty...)
+	for p := range pre.Dirty {
+		out = append(out, p)
+	}
+	return unionSorted(out)
+}

@@ -21,9 +21,10 @@ import (
 var GitHookNames = []string{"prepare-commit-msg", "commit-msg", "post-commit", "pre-push"}
 
 // RunGitHook handles `entire hooks git <hook> [args]` and returns the exit
-// status for git. Only a commit-msg decision may fail a commit; every
-// internal failure is logged and exits 0, so entire never blocks the
-// user's git. Git hooks run whether or not entire is enabled: they simply
+// status for git. Only a deliberate pre-push refusal (see refusePush)
+// blocks anything; every internal failure is logged and exits 0, and the
+// shims let the user's git go on whatever the status, so entire never
+// blocks the user's git by failing. Git hooks run whether or not entire is enabled: they simply
 // find no sessions when it is unused.
 func RunGitHook(ctx context.Context, env Env, hook string, args []string) int {
 	start := env.Now()

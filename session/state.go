@@ -16,6 +16,10 @@ import (
 // does not exist. Test with errors.Is.
 var ErrNotFound = errors.New("session: not found")
 
+// ErrCorrupt is returned (wrapped) when a session state file exists but
+// cannot be decoded.
+var ErrCorrupt = errors.New("session: corrupt state file")
+
 // ErrInvalidID is returned (wrapped) for a session or tool-use ID that cannot
 // be used as a file name.
 var ErrInvalidID = errors.New("session: invalid id")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/agent/claudecode"
+	"github.com/entirecli/entire/session"
 	"github.com/entirecli/entire/settings"
 	"github.com/entirecli/entire/strategy"
 )
@@ -94,6 +95,7 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 	out, err := h.dispatch(ctx, verb, hookType)
 	log.Info("hook completed", "agent", string(agentName), "hook", verb, "session_id", in.SessionID,
 		"duration_ms", since(env, start), "success", err == nil)
+	recordOutcome(senv, in.SessionID, verb, err)
 	if err != nil {
 		log.Warn("hook failed", "agent", string(agentName), "hook", verb, "error", err)
 		if errors.Is(err, strategy.ErrNoCommits) {
@@ -108,6 +110,25 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 		writeJSON(env.Stdout, map[string]any{})
 	}
 	return 0
+}
+
+// recordOutcome keeps the session's count of hook failures since its last
+// successful hook, which `entire status` shows: a failure adds one, a
+// success clears it. ErrNoCommits is not a failure. Problems doing so are
+// logged.
+func recordOutcome(senv *strategy.Env, sessionID, verb string, err error) {
+	if sessionID == "" || session.ValidateID(sessionID) != nil {
+		return
+	}
+	var rerr error
+	if err == nil || errors.Is(err, strategy.ErrNoCommits) {
+		rerr = senv.Sessions.ClearFaults(sessionID)
+	} else {
+		rerr = senv.Sessions.RecordFault(sessionID, verb, err)
+	}
+	if rerr != nil {
+		senv.Log.Warn("hook failure count", "error", rerr)
+	}
 }
 
 // agentHook is one agent hook call.

@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/entirecli/entire/hooks"
+	"github.com/entirecli/entire/iostreams"
+	"github.com/entirecli/entire/logging"
 	"github.com/entirecli/entire/session"
 	"github.com/entirecli/entire/settings"
 )
@@ -89,9 +91,16 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 		return err
 	}
 	if len(corrupt) > 0 {
-		fmt.Fprintf(f.IO.ErrOut, "Warning: skipped %d unreadable session state files\n", len(corrupt))
+		fmt.Fprintf(f.IO.ErrOut, "Warning: skipped %d unreadable session state files (`entire doctor` lists them)\n", len(corrupt))
 	}
-	printActiveSessions(ctx, out, sums, f.Now(), hooks.TextRedactor(s, nil))
+	if cs, err := store.Corrupt(); err == nil && len(cs) > len(corrupt) {
+		fmt.Fprintf(f.IO.ErrOut, "Warning: %d unreadable session state file(s) set aside by the hooks (`entire doctor` lists them)\n", len(cs)-len(corrupt))
+	}
+	faults := func(id string) session.Faults {
+		fl, _ := store.Faults(id)
+		return fl
+	}
+	printActiveSessions(ctx, out, sums, f.Now(), hooks.TextRedactor(s, nil), faults)
 	return nil
 }
 
@@ -113,8 +122,9 @@ const unknownWorktree = "(unknown)"
 
 // printActiveSessions prints the sessions grouped by worktree, sorted by
 // path, each group headed by the path and its current branch, with their
-// first prompts redacted by redact. Nothing is printed when sums is empty.
-func printActiveSessions(ctx context.Context, w io.Writer, sums []session.Summary, now time.Time, redact func(string) string) {
+// first prompts redacted by redact and the hook failures faults reports
+// since their last successful hook. Nothing is printed when sums is empty.
+func printActiveSessions(ctx context.Context, w io.Writer, sums []session.Summary, now time.Time, redact func(string) string, faults func(id string) session.Faults) {
 	if len(sums) == 0 {
 		return
 	}
@@ -139,13 +149,31 @@ func printActiveSessions(ctx context.Context, w io.Writer, sums []session.Summar
 				header = fmt.Sprintf("%s (%s)", p, b)
 			}
 		}
-		fmt.Fprintf(w, "  %s\n", header)
+		fmt.Fprintf(w, "  %s\n", iostreams.Escape(header))
 		for _, s := range groups[p] {
-			fmt.Fprintf(w, "    %s\n", sessionLine(s, now))
+			fmt.Fprintf(w, "    %s\n", iostreams.Escape(sessionLine(s, now)))
 			if prompt := promptPreview(redact(uncut(s.FirstPrompt)), 60); prompt != "" {
-				fmt.Fprintf(w, "      %q\n", prompt)
+				fmt.Fprintf(w, "      \"%s\"\n", iostreams.Escape(prompt))
+			}
+			if fl := faults(s.SessionID); fl.Count > 0 {
+				printFaults(w, s, fl, now, redact)
 			}
 		}
+	}
+}
+
+// printFaults prints a session's hook failures since its last successful
+// hook, the last message redacted and escaped, and the log to read.
+func printFaults(w io.Writer, s session.Summary, fl session.Faults, now time.Time, redact func(string) string) {
+	noun := "failure"
+	if fl.Count > 1 {
+		noun = "failures"
+	}
+	msg := promptPreview(redact(fl.LastMessage), 200)
+	fmt.Fprintf(w, "      ✕ %d hook %s since the last successful hook (last: %s, %s): %s\n",
+		fl.Count, noun, iostreams.Escape(fl.LastHook), relativeTime(now, fl.LastAt), iostreams.Escape(msg))
+	if s.WorktreePath != "" {
+		fmt.Fprintf(w, "        log: %s\n", iostreams.Escape(filepath.Join(s.WorktreePath, logging.LogDir, logging.LogFile)))
 	}
 }
 

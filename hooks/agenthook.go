@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/entirecli/entire/internal/panics"
+	"github.com/entirecli/entire/logging"
 	"io"
 	"runtime/debug"
 
@@ -32,7 +34,10 @@ const sessionStartMessage = "\n\nPowered by Entire:\n  This conversation will be
 // its JSON answer. Outside a repository, or with entire disabled, a hook
 // does nothing and exits 0; so does a verb the agent no longer installs
 // (agent.NoOpHookVerbs), before even looking for the repository.
-func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb string) int {
+//
+// A panic anywhere in the hook, in its goroutine or one it started, is
+// recovered and answered like any other failure.
+func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb string) (code int) {
 	start := env.Now()
 	ag, err := agent.Get(agentName)
 	if err != nil {
@@ -40,6 +45,18 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 		return 0
 	}
 	gemini := agentName == agent.AgentNameGemini
+	var perr error
+	defer func() {
+		if perr != nil {
+			code = 1
+			if gemini {
+				writeJSON(env.Stdout, map[string]any{"systemMessage": "Entire: " + perr.Error()})
+				code = 0
+			}
+			fmt.Fprintf(env.Stderr, "entire hooks %s %s: %v\n", agentName, verb, perr)
+		}
+	}()
+	defer panics.Recover(&perr)
 	if agent.IsNoOpHookVerb(ag, verb) {
 		drain(env.Stdin)
 		if gemini {
@@ -92,12 +109,13 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 	}
 	log.Debug("hook invoked", "agent", string(agentName), "hook", verb, "session_id", in.SessionID)
 	h := &agentHook{env: env, senv: senv, agent: ag, in: in, gemini: gemini}
-	out, err := h.dispatch(ctx, verb, hookType)
+	out, err := h.safeDispatch(ctx, verb, hookType)
 	log.Info("hook completed", "agent", string(agentName), "hook", verb, "session_id", in.SessionID,
 		"duration_ms", since(env, start), "success", err == nil)
 	recordOutcome(senv, in.SessionID, verb, err)
 	if err != nil {
 		log.Warn("hook failed", "agent", string(agentName), "hook", verb, "error", err)
+		logPanic(log, err)
 		if errors.Is(err, strategy.ErrNoCommits) {
 			// Nothing is broken: say so once, as the original did.
 			return fail(err)
@@ -138,6 +156,23 @@ type agentHook struct {
 	agent  agent.Agent
 	in     *agent.HookInput
 	gemini bool
+}
+
+// safeDispatch is dispatch with a panic turned into its error (a
+// *panics.Error), so that it is logged and counted as the session's
+// failure like any other.
+func (h *agentHook) safeDispatch(ctx context.Context, verb string, t agent.HookType) (out map[string]any, err error) {
+	defer panics.Recover(&err)
+	panics.Inject(h.env.Getenv, "hook")
+	return h.dispatch(ctx, verb, t)
+}
+
+// logPanic logs the stack of a recovered panic.
+func logPanic(log *logging.Logger, err error) {
+	var pe *panics.Error
+	if errors.As(err, &pe) {
+		log.Error("panic recovered", "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+	}
 }
 
 // dispatch runs the handler of a hook type and returns the JSON answer

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/entirecli/entire/hooks/githook"
+	"github.com/entirecli/entire/internal/panics"
 	"github.com/entirecli/entire/logging"
 	"github.com/entirecli/entire/push"
 	"github.com/entirecli/entire/strategy"
@@ -24,9 +25,17 @@ var GitHookNames = []string{"prepare-commit-msg", "commit-msg", "post-commit", "
 // status for git. Only a deliberate pre-push refusal (see refusePush)
 // blocks anything; every internal failure is logged and exits 0, and the
 // shims let the user's git go on whatever the status, so entire never
-// blocks the user's git by failing. Git hooks run whether or not entire is enabled: they simply
+// blocks the user's git by failing. A panic is recovered and exits 0 too. Git hooks run whether or not entire is enabled: they simply
 // find no sessions when it is unused.
-func RunGitHook(ctx context.Context, env Env, hook string, args []string) int {
+func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code int) {
+	var perr error
+	defer func() {
+		if perr != nil {
+			fmt.Fprintf(env.Stderr, "[entire] %s: %v\n", hook, perr)
+			code = 0
+		}
+	}()
+	defer panics.Recover(&perr)
 	start := env.Now()
 	debug.SetGCPercent(-1) // see RunAgentHook
 	debug.SetMemoryLimit(hookMemoryLimit)

@@ -22,7 +22,7 @@ func open(env Env, repo *gitrepo.Repo, component string) (*strategy.Env, *loggin
 	if err != nil {
 		log.Warn("read settings", "error", err)
 	}
-	red := NewRedactor(s, func(err error) { log.Warn("redaction settings", "error", err) })
+	red := newRedactor(s, func(err error) { log.Warn("redaction settings", "error", err) }, env.Getenv)
 	// A state file no hook can read would fail every hook of its session:
 	// it is set aside (entire doctor lists it) and the session goes on.
 	onCorrupt := func(id, movedTo string, cause error) {

@@ -95,7 +95,11 @@ func (a *AutoCommit) saveTask(ctx context.Context, st *session.State, in TaskInp
 	taskFiles := map[string][]byte{taskDir + "checkpoint.json": append(cp, '\n')}
 	if subPath != "" {
 		if data, err := os.ReadFile(subPath); err == nil {
-			taskFiles[taskDir+"agent-"+in.AgentID+".jsonl"], _ = a.mc.redactLines(data)
+			lines, _, err := a.mc.redactLines(data)
+			if err != nil {
+				return err
+			}
+			taskFiles[taskDir+"agent-"+in.AgentID+".jsonl"] = lines
 		}
 	}
 	meta := a.metadata(st, &agent.Analysis{From: cursorOf(st)}, files)

@@ -136,7 +136,10 @@ func (m *ManualCommit) saveTaskStep(ctx context.Context, st *session.State, in T
 	}
 	if subPath != "" {
 		if data, err := os.ReadFile(subPath); err == nil {
-			lines, refs := m.redactLines(data)
+			lines, refs, err := m.redactLines(data)
+			if err != nil {
+				return err
+			}
 			files["agent-"+in.AgentID+".jsonl"] = lines
 			m.keepReferences(st.SessionID, refs)
 		}

@@ -18,9 +18,15 @@ func open(env Env, repo *gitrepo.Repo, component string) (*strategy.Env, *loggin
 	if err != nil {
 		s = settings.Defaults() // a settings error must not stop the hook (SPEC 3.2)
 	}
+	// The log and the transient files go under .entire/: in a checkout
+	// without .entire/.gitignore they must not become untracked files.
+	_, ierr := settings.EnsureIgnored(repo.Root, repo.CommonDir)
 	log := logging.Open(logging.Options{RepoRoot: repo.Root, Settings: s, Getenv: env.Getenv, Fallback: env.Stderr})
 	if err != nil {
 		log.Warn("read settings", "error", err)
+	}
+	if ierr != nil {
+		log.Warn("ignore entire's files", "error", ierr)
 	}
 	red := newRedactor(s, func(err error) { log.Warn("redaction settings", "error", err) }, env.Getenv)
 	// A state file no hook can read would fail every hook of its session:

@@ -34,7 +34,12 @@ func newStatusCmd(f *factory, runF func(context.Context, *statusOptions) error) 
 		Short: "Show whether Entire is enabled and the active sessions",
 		Long: `Show whether Entire is enabled in this repository and with which strategy,
 where checkpoints are pushed, and the agent sessions that have not ended,
-grouped by worktree.`,
+grouped by worktree, with the hook failures of each since its last
+successful hook and the log file to read about them.
+
+A checkout without settings files (a linked worktree of a commit from
+before ` + "`entire enable`" + `) in a repository with Entire's hooks shows what
+the hooks do there: enabled, with the default settings.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -59,16 +64,27 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if err != nil {
 		return err
 	}
+	// A checkout without settings files (a linked worktree of an older
+	// commit) is still one the hooks act in when the repository has
+	// entire's hooks: they then use the defaults (settings.Enabled), and
+	// status says what they do.
+	defaults := false
 	if !settings.Exists(repo.Root) {
-		fmt.Fprintln(out, "○ not set up (run `entire enable` to get started)")
-		return nil
+		if st := inspectSetup(repo); st.GitHooks == 0 && len(st.Agents) == 0 {
+			fmt.Fprintln(out, "○ not set up (run `entire enable` to get started)")
+			return nil
+		}
+		defaults = true
 	}
 	s, err := settings.Load(repo.Root)
 	if err != nil {
-		return fmt.Errorf("%w (fix or remove the file)", err)
+		return fmt.Errorf("%w (fix or remove the file; meanwhile the hooks use the defaults)", err)
 	}
 	printRedactionProblems(f, hooks.RedactionOptions(s))
 	fmt.Fprintln(out, enabledLabel(s))
+	if defaults {
+		fmt.Fprintf(out, "No settings in this checkout (%s/settings.json): the hooks use the defaults\n", settings.Dir)
+	}
 	if opts.Detailed {
 		for _, file := range []struct{ label, path string }{
 			{"Project", settings.ProjectPath(repo.Root)},

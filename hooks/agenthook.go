@@ -11,6 +11,7 @@ import (
 	"github.com/entirecli/entire/internal/panics"
 	"github.com/entirecli/entire/logging"
 	"io"
+	"io/fs"
 	"runtime/debug"
 
 	"github.com/entirecli/entire/agent"
@@ -182,6 +183,17 @@ func (h *agentHook) dispatch(ctx context.Context, verb string, t agent.HookType)
 	ti := strategy.TurnInput{Agent: h.agent, SessionID: h.in.SessionID, TranscriptPath: h.in.SessionRef, Prompt: h.in.UserPrompt, Cwd: h.in.Cwd}
 	if ti.SessionID == "" {
 		return nil, errors.New("no session_id in hook input")
+	}
+	if err := session.ValidateID(ti.SessionID); err != nil {
+		return nil, fmt.Errorf("session_id: %w", err)
+	}
+	// The payload names the transcript: refuse a path that is no
+	// transcript of this agent before any handler opens it (a missing
+	// file is each handler's business).
+	if ti.TranscriptPath != "" {
+		if err := agent.CheckTranscript(h.agent, ti.TranscriptPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("transcript_path: %w", err)
+		}
 	}
 	switch t {
 	case agent.HookSessionStart:

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
@@ -172,10 +174,18 @@ func Encode(st *State) ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// ValidateID checks that a session ID can be used as a file name:
-// non-empty, no "/" or "\", no "..", no leading "." and no NUL. The error
-// wraps ErrInvalidID.
+// ValidateID checks that a session ID can be used as a file name and in
+// a commit trailer: non-empty, no "/" or "\", no "..", no leading ".", no
+// control character (a newline would forge trailer lines, an escape would
+// drive the terminal that shows it) and valid UTF-8. The error wraps
+// ErrInvalidID.
 func ValidateID(id string) error {
+	if i := strings.IndexFunc(id, unicode.IsControl); i >= 0 {
+		return fmt.Errorf("%w: %q contains a control character", ErrInvalidID, id)
+	}
+	if !utf8.ValidString(id) {
+		return fmt.Errorf("%w: %q is not UTF-8", ErrInvalidID, id)
+	}
 	switch {
 	case id == "":
 		return fmt.Errorf("%w: empty", ErrInvalidID)

@@ -307,7 +307,7 @@ type transcriptSource struct {
 func (m *ManualCommit) readTranscript(st *session.State, in TurnInput) (*transcriptSource, error) {
 	src := &transcriptSource{path: in.TranscriptPath}
 	if isJSONDocument(in.TranscriptPath) {
-		content, err := os.ReadFile(in.TranscriptPath)
+		content, err := agent.ReadTranscriptFile(in.TranscriptPath)
 		if err != nil {
 			return nil, fmt.Errorf("read transcript: %w", err)
 		}
@@ -403,7 +403,7 @@ func (m *ManualCommit) storeTranscript(st *session.State, in TurnInput) (*checkp
 // (Gemini CLI's single-object format) rather than JSONL, from its first
 // bytes.
 func isJSONDocument(path string) bool {
-	f, err := os.Open(path)
+	f, err := agent.OpenTranscript(path)
 	if err != nil {
 		return false
 	}

@@ -96,3 +96,47 @@ func TestE2EHostileTranscriptPaths(t *testing.T) {
 	// The session goes on normally afterwards.
 	r.playTurn("Write more", map[string]string{"more.txt": "more\n"})
 }
+
+// A first SIGTERM lets a hook finish what it is writing; a second one ends
+// the process at once. Here the hook waits (up to 5 s) for the session's
+// lock, which the test holds.
+func TestE2ESecondSIGTERMEndsAtOnce(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.playTurn("First", map[string]string{"a.txt": "a\n"})
+	common := gittest.Git(t, r.dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	lock, err := os.OpenFile(filepath.Join(common, "entire-sessions", ".index", "locks", "sess-1.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(entireBin, "hooks", "claude-code", "user-prompt-submit")
+	cmd.Dir = r.dir
+	cmd.Env = append(gittest.Env(t.TempDir()), r.env...)
+	cmd.Stdin = strings.NewReader(`{"session_id":"sess-1","transcript_path":"` + r.transcript + `","prompt":"Second"}`)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	time.Sleep(time.Second) // the hook is waiting for the lock
+	cmd.Process.Signal(syscall.SIGTERM)
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("the hook ended %s after the second SIGTERM", d)
+		}
+		if code := cmd.ProcessState.ExitCode(); code == 2 {
+			t.Errorf("exit 2 (blocks Claude Code) after SIGTERM")
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the hook did not end after two SIGTERMs")
+	}
+}

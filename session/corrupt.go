@@ -60,6 +60,25 @@ type CorruptFile struct {
 	Err error
 }
 
+// SetAsideCount counts the state files hooks set aside, from one directory
+// read (no file is parsed); a missing directory is 0.
+func (s *Store) SetAsideCount() (int, error) {
+	entries, err := os.ReadDir(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("list corrupt sessions: %w", err)
+	}
+	n := 0
+	for _, e := range entries {
+		if id, _, ok := strings.Cut(e.Name(), SetAsideSuffix); ok && !e.IsDir() && ValidateID(id) == nil {
+			n++
+		}
+	}
+	return n, nil
+}
+
 // Corrupt lists the set-aside state files and the live state files that
 // cannot be decoded, sorted by path. A missing directory is an empty list.
 func (s *Store) Corrupt() ([]CorruptFile, error) {

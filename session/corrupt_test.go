@@ -61,6 +61,9 @@ func TestCorruptStateSetAside(t *testing.T) {
 		t.Fatalf("fresh state after Update: %+v %v", st, err)
 	}
 
+	if n, err := reader.SetAsideCount(); n != 1 || err != nil {
+		t.Fatalf("SetAsideCount = %d, %v", n, err)
+	}
 	cs, err = reader.Corrupt()
 	if err != nil || len(cs) != 2 {
 		t.Fatalf("Corrupt = %+v, %v", cs, err)

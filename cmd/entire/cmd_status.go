@@ -109,8 +109,8 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if len(corrupt) > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: skipped %d unreadable session state files (`entire doctor` lists them)\n", len(corrupt))
 	}
-	if cs, err := store.Corrupt(); err == nil && len(cs) > len(corrupt) {
-		fmt.Fprintf(f.IO.ErrOut, "Warning: %d unreadable session state file(s) set aside by the hooks (`entire doctor` lists them)\n", len(cs)-len(corrupt))
+	if n, err := store.SetAsideCount(); err == nil && n > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "Warning: %d unreadable session state file(s) set aside by the hooks (`entire doctor` lists them)\n", n)
 	}
 	faults := func(id string) session.Faults {
 		fl, _ := store.Faults(id)

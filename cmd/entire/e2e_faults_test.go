@@ -55,10 +55,13 @@ func TestE2ECorruptSessionState(t *testing.T) {
 	if err := os.WriteFile(statePath, []byte(`{"session_id": "sess-1", "phase": `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r.startTurn(r.dir, "Second turn")
+	_, errOut, code := r.hookIn(r.dir, "user-prompt-submit", map[string]any{"prompt": "Second turn"})
+	if code != 0 || !strings.Contains(errOut, "could not be read") || !strings.Contains(errOut, "started the session afresh") {
+		t.Fatalf("user-prompt-submit over a corrupt state: exit %d, stderr %q", code, errOut)
+	}
+	r.appendTranscript(map[string]any{"type": "user", "uuid": "u-second", "message": map[string]any{"role": "user", "content": "Second turn"}})
 	r.writeFiles(map[string]string{"b.txt": "b\n"})
-	errOut := r.endTurn(r.dir, "done")
-	_ = errOut
+	r.endTurn(r.dir, "done")
 	matches, _ := filepath.Glob(statePath + ".corrupt-*")
 	if len(matches) != 1 {
 		t.Fatalf("set-aside files %v", matches)

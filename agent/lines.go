@@ -9,8 +9,12 @@ import (
 )
 
 // lineReaderSize is the read buffer of ForEachLine; longer lines are
-// assembled in a growing side buffer, so there is no line length limit.
+// assembled in a growing side buffer, up to MaxLine.
 const lineReaderSize = 256 << 10
+
+// MaxLine bounds the length of a line ForEachLine assembles, and so the
+// memory a transcript scan takes whatever the file holds.
+const MaxLine = 64 << 20
 
 // ForEachLine calls fn for every complete (newline-terminated) line read from
 // r, without the newline (a trailing "\r" is kept). The slice passed to fn is
@@ -20,7 +24,8 @@ const lineReaderSize = 256 << 10
 //
 // It returns the number of bytes consumed (just past the last newline) and the
 // number of lines. If fn returns an error, iteration stops and that error is
-// returned (with the counts so far, excluding the failing line).
+// returned (with the counts so far, excluding the failing line). A line
+// longer than MaxLine stops it with an error wrapping ErrNotTranscript.
 func ForEachLine(r io.Reader, fn func(line []byte) error) (consumed int64, lines int, err error) {
 	br := bufio.NewReaderSize(r, lineReaderSize)
 	var long []byte
@@ -40,6 +45,9 @@ func ForEachLine(r io.Reader, fn func(line []byte) error) (consumed int64, lines
 			lines++
 			long = nil
 		case errors.Is(rerr, bufio.ErrBufferFull):
+			if len(long)+len(chunk) > MaxLine {
+				return consumed, lines, fmt.Errorf("%w: a line longer than %d MiB", ErrNotTranscript, MaxLine>>20)
+			}
 			long = append(long, chunk...)
 		case errors.Is(rerr, io.EOF):
 			return consumed, lines, nil

@@ -29,6 +29,11 @@ const RemoteMetadataRef = plumbing.ReferenceName("refs/remotes/origin/" + Metada
 // ErrNotFound is returned when a checkpoint does not exist.
 var ErrNotFound = errors.New("checkpoint: not found")
 
+// ErrCorrupt is returned (wrapped) when a checkpoint's metadata.json on the
+// metadata branch cannot be decoded. The error names the checkpoint and
+// the file.
+var ErrCorrupt = errors.New("checkpoint: corrupt metadata")
+
 // initMessage is the message of the metadata branch's root commit.
 const initMessage = "Initialize metadata branch\n\nThis branch stores session metadata for the auto-commit strategy.\n"
 

@@ -191,9 +191,38 @@ func readJSON(repo *gitrepo.Repo, t *object.Tree, name string, v any) error {
 		return err
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("corrupt %s: %w", name, err)
+		return &corruptError{name: name, err: err}
 	}
 	return nil
+}
+
+// corruptError is a file of a checkpoint that cannot be decoded; it is
+// ErrCorrupt.
+type corruptError struct {
+	name string
+	err  error
+}
+
+func (e *corruptError) Error() string        { return "corrupt " + e.name + ": " + e.err.Error() }
+func (e *corruptError) Unwrap() error        { return e.err }
+func (e *corruptError) Is(target error) bool { return target == ErrCorrupt }
+
+// Unreadable returns the checkpoints of the metadata branch that cannot be
+// read (a metadata.json that cannot be decoded, a slot without one), one
+// error each naming the checkpoint, sorted by ID. It reads every
+// checkpoint's metadata: meant for doctor, not hot paths.
+func (s *Store) Unreadable() ([]error, error) {
+	ids, err := s.List()
+	if err != nil {
+		return nil, err
+	}
+	var out []error
+	for _, id := range ids {
+		if _, err := s.Read(id); err != nil && !errors.Is(err, ErrNotFound) {
+			out = append(out, err)
+		}
+	}
+	return out, nil
 }
 
 // File returns the content of a file of the session slot by slash path

@@ -252,14 +252,20 @@ func WriteWhole(repo *gitrepo.Repo, content []byte, agentType agent.AgentType) (
 	return next, nil
 }
 
+// maxSourceRead bounds what one ReadSource call reads, whatever the size of
+// the file: a transcript that grew by more is stored over several calls.
+const maxSourceRead = 64 << 20
+
 // ReadSource returns the complete lines of the source transcript at path
-// that come after what st has stored, and the offset just past them. A
-// partial last line (the agent is still writing it) is left for later. When
+// that come after what st has stored, at most 64 MiB of them, and the
+// offset just past them. A partial last line (the agent is still writing
+// it) is left for later. The file is opened with agent.OpenTranscript (only
+// regular files); a line longer than 64 MiB is refused (ErrNotTranscript). When
 // the file no longer starts with what st stored (it was truncated or
 // rewritten, as a rewind does), restart is true and data holds every
 // complete line from the start. A nil st reads from the start.
 func ReadSource(path string, st *TranscriptState) (data []byte, end int64, restart bool, err error) {
-	f, err := os.Open(path)
+	f, err := agent.OpenTranscript(path)
 	if err != nil {
 		return nil, 0, false, fmt.Errorf("open transcript %s: %w", path, err)
 	}
@@ -278,17 +284,21 @@ func ReadSource(path string, st *TranscriptState) (data []byte, end int64, resta
 	if _, err := f.Seek(from, io.SeekStart); err != nil {
 		return nil, 0, false, fmt.Errorf("seek transcript %s: %w", path, err)
 	}
-	data, err = io.ReadAll(io.LimitReader(f, fi.Size()-from))
+	n := min(fi.Size()-from, maxSourceRead)
+	data, err = io.ReadAll(io.LimitReader(f, n))
 	if err != nil {
 		return nil, 0, false, fmt.Errorf("read transcript %s: %w", path, err)
 	}
 	cut := bytes.LastIndexByte(data, '\n') + 1
+	if cut == 0 && n == maxSourceRead {
+		return nil, 0, false, fmt.Errorf("read transcript %s: %w: a line longer than %d MiB", path, agent.ErrNotTranscript, maxSourceRead>>20)
+	}
 	return data[:cut], from + int64(cut), restart, nil
 }
 
 // SetSource records that the source transcript at path is stored up to end.
 func (s *TranscriptState) SetSource(path string, end int64) error {
-	f, err := os.Open(path)
+	f, err := agent.OpenTranscript(path)
 	if err != nil {
 		return fmt.Errorf("open transcript %s: %w", path, err)
 	}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/entirecli/entire/agent"
@@ -162,5 +164,44 @@ func TestRewriteChunksKeepsUnchangedChunks(t *testing.T) {
 	sum := sha256.Sum256(want)
 	if next.ContentHash != "sha256:"+hex.EncodeToString(sum[:]) || next.Lines != bytes.Count(want, []byte{'\n'}) {
 		t.Errorf("state after rewrite and append: hash %s, lines %d", next.ContentHash, next.Lines)
+	}
+}
+
+// ReadSource reads at most 64 MiB whatever the file's size, refuses
+// anything but a regular file, and continues where the last call stopped.
+func TestReadSourceBounded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	huge := filepath.Join(dir, "huge.jsonl")
+	f, err := os.Create(huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(4 << 30); err != nil {
+		t.Skip("no sparse files here:", err)
+	}
+	f.Close()
+	if _, _, _, err := ReadSource(huge, nil); !errors.Is(err, agent.ErrNotTranscript) {
+		t.Fatalf("ReadSource of 4 GiB without a line end: %v", err)
+	}
+	if _, _, _, err := ReadSource(os.DevNull, nil); !errors.Is(err, agent.ErrNotTranscript) {
+		t.Fatalf("ReadSource of a device: %v", err)
+	}
+	lines := filepath.Join(dir, "lines.jsonl")
+	line := strings.Repeat("x", 1<<20-1) + "\n"
+	if err := os.WriteFile(lines, []byte(strings.Repeat(line, 70)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data, end, _, err := ReadSource(lines, nil)
+	if err != nil || len(data) != 64<<20 || end != 64<<20 {
+		t.Fatalf("first read: %d bytes, end %d, %v", len(data), end, err)
+	}
+	st := &TranscriptState{}
+	if err := st.SetSource(lines, end); err != nil {
+		t.Fatal(err)
+	}
+	data, end, restart, err := ReadSource(lines, st)
+	if err != nil || restart || len(data) != 6<<20 || end != 70<<20 {
+		t.Fatalf("second read: %d bytes, end %d, restart %v, %v", len(data), end, restart, err)
 	}
 }

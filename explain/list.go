@@ -29,14 +29,18 @@ type ListView struct {
 	Session string
 	// Groups are the checkpoints, newest first.
 	Groups []ListGroup
+	// Unreadable are the linked checkpoints whose metadata cannot be read
+	// (a corrupt metadata.json), one error each naming the checkpoint.
+	Unreadable []error
 }
 
 // RenderList writes the list view (SPEC 1.9): "Branch:", "Checkpoints: n",
 // an optional "Filtered by session:" line, then per group
 // `[<id12>] [Task] [temporary] "<prompt ≤60>"` and one
 // "  MM-DD HH:MM (<sha7>) <message ≤80>" line per commit, in local time of
-// loc (nil: UTC). Without groups it prints the empty-branch message and a
-// hint.
+// loc (nil: UTC). Each unreadable checkpoint gets a "Warning: checkpoint
+// <id>: ..." line after the header. Without groups it prints the
+// empty-branch message and a hint.
 func RenderList(w io.Writer, v *ListView, loc *time.Location) error {
 	if loc == nil {
 		loc = time.UTC
@@ -47,7 +51,12 @@ func RenderList(w io.Writer, v *ListView, loc *time.Location) error {
 	if v.Session != "" {
 		fmt.Fprintf(&b, "Filtered by session: %s\n", v.Session)
 	}
-	if len(v.Groups) == 0 {
+	for _, err := range v.Unreadable {
+		fmt.Fprintf(&b, "Warning: %v (see `entire doctor`)\n", err)
+	}
+	if len(v.Groups) == 0 && len(v.Unreadable) > 0 {
+		b.WriteString("\nNo readable checkpoints found on this branch.\n")
+	} else if len(v.Groups) == 0 {
 		b.WriteString("\nNo checkpoints found on this branch.\n")
 		b.WriteString("Checkpoints appear here after an agent turn in a repository where Entire is enabled.\n")
 	}

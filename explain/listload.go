@@ -2,6 +2,7 @@ package explain
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,7 +19,9 @@ import (
 // the temporary checkpoints on the current worktree's shadow branches whose
 // base commit is reachable from HEAD, grouped by checkpoint (temporary ones
 // by session), newest first, at most 100. A non-empty session keeps only
-// checkpoints with a session whose ID starts with it.
+// checkpoints with a session whose ID starts with it. Linked checkpoints
+// that cannot be read are listed in Unreadable; those not on the metadata
+// branch (not fetched) are left out.
 func (l *Loader) List(ctx context.Context, session string) (*ListView, error) {
 	v := &ListView{Session: session}
 	head, err := l.Repo.Head()
@@ -56,6 +59,10 @@ func (l *Loader) List(ctx context.Context, session string) (*ListView, error) {
 				continue
 			}
 			cp, err := l.Store.Read(id)
+			if err != nil && !errors.Is(err, checkpoint.ErrNotFound) {
+				// Not "no checkpoint": say which one cannot be read.
+				v.Unreadable = append(v.Unreadable, err)
+			}
 			if err != nil || !hasSession(cp, session) {
 				byID[string(id)] = &group{} // remembered as skipped
 				continue

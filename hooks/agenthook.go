@@ -8,11 +8,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/entirecli/entire/internal/panics"
+	"github.com/entirecli/entire/logging"
 	"io"
+	"io/fs"
 	"runtime/debug"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/agent/claudecode"
+	"github.com/entirecli/entire/session"
 	"github.com/entirecli/entire/settings"
 	"github.com/entirecli/entire/strategy"
 )
@@ -31,7 +35,10 @@ const sessionStartMessage = "\n\nPowered by Entire:\n  This conversation will be
 // its JSON answer. Outside a repository, or with entire disabled, a hook
 // does nothing and exits 0; so does a verb the agent no longer installs
 // (agent.NoOpHookVerbs), before even looking for the repository.
-func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb string) int {
+//
+// A panic anywhere in the hook, in its goroutine or one it started, is
+// recovered and answered like any other failure.
+func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb string) (code int) {
 	start := env.Now()
 	ag, err := agent.Get(agentName)
 	if err != nil {
@@ -39,6 +46,18 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 		return 0
 	}
 	gemini := agentName == agent.AgentNameGemini
+	var perr error
+	defer func() {
+		if perr != nil {
+			code = 1
+			if gemini {
+				writeJSON(env.Stdout, map[string]any{"systemMessage": "Entire: " + perr.Error()})
+				code = 0
+			}
+			fmt.Fprintf(env.Stderr, "entire hooks %s %s: %v\n", agentName, verb, perr)
+		}
+	}()
+	defer panics.Recover(&perr)
 	if agent.IsNoOpHookVerb(ag, verb) {
 		drain(env.Stdin)
 		if gemini {
@@ -91,11 +110,13 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 	}
 	log.Debug("hook invoked", "agent", string(agentName), "hook", verb, "session_id", in.SessionID)
 	h := &agentHook{env: env, senv: senv, agent: ag, in: in, gemini: gemini}
-	out, err := h.dispatch(ctx, verb, hookType)
+	out, err := h.safeDispatch(ctx, verb, hookType)
 	log.Info("hook completed", "agent", string(agentName), "hook", verb, "session_id", in.SessionID,
 		"duration_ms", since(env, start), "success", err == nil)
+	recordOutcome(senv, in.SessionID, verb, err)
 	if err != nil {
 		log.Warn("hook failed", "agent", string(agentName), "hook", verb, "error", err)
+		logPanic(log, err)
 		if errors.Is(err, strategy.ErrNoCommits) {
 			// Nothing is broken: say so once, as the original did.
 			return fail(err)
@@ -110,6 +131,25 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 	return 0
 }
 
+// recordOutcome keeps the session's count of hook failures since its last
+// successful hook, which `entire status` shows: a failure adds one, a
+// success clears it. ErrNoCommits is not a failure. Problems doing so are
+// logged.
+func recordOutcome(senv *strategy.Env, sessionID, verb string, err error) {
+	if sessionID == "" || session.ValidateID(sessionID) != nil {
+		return
+	}
+	var rerr error
+	if err == nil || errors.Is(err, strategy.ErrNoCommits) {
+		rerr = senv.Sessions.ClearFaults(sessionID)
+	} else {
+		rerr = senv.Sessions.RecordFault(sessionID, verb, err)
+	}
+	if rerr != nil {
+		senv.Log.Warn("hook failure count", "error", rerr)
+	}
+}
+
 // agentHook is one agent hook call.
 type agentHook struct {
 	env    Env
@@ -119,6 +159,23 @@ type agentHook struct {
 	gemini bool
 }
 
+// safeDispatch is dispatch with a panic turned into its error (a
+// *panics.Error), so that it is logged and counted as the session's
+// failure like any other.
+func (h *agentHook) safeDispatch(ctx context.Context, verb string, t agent.HookType) (out map[string]any, err error) {
+	defer panics.Recover(&err)
+	panics.Inject(h.env.Getenv, "hook")
+	return h.dispatch(ctx, verb, t)
+}
+
+// logPanic logs the stack of a recovered panic.
+func logPanic(log *logging.Logger, err error) {
+	var pe *panics.Error
+	if errors.As(err, &pe) {
+		log.Error("panic recovered", "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+	}
+}
+
 // dispatch runs the handler of a hook type and returns the JSON answer
 // for the agent (nil for none).
 func (h *agentHook) dispatch(ctx context.Context, verb string, t agent.HookType) (map[string]any, error) {
@@ -126,6 +183,17 @@ func (h *agentHook) dispatch(ctx context.Context, verb string, t agent.HookType)
 	ti := strategy.TurnInput{Agent: h.agent, SessionID: h.in.SessionID, TranscriptPath: h.in.SessionRef, Prompt: h.in.UserPrompt, Cwd: h.in.Cwd}
 	if ti.SessionID == "" {
 		return nil, errors.New("no session_id in hook input")
+	}
+	if err := session.ValidateID(ti.SessionID); err != nil {
+		return nil, fmt.Errorf("session_id: %w", err)
+	}
+	// The payload names the transcript: refuse a path that is no
+	// transcript of this agent before any handler opens it (a missing
+	// file is each handler's business).
+	if ti.TranscriptPath != "" {
+		if err := agent.CheckTranscript(h.agent, ti.TranscriptPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("transcript_path: %w", err)
+		}
 	}
 	switch t {
 	case agent.HookSessionStart:

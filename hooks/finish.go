@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/entirecli/entire/internal/panics"
 	"github.com/entirecli/entire/internal/proc"
 	"github.com/entirecli/entire/settings"
 	"github.com/entirecli/entire/strategy"
@@ -74,8 +75,16 @@ func finishLater(senv *strategy.Env) func(strategy.TurnFinish) error {
 
 // RunFinishTurn handles `entire hooks finish-turn`: it reads a
 // strategy.TurnFinish from stdin and finishes the turn. Failures are
-// logged; the exit status is 0 (nothing waits for it).
-func RunFinishTurn(ctx context.Context, env Env) int {
+// logged, a panic included; the exit status is 0 (nothing waits for it).
+func RunFinishTurn(ctx context.Context, env Env) (code int) {
+	var perr error
+	defer func() {
+		if perr != nil {
+			fmt.Fprintf(env.Stderr, "[entire] finish turn: %v\n", perr)
+			code = 0
+		}
+	}()
+	defer panics.Recover(&perr)
 	ctx, cancel := context.WithTimeout(ctx, finishTurnLimit)
 	defer cancel()
 	repo, err := env.OpenRepo()

@@ -6,9 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strings"
 
+	"github.com/entirecli/entire/hooks/githook"
+	"github.com/entirecli/entire/internal/panics"
+	"github.com/entirecli/entire/logging"
 	"github.com/entirecli/entire/push"
 	"github.com/entirecli/entire/strategy"
 )
@@ -18,11 +22,20 @@ import (
 var GitHookNames = []string{"prepare-commit-msg", "commit-msg", "post-commit", "pre-push"}
 
 // RunGitHook handles `entire hooks git <hook> [args]` and returns the exit
-// status for git. Only a commit-msg decision may fail a commit; every
-// internal failure is logged and exits 0, so entire never blocks the
-// user's git. Git hooks run whether or not entire is enabled: they simply
+// status for git. Only a deliberate pre-push refusal (see refusePush)
+// blocks anything; every internal failure is logged and exits 0, and the
+// shims let the user's git go on whatever the status, so entire never
+// blocks the user's git by failing. A panic is recovered and exits 0 too. Git hooks run whether or not entire is enabled: they simply
 // find no sessions when it is unused.
-func RunGitHook(ctx context.Context, env Env, hook string, args []string) int {
+func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code int) {
+	var perr error
+	defer func() {
+		if perr != nil {
+			fmt.Fprintf(env.Stderr, "[entire] %s: %v\n", hook, perr)
+			code = 0
+		}
+	}()
+	defer panics.Recover(&perr)
 	start := env.Now()
 	debug.SetGCPercent(-1) // see RunAgentHook
 	debug.SetMemoryLimit(hookMemoryLimit)
@@ -53,7 +66,7 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) int {
 		if gerr := guardPush(ctx, senv, arg(0), bytes.NewReader(refs)); gerr != nil {
 			log.Warn("push refused", "error", gerr)
 			fmt.Fprintf(env.Stderr, "[entire] %v\n", gerr)
-			return exitPushRefused
+			return refusePush(env, log)
 		}
 		err = prePush(ctx, senv, arg(0), namedEntireBranches(refs))
 		if errors.Is(err, push.ErrSecretsFound) {
@@ -62,7 +75,7 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) int {
 			log.Warn("session data not pushed", "error", err)
 			if bs := namedEntireBranches(refs); len(bs) > 0 {
 				fmt.Fprintf(env.Stderr, "[entire] push of %s refused: it holds secrets by the current redaction rules; run `entire doctor --secrets`\n", strings.Join(bs, ", "))
-				return exitPushRefused
+				return refusePush(env, log)
 			}
 			err = nil
 		}
@@ -85,9 +98,31 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) int {
 	return 0
 }
 
-// exitPushRefused is the status the pre-push shim turns into a refused
-// push; every other status lets the push go on.
-const exitPushRefused = 3
+// refusePush makes the pre-push shim refuse the push: it writes the
+// refusal token to the verdict file the shim created and named in
+// githook.VerdictEnv, and returns the refusal status. The shim needs both,
+// so that a crash never blocks a push. A shim older than the verdict file
+// reads the status alone.
+func refusePush(env Env, log *logging.Logger) int {
+	path := ""
+	if env.Getenv != nil {
+		path = env.Getenv(githook.VerdictEnv)
+	}
+	if path != "" {
+		// O_TRUNC without O_CREATE: only the shim's own file is written.
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+		if err == nil {
+			_, err = f.WriteString(githook.PushRefusal)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			log.Warn("write push verdict", "error", err)
+		}
+	}
+	return githook.PushRefusedStatus
+}
 
 // guardPush refuses a push that would carry entire's branches to a remote
 // other than the checkpoint remote (git push --all to a fork), or any shadow

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/hide"
 )
 
@@ -252,7 +252,7 @@ func claudeVersion(path string) (v [3]int, known bool) {
 	if path == "" {
 		return v, false
 	}
-	f, err := os.Open(path)
+	f, err := agent.OpenTranscript(path)
 	if err != nil {
 		return v, false
 	}

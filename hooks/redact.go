@@ -1,8 +1,10 @@
 package hooks
 
 import (
+	"fmt"
 	"sync"
 
+	"github.com/entirecli/entire/internal/panics"
 	"github.com/entirecli/entire/redact"
 	"github.com/entirecli/entire/settings"
 	"github.com/entirecli/entire/strategy"
@@ -24,6 +26,8 @@ type lazyRedactor struct {
 	settings *settings.Settings
 	r        *redact.Redactor
 	warn     func(error)
+	getenv   func(string) string // for panics.Inject only; nil in commands
+	err      error               // a panic while building r
 }
 
 // NewRedactor returns the redaction step every stored transcript, prompt,
@@ -33,17 +37,29 @@ type lazyRedactor struct {
 // *redact.PatternError per user expression that does not compile (it is
 // skipped, the others apply). The result is safe for concurrent use.
 func NewRedactor(s *settings.Settings, warn func(error)) strategy.Redactor {
+	return newRedactor(s, warn, nil)
+}
+
+// newRedactor is NewRedactor for a hook, whose getenv may inject a panic
+// in tests (panics.Inject).
+func newRedactor(s *settings.Settings, warn func(error), getenv func(string) string) *lazyRedactor {
 	if s == nil {
 		s = settings.Defaults()
 	}
 	if warn == nil {
 		warn = func(error) {}
 	}
-	return &lazyRedactor{settings: s, warn: warn}
+	return &lazyRedactor{settings: s, warn: warn, getenv: getenv}
 }
 
+// get returns the rules, building them on first use. If building them
+// panicked (in any goroutine), every later call panics on the caller's
+// goroutine with that error: nothing is stored unredacted, and the hook's
+// own recovery turns it into a failure.
 func (l *lazyRedactor) get() *redact.Redactor {
 	l.once.Do(func() {
+		defer panics.Recover(&l.err)
+		panics.Inject(l.getenv, "redact-rules")
 		opts := RedactionOptions(l.settings)
 		for _, e := range opts.Invalid() {
 			l.warn(e)
@@ -53,9 +69,13 @@ func (l *lazyRedactor) get() *redact.Redactor {
 		r, err := redact.New(opts)
 		if err != nil {
 			l.warn(err)
+			l.err = err
 		}
 		l.r = r
 	})
+	if l.r == nil {
+		panic(fmt.Errorf("build redaction rules: %w", l.err))
+	}
 	return l.r
 }
 
@@ -66,8 +86,15 @@ func (l *lazyRedactor) Fingerprint() string {
 }
 
 // Prewarm starts building the rules in the background, so that a hook
-// that will redact pays for it while it waits on git.
-func (l *lazyRedactor) Prewarm() { go l.get() }
+// that will redact pays for it while it waits on git. A panic there is
+// kept for get's callers, never let loose in this goroutine.
+func (l *lazyRedactor) Prewarm() {
+	go func() {
+		var err error
+		defer panics.Recover(&err)
+		l.get()
+	}()
+}
 
 // JSONLine redacts one JSONL line.
 func (l *lazyRedactor) JSONLine(line []byte) []byte { return l.get().JSONLine(line) }

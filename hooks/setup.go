@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/entirecli/entire/gitrepo"
@@ -17,14 +18,26 @@ func open(env Env, repo *gitrepo.Repo, component string) (*strategy.Env, *loggin
 	if err != nil {
 		s = settings.Defaults() // a settings error must not stop the hook (SPEC 3.2)
 	}
+	// The log and the transient files go under .entire/: in a checkout
+	// without .entire/.gitignore they must not become untracked files.
+	_, ierr := settings.EnsureIgnored(repo.Root, repo.CommonDir)
 	log := logging.Open(logging.Options{RepoRoot: repo.Root, Settings: s, Getenv: env.Getenv, Fallback: env.Stderr})
 	if err != nil {
 		log.Warn("read settings", "error", err)
 	}
-	red := NewRedactor(s, func(err error) { log.Warn("redaction settings", "error", err) })
+	if ierr != nil {
+		log.Warn("ignore entire's files", "error", ierr)
+	}
+	red := newRedactor(s, func(err error) { log.Warn("redaction settings", "error", err) }, env.Getenv)
+	// A state file no hook can read would fail every hook of its session:
+	// it is set aside (entire doctor lists it) and the session goes on.
+	onCorrupt := func(id, movedTo string, cause error) {
+		log.Warn("unreadable session state set aside", "session_id", id, "moved_to", movedTo, "error", cause)
+		fmt.Fprintf(env.Stderr, "[entire] warning: the state of session %s could not be read (%v); moved it to %s and started the session afresh (see `entire doctor`)\n", id, cause, movedTo)
+	}
 	senv := &strategy.Env{
 		Repo:       repo,
-		Sessions:   session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: env.Now}),
+		Sessions:   session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: env.Now, OnCorrupt: onCorrupt}),
 		Settings:   s,
 		Redactor:   red,
 		Log:        log.ForComponent(component),

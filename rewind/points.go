@@ -220,7 +220,8 @@ func (r *Rewinder) stepPoints(branch string, sessions map[string]bool, prompts m
 }
 
 // logsOnlyPoints returns HEAD's recent commits whose Entire-Checkpoint
-// trailer names a checkpoint on the metadata branch.
+// trailer names a checkpoint on the metadata branch. A checkpoint that
+// cannot be read gets a warning line on Progress, naming it.
 func (r *Rewinder) logsOnlyPoints(head plumbing.Hash) ([]Point, error) {
 	store := checkpoint.NewStore(r.repo, r.now)
 	iter, err := r.repo.Git.Log(&git.LogOptions{From: head, Order: git.LogOrderCommitterTime})
@@ -239,8 +240,12 @@ func (r *Rewinder) logsOnlyPoints(head plumbing.Hash) ([]Point, error) {
 			return nil
 		}
 		cp, err := store.Read(id)
+		if errors.Is(err, checkpoint.ErrNotFound) {
+			return nil // not on the metadata branch (not fetched)
+		}
 		if err != nil {
-			return nil // not (or not readably) on the metadata branch
+			r.printf("Warning: commit %s links %v (see `entire doctor`)\n", short(c.Hash.String()), err)
+			return nil
 		}
 		subject, _, _ := strings.Cut(c.Message, "\n")
 		last := cp.Sessions[len(cp.Sessions)-1]
@@ -274,7 +279,8 @@ func firstLine(s string, max int) string {
 // Find returns the listed point whose ID is id or starts with id (at least
 // seven characters), or whose committed checkpoint ID is id. It returns an
 // error wrapping ErrNotFound, which says so when id is a checkpoint of
-// another branch or base commit.
+// another branch or base commit, and one wrapping checkpoint.ErrCorrupt
+// when id (or the commit it names) links a checkpoint that cannot be read.
 func (r *Rewinder) Find(ctx context.Context, id string) (Point, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	pts, err := r.List(ctx)
@@ -295,10 +301,20 @@ func (r *Rewinder) Find(ctx context.Context, id string) (Point, error) {
 	case len(match) > 1:
 		return Point{}, fmt.Errorf("rewind point %s is ambiguous (%d points match); give more characters", id, len(match))
 	}
+	if cid := checkpoint.ID(id); cid.Valid() {
+		if _, err := checkpoint.NewStore(r.repo, r.now).Read(cid); err != nil && !errors.Is(err, checkpoint.ErrNotFound) {
+			return Point{}, fmt.Errorf("%w (see `entire doctor`)", err)
+		}
+	}
 	if len(id) >= 7 {
 		if h, err := r.repo.Git.ResolveRevision(plumbing.Revision(id)); err == nil {
 			if c, err := r.repo.Git.CommitObject(*h); err == nil {
 				tr := checkpoint.ParseTrailers(c.Message)
+				if cid, ok := tr.Checkpoint(); ok {
+					if _, err := checkpoint.NewStore(r.repo, r.now).Read(cid); err != nil && !errors.Is(err, checkpoint.ErrNotFound) {
+						return Point{}, fmt.Errorf("commit %s links %w (see `entire doctor`)", short(c.Hash.String()), err)
+					}
+				}
 				if _, ok := tr.Checkpoint(); ok || len(tr.Sessions()) > 0 {
 					return Point{}, fmt.Errorf("%w: %s is a checkpoint of another branch or base commit, not of HEAD; check out the branch it belongs to first", ErrNotFound, id)
 				}

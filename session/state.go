@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
@@ -16,6 +18,10 @@ import (
 // ErrNotFound is returned (wrapped) when a session state or transient file
 // does not exist. Test with errors.Is.
 var ErrNotFound = errors.New("session: not found")
+
+// ErrCorrupt is returned (wrapped) when a session state file exists but
+// cannot be decoded.
+var ErrCorrupt = errors.New("session: corrupt state file")
 
 // ErrInvalidID is returned (wrapped) for a session or tool-use ID that cannot
 // be used as a file name.
@@ -239,10 +245,18 @@ func Encode(st *State) ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// ValidateID checks that a session ID can be used as a file name:
-// non-empty, no "/" or "\", no "..", no leading "." and no NUL. The error
-// wraps ErrInvalidID.
+// ValidateID checks that a session ID can be used as a file name and in
+// a commit trailer: non-empty, no "/" or "\", no "..", no leading ".", no
+// control character (a newline would forge trailer lines, an escape would
+// drive the terminal that shows it) and valid UTF-8. The error wraps
+// ErrInvalidID.
 func ValidateID(id string) error {
+	if i := strings.IndexFunc(id, unicode.IsControl); i >= 0 {
+		return fmt.Errorf("%w: %q contains a control character", ErrInvalidID, id)
+	}
+	if !utf8.ValidString(id) {
+		return fmt.Errorf("%w: %q is not UTF-8", ErrInvalidID, id)
+	}
 	switch {
 	case id == "":
 		return fmt.Errorf("%w: empty", ErrInvalidID)

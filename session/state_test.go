@@ -128,7 +128,8 @@ func TestValidateID(t *testing.T) {
 		ok bool
 	}{
 		{"", false}, {"a/b", false}, {`a\b`, false}, {"..", false}, {"a..b", false}, {".hidden", false},
-		{"x\x00y", false}, {"unknown", true}, {"8f3c2e1a-7b6d-4c5e-9f0a-1b2c3d4e5f60", true}, {"a.b", true},
+		{"x\x00y", false}, {"s\nEntire-Checkpoint: 0", false}, {"s\x1b[2J", false}, {"s\u009b", false}, {"s\xff", false}, {"session ünïcode", true},
+		{"unknown", true}, {"8f3c2e1a-7b6d-4c5e-9f0a-1b2c3d4e5f60", true}, {"a.b", true},
 	}
 	for _, tt := range tests {
 		err := ValidateID(tt.id)

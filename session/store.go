@@ -34,6 +34,13 @@ type Options struct {
 	OnIndexError func(error)
 	// LockTimeout bounds the wait for the index lock; zero means 5 s.
 	LockTimeout time.Duration
+	// OnCorrupt, if set, makes Load (and so Update) set a state file that
+	// cannot be decoded aside, renamed to <id>.json.corrupt-<UTC time>
+	// (see SetAsideSuffix), and answer as if the session had no state, so
+	// that it starts afresh; OnCorrupt is then called with the new path
+	// and the decode error. Hooks set it; commands that only read leave it
+	// nil and get an error wrapping ErrCorrupt instead.
+	OnCorrupt func(id, movedTo string, cause error)
 }
 
 // Store reads and writes the session state files of one repository. A Store
@@ -44,6 +51,7 @@ type Store struct {
 	dir         string
 	now         func() time.Time
 	onIndexErr  func(error)
+	onCorrupt   func(id, movedTo string, cause error)
 	lockTimeout time.Duration
 }
 
@@ -54,6 +62,7 @@ func NewStore(opts Options) *Store {
 		dir:         filepath.Join(opts.GitCommonDir, DirName),
 		now:         opts.Now,
 		onIndexErr:  opts.OnIndexError,
+		onCorrupt:   opts.OnCorrupt,
 		lockTimeout: opts.LockTimeout,
 	}
 	if s.now == nil {
@@ -73,12 +82,14 @@ func (s *Store) Path(id string) string { return filepath.Join(s.dir, id+".json")
 
 // Load reads and decodes (with migration, see Decode) the state of id. A
 // missing file returns an error wrapping ErrNotFound; an invalid id one
-// wrapping ErrInvalidID.
+// wrapping ErrInvalidID; a file that cannot be decoded one wrapping
+// ErrCorrupt, unless Options.OnCorrupt is set: the file is then set aside
+// and the error wraps ErrNotFound.
 func (s *Store) Load(id string) (*State, error) {
 	if err := ValidateID(id); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(s.Path(id))
+	data, info, err := readWithInfo(s.Path(id))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("load session %s: %w", id, ErrNotFound)
 	}
@@ -87,7 +98,13 @@ func (s *Store) Load(id string) (*State, error) {
 	}
 	st, err := Decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("load session %s: %w", id, err)
+		if s.onCorrupt != nil && info != nil {
+			if moved, merr := s.setAside(id, info); merr == nil {
+				s.onCorrupt(id, moved, err)
+				return nil, fmt.Errorf("load session %s: %w (unreadable state set aside as %s)", id, ErrNotFound, moved)
+			}
+		}
+		return nil, fmt.Errorf("load session %s: %w: %w", id, ErrCorrupt, err)
 	}
 	return st, nil
 }
@@ -134,6 +151,7 @@ func (s *Store) Delete(id string) error {
 		s.reportIndexErr(s.updateIndex(map[string]*indexEntry{id: nil}))
 	}
 	_ = os.Remove(filepath.Join(s.dir, indexDirName, locksDirName, id+".lock"))
+	_ = s.ClearFaults(id)
 	return nil
 }
 

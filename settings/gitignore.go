@@ -50,3 +50,79 @@ func EnsureDir(repoRoot string) (bool, error) {
 	}
 	return true, nil
 }
+
+// excludeComment heads the lines EnsureIgnored adds to info/exclude.
+const excludeComment = "# entire: its working files, for checkouts without .entire/.gitignore"
+
+// ExcludeEntries returns the lines EnsureIgnored keeps in
+// <git-common-dir>/info/exclude: GitignoreEntries anchored at the work
+// tree root (/.entire/tmp/, ...).
+func ExcludeEntries() []string {
+	var out []string
+	for _, e := range GitignoreEntries() {
+		out = append(out, "/"+Dir+"/"+e)
+	}
+	return out
+}
+
+// EnsureIgnored makes the files entire keeps under <repoRoot>/.entire
+// (logs/, tmp/, ...) ignored in a checkout whose .entire/.gitignore lacks
+// them (a linked worktree of an older commit, a branch from before
+// `entire enable`), so that `git add -A` never commits them: each missing
+// ExcludeEntries line is appended to <gitCommonDir>/info/exclude, which
+// git reads in every worktree, once. A checkout whose .entire/.gitignore
+// has every entry costs one small read and changes nothing. It reports
+// whether it wrote; existing content and mode are kept.
+func EnsureIgnored(repoRoot, gitCommonDir string) (bool, error) {
+	if own, err := os.ReadFile(filepath.Join(repoRoot, Dir, ".gitignore")); err == nil && hasAll(string(own), GitignoreEntries(), false) {
+		return false, nil
+	}
+	path := filepath.Join(gitCommonDir, "info", "exclude")
+	cur, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("read %s: %w", path, err)
+	}
+	content := string(cur)
+	if hasAll(content, ExcludeEntries(), true) {
+		return false, nil
+	}
+	if content != "" && !strings.HasSuffix(content, "\n") {
+		content += "\n"
+	}
+	if !hasLine(content, excludeComment) {
+		content += excludeComment + "\n"
+	}
+	for _, e := range ExcludeEntries() {
+		if !hasLine(content, e) {
+			content += e + "\n"
+		}
+	}
+	perm := fs.FileMode(0o644)
+	if info, err := os.Stat(path); err == nil {
+		perm = info.Mode().Perm()
+	}
+	if err := atomicfile.Write(path, []byte(content), perm); err != nil {
+		return false, fmt.Errorf("ignore entire's files: %w", err)
+	}
+	return true, nil
+}
+
+// hasAll reports whether content has every entry: as a whole line when
+// lines, else as a substring (the .entire/.gitignore rule of EnsureDir).
+func hasAll(content string, entries []string, lines bool) bool {
+	for _, e := range entries {
+		if (lines && !hasLine(content, e)) || (!lines && !strings.Contains(content, e)) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasLine(content, line string) bool {
+	for _, l := range strings.Split(content, "\n") {
+		if strings.TrimRight(l, "\r") == line {
+			return true
+		}
+	}
+	return false
+}

@@ -47,3 +47,40 @@ func TestEnsureDir(t *testing.T) {
 		})
 	}
 }
+
+func TestEnsureIgnored(t *testing.T) {
+	t.Parallel()
+	root, common := t.TempDir(), t.TempDir()
+	exclude := filepath.Join(common, "info", "exclude")
+	if err := os.MkdirAll(filepath.Dir(exclude), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exclude, []byte("*.o"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{true, false} {
+		changed, err := EnsureIgnored(root, common)
+		if err != nil || changed != want {
+			t.Fatalf("call %d: EnsureIgnored = %v %v, want %v", i, changed, err, want)
+		}
+	}
+	data, _ := os.ReadFile(exclude)
+	wantText := "*.o\n" + excludeComment + "\n/.entire/tmp/\n/.entire/settings.local.json\n/.entire/metadata/\n/.entire/logs/\n"
+	if string(data) != wantText {
+		t.Errorf("exclude =\n%s\nwant\n%s", data, wantText)
+	}
+	if info, _ := os.Stat(exclude); info.Mode().Perm() != 0o600 {
+		t.Errorf("mode changed to %v", info.Mode().Perm())
+	}
+	// A checkout whose .entire/.gitignore has the entries needs nothing.
+	other := t.TempDir()
+	if _, err := EnsureDir(root); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := EnsureIgnored(root, other); changed || err != nil {
+		t.Errorf("EnsureIgnored with .entire/.gitignore = %v %v", changed, err)
+	}
+	if _, err := os.Stat(filepath.Join(other, "info", "exclude")); !os.IsNotExist(err) {
+		t.Errorf("exclude written although .entire/.gitignore ignores everything: %v", err)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -94,8 +93,12 @@ func (a *AutoCommit) saveTask(ctx context.Context, st *session.State, in TaskInp
 	}, "", "  ")
 	taskFiles := map[string][]byte{taskDir + "checkpoint.json": append(cp, '\n')}
 	if subPath != "" {
-		if data, err := os.ReadFile(subPath); err == nil {
-			taskFiles[taskDir+"agent-"+in.AgentID+".jsonl"], _ = a.mc.redactLines(data)
+		if data, err := agent.ReadTranscriptFile(subPath); err == nil {
+			lines, _, err := a.mc.redactLines(data)
+			if err != nil {
+				return err
+			}
+			taskFiles[taskDir+"agent-"+in.AgentID+".jsonl"] = lines
 		}
 	}
 	meta := a.metadata(st, &agent.Analysis{From: cursorOf(st)}, files)

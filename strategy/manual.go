@@ -255,7 +255,7 @@ func (m *ManualCommit) branchInUse(branch, except string) bool {
 
 // ensureSetup re-creates what a turn needs if it went missing: the
 // metadata branch and our git hooks (a tool such as husky may have
-// overwritten them). Failures are logged, never returned.
+// overwritten them, or an older entire installed older shims). Failures are logged, never returned.
 func (m *ManualCommit) ensureSetup(ctx context.Context) {
 	repo := m.env.Repo
 	if tip, err := repo.ReadRef(checkpoint.MetadataRef); err == nil && tip.IsZero() {
@@ -265,10 +265,10 @@ func (m *ManualCommit) ensureSetup(ctx context.Context) {
 			m.env.printf("✓ Created orphan branch '%s' for session metadata\n", checkpoint.MetadataBranch)
 		}
 	}
-	if githook.InstalledIn(m.hooksDir()) {
+	localDev := m.env.Settings != nil && m.env.Settings.LocalDev
+	if githook.CurrentIn(m.hooksDir(), localDev) {
 		return
 	}
-	localDev := m.env.Settings != nil && m.env.Settings.LocalDev
 	if _, err := githook.Install(githook.Options{RepoRoot: repo.Root, LocalDev: localDev, Warn: m.env.Stderr}); err != nil {
 		m.env.Log.Warn("reinstall git hooks", "error", err)
 	}

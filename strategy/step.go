@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/entirecli/entire/internal/panics"
 	"io/fs"
 	"os"
 	"runtime"
@@ -86,13 +87,19 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 		// Analysing the new lines and redacting them read the same bytes
 		// independently: do both at once.
 		var a scope
+		var scanErr error
 		scanned := make(chan struct{})
 		go func() {
 			defer close(scanned)
+			defer panics.Recover(&scanErr)
+			panics.Inject(m.env.Getenv, "scan")
 			a = m.scanScope(in, st)
 		}()
 		src, srcErr := m.readTranscript(st, in)
 		<-scanned
+		if scanErr != nil {
+			return fmt.Errorf("scan transcript: %w", scanErr)
+		}
 		var statusErr error
 		if ws, statusErr = status(); statusErr != nil {
 			return statusErr
@@ -232,6 +239,8 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 	stored := make(chan struct{})
 	go func() {
 		defer close(stored)
+		defer panics.Recover(&storeErr)
+		panics.Inject(m.env.Getenv, "store-transcript")
 		ts, storeErr = m.storeSource(st, src)
 	}()
 	stepPrompts := m.redactAll(a.Prompts)
@@ -319,7 +328,7 @@ type transcriptSource struct {
 func (m *ManualCommit) readTranscript(st *session.State, in TurnInput) (*transcriptSource, error) {
 	src := &transcriptSource{path: in.TranscriptPath}
 	if isJSONDocument(in.TranscriptPath) {
-		content, err := os.ReadFile(in.TranscriptPath)
+		content, err := agent.ReadTranscriptFile(in.TranscriptPath)
 		if err != nil {
 			return nil, fmt.Errorf("read transcript: %w", err)
 		}
@@ -330,7 +339,9 @@ func (m *ManualCommit) readTranscript(st *session.State, in TurnInput) (*transcr
 	if err != nil {
 		return nil, err
 	}
-	src.lines, src.refs = m.redactLines(data)
+	if src.lines, src.refs, err = m.redactLines(data); err != nil {
+		return nil, err
+	}
 	src.end, src.restart = end, restart
 	return src, nil
 }
@@ -413,7 +424,7 @@ func (m *ManualCommit) storeTranscript(st *session.State, in TurnInput) (*checkp
 // (Gemini CLI's single-object format) rather than JSONL, from its first
 // bytes.
 func isJSONDocument(path string) bool {
-	f, err := os.Open(path)
+	f, err := agent.OpenTranscript(path)
 	if err != nil {
 		return false
 	}
@@ -431,17 +442,19 @@ func isJSONDocument(path string) bool {
 // redactLines lifts render references out of complete JSONL lines and
 // redacts them, line by line, so that a line always gives the same bytes;
 // large inputs are split at line boundaries over the available cores. It
-// returns the lines and the references in order of appearance.
-func (m *ManualCommit) redactLines(data []byte) ([]byte, []renderrefs.Reference) {
+// returns the lines and the references in order of appearance; the error
+// is a panic of one of its goroutines (a *panics.Error).
+func (m *ManualCommit) redactLines(data []byte) ([]byte, []renderrefs.Reference, error) {
 	if len(data) == 0 {
-		return data, nil
+		return data, nil, nil
 	}
 	if _, ok := m.env.Redactor.(NoRedaction); ok && !bytes.Contains(data, []byte(renderrefs.Marker)) {
-		return data, nil
+		return data, nil, nil
 	}
 	parts := runtime.GOMAXPROCS(0)
 	if len(data) < 256<<10 || parts < 2 {
-		return redactLineRange(m.env.Redactor, data)
+		out, refs := redactLineRange(m.env.Redactor, data)
+		return out, refs, nil
 	}
 	var cuts [][]byte
 	for len(data) > 0 && len(cuts) < parts-1 {
@@ -459,20 +472,26 @@ func (m *ManualCommit) redactLines(data []byte) ([]byte, []renderrefs.Reference)
 	}
 	out := make([][]byte, len(cuts))
 	refs := make([][]renderrefs.Reference, len(cuts))
+	errs := make([]error, len(cuts))
 	var wg sync.WaitGroup
 	for i, c := range cuts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer panics.Recover(&errs[i])
+			panics.Inject(m.env.Getenv, "redact-lines")
 			out[i], refs[i] = redactLineRange(m.env.Redactor, c)
 		}()
 	}
 	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, fmt.Errorf("redact transcript: %w", err)
+	}
 	var all []renderrefs.Reference
 	for _, r := range refs {
 		all = append(all, r...)
 	}
-	return bytes.Join(out, nil), all
+	return bytes.Join(out, nil), all, nil
 }
 
 // redactLineRange cleans the render references out of each line of data

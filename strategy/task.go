@@ -135,8 +135,11 @@ func (m *ManualCommit) saveTaskStep(ctx context.Context, st *session.State, in T
 		files[subagent.ConclusionFile] = in.Conclusion
 	}
 	if subPath != "" {
-		if data, err := os.ReadFile(subPath); err == nil {
-			lines, refs := m.redactLines(data)
+		if data, err := agent.ReadTranscriptFile(subPath); err == nil {
+			lines, refs, err := m.redactLines(data)
+			if err != nil {
+				return err
+			}
 			files["agent-"+in.AgentID+".jsonl"] = lines
 			m.keepReferences(st.SessionID, refs)
 		}
@@ -233,7 +236,7 @@ func scanWhole(a agent.Agent, path string) (*agent.Analysis, error) {
 // offset) that carries the tool result of toolUseID, "" when not found. It
 // reads only from offset on.
 func findToolResultUUID(path string, offset int64, toolUseID string) string {
-	f, err := os.Open(path)
+	f, err := agent.OpenTranscript(path)
 	if err != nil {
 		return ""
 	}

@@ -98,7 +98,10 @@ func TestRedactLinesParallelIsStable(t *testing.T) {
 		fmt.Fprintf(&b, `{"n":%d,"text":"line %d"}`+"\n", i, i)
 	}
 	m := &ManualCommit{env: &Env{Redactor: upperRedactor{}}}
-	got, _ := m.redactLines(b.Bytes())
+	got, _, err := m.redactLines(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
 	want, _ := redactLineRange(upperRedactor{}, b.Bytes())
 	if !bytes.Equal(got, want) {
 		t.Fatal("parallel redaction differs from a single pass")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/entirecli/entire/internal/panics"
 	"time"
 
 	"github.com/entirecli/entire/agent"
@@ -190,6 +191,8 @@ func (e *Env) statusAtTurnEnd(ctx context.Context) func() (*worktreeStatus, erro
 	var err error
 	go func() {
 		defer close(done)
+		defer panics.Recover(&err)
+		panics.Inject(e.Getenv, "turn-end-status")
 		ws, err = readStatus(ctx, e.Repo)
 	}()
 	return func() (*worktreeStatus, error) {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/entirecli/entire/agent"
 )
 
 // tailWindow is how much of a transcript's end LastMessage reads.
@@ -24,7 +26,7 @@ func LastMessage(path string) (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	f, err := os.Open(path)
+	f, err := agent.OpenTranscript(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}

@@ -23,6 +23,7 @@ func Run(t *testing.T, fx Fixture) {
 	t.Run("Session", func(t *testing.T) { t.Parallel(); testSession(t, fx) })
 	t.Run("Chunking", func(t *testing.T) { t.Parallel(); testChunking(t, fx) })
 	t.Run("Scan", func(t *testing.T) { t.Parallel(); testScan(t, fx) })
+	t.Run("Sniff", func(t *testing.T) { t.Parallel(); testSniff(t, fx) })
 }
 
 func newAgent(fx Fixture, t *testing.T) agent.Agent {

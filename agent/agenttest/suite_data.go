@@ -258,3 +258,39 @@ func testScan(t *testing.T, fx Fixture) {
 		}
 	})
 }
+
+// testSniff checks that the agent's TranscriptSniffer accepts its real
+// transcripts through agent.CheckTranscript, and that CheckTranscript
+// refuses what is no transcript: text, a FIFO (without hanging), a device.
+func testSniff(t *testing.T, fx Fixture) {
+	a := newAgent(fx, t)
+	if _, ok := a.(agent.TranscriptSniffer); !ok {
+		t.Skip("agent does not sniff transcripts")
+	}
+	for _, path := range fx.TranscriptFiles {
+		if err := agent.CheckTranscript(a, path); err != nil {
+			t.Errorf("%s: %v", filepath.Base(path), err)
+		}
+	}
+	dir := t.TempDir()
+	text := filepath.Join(dir, "text.jsonl")
+	if err := os.WriteFile(text, []byte("hello, not a transcript\n{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty.jsonl")
+	if err := os.WriteFile(empty, []byte(`{"partial":`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := agent.CheckTranscript(a, empty); err != nil {
+		t.Errorf("a transcript without a complete line yet: %v", err)
+	}
+	bad := []string{text, dir, os.DevNull}
+	if fifo := filepath.Join(dir, "fifo"); mkfifo(fifo) == nil {
+		bad = append(bad, fifo)
+	}
+	for _, p := range bad {
+		if err := agent.CheckTranscript(a, p); !errors.Is(err, agent.ErrNotTranscript) {
+			t.Errorf("CheckTranscript(%s) = %v, want ErrNotTranscript", p, err)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -56,7 +55,7 @@ func (a *Agent) ReadSession(input *agent.HookInput) (*agent.AgentSession, error)
 	if input == nil || input.SessionRef == "" {
 		return nil, errors.New("read claude session: no transcript path")
 	}
-	data, err := os.ReadFile(input.SessionRef)
+	data, err := agent.ReadTranscriptFile(input.SessionRef)
 	if err != nil {
 		return nil, fmt.Errorf("read claude session: %w", err)
 	}

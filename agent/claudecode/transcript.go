@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"regexp"
 
 	"github.com/entirecli/entire/agent"
@@ -306,7 +305,7 @@ func scanReader(r io.Reader, from agent.Position, skip int) (*agent.Analysis, er
 // output_tokens; synthetic error replies are not API calls.
 func (a *Agent) ScanTranscript(path string, from agent.Position) (*agent.Analysis, error) {
 	from = from.Sanitized()
-	f, err := os.Open(path)
+	f, err := agent.OpenTranscript(path)
 	if err != nil {
 		return nil, fmt.Errorf("scan transcript: %w", err)
 	}
@@ -360,7 +359,7 @@ func AnalyzeTranscript(content []byte, from agent.Position) *agent.Analysis {
 // GetTranscriptPosition returns the number of complete lines of the
 // transcript (0 if it does not exist).
 func (a *Agent) GetTranscriptPosition(path string) (int, error) {
-	f, err := os.Open(path)
+	f, err := agent.OpenTranscript(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}

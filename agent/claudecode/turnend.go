@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/entirecli/entire/agent"
@@ -63,7 +62,7 @@ func (w *turnEndWatch) check() (bool, error) {
 	if w.done {
 		return true, nil
 	}
-	f, err := os.Open(w.path)
+	f, err := agent.OpenTranscript(w.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil // Claude Code creates it at its first flush
 	}

@@ -106,7 +106,7 @@ func (a *Agent) ReadSession(input *agent.HookInput) (*agent.AgentSession, error)
 	if input == nil || input.SessionRef == "" {
 		return nil, errors.New("read gemini session: no transcript path")
 	}
-	data, err := os.ReadFile(input.SessionRef)
+	data, err := agent.ReadTranscriptFile(input.SessionRef)
 	if err != nil {
 		return nil, fmt.Errorf("read gemini session: %w", err)
 	}

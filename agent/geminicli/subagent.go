@@ -64,7 +64,7 @@ type subagentHead struct {
 // startTime) and its first user message, from at most maxSubagentHead
 // bytes.
 func readSubagentHead(path string) (subagentHead, bool) {
-	f, err := os.Open(path)
+	f, err := agent.OpenTranscript(path)
 	if err != nil {
 		return subagentHead{}, false
 	}
@@ -182,7 +182,7 @@ func (a *Agent) FindSubagent(transcriptPath, sessionID string, d agent.Delegatio
 // subagent transcript: result.response when it is a string, else the
 // result as JSON; "" when there is none.
 func subagentResult(path string) string {
-	f, err := os.Open(path)
+	f, err := agent.OpenTranscript(path)
 	if err != nil {
 		return ""
 	}

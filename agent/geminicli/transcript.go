@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"time"
 
 	"github.com/entirecli/entire/agent"
@@ -273,7 +272,7 @@ func (a *Agent) ScanTranscript(path string, from agent.Position) (*agent.Analysi
 // scanFile is ScanTranscript without the subagent lookup.
 func scanFile(path string, from agent.Position) (*agent.Analysis, []delegationCall, error) {
 	from = from.Sanitized()
-	f, err := os.Open(path)
+	f, err := agent.OpenTranscript(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("scan transcript: %w", err)
 	}
@@ -284,9 +283,12 @@ func scanFile(path string, from agent.Position) (*agent.Analysis, []delegationCa
 	if wholeFile || bytes.IndexByte(head, '\n') < 0 || DetectFormat(head) == FormatJSON {
 		// Single JSON (or a first line too long to judge from the head):
 		// this container has to be read whole anyway.
-		content, err := io.ReadAll(br)
+		content, err := io.ReadAll(io.LimitReader(br, agent.MaxWholeTranscript+1))
 		if err != nil {
 			return nil, nil, fmt.Errorf("scan transcript %s: %w", path, err)
+		}
+		if len(content) > agent.MaxWholeTranscript {
+			return nil, nil, fmt.Errorf("scan transcript: %w: %s is larger than %d MiB", agent.ErrNotTranscript, path, agent.MaxWholeTranscript>>20)
 		}
 		if DetectFormat(content) == FormatJSON {
 			an, calls, err := analyzeDocument(content, agent.Position{Entries: from.Entries})

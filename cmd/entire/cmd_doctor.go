@@ -11,6 +11,7 @@ import (
 
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/iostreams"
 	"github.com/entirecli/entire/session"
 	"github.com/entirecli/entire/settings"
 	"github.com/entirecli/entire/strategy"
@@ -20,9 +21,10 @@ import (
 type doctorOptions struct {
 	f *factory
 
-	Force   bool // --force: condense when possible, else discard, without asking
-	Secrets bool // --secrets: scan the stored data for secrets instead
-	Purge   bool // --purge (with --secrets): rewrite the branches without them
+	Force          bool // --force: condense when possible, else discard, without asking
+	DiscardCorrupt bool // --discard-corrupt: delete unreadable session state files without asking
+	Secrets        bool // --secrets: scan the stored data for secrets instead
+	Purge          bool // --purge (with --secrets): rewrite the branches without them
 }
 
 func newDoctorCmd(f *factory, runF func(context.Context, *doctorOptions) error) *cobra.Command {
@@ -42,6 +44,13 @@ condensed. For each, choose:
 
 With --force, every stuck session is condensed when possible, else
 discarded, without asking. Without a terminal, --force is required.
+
+Doctor also lists the session state files that cannot be read: those a
+hook set aside (<id>.json.corrupt-<time>, the session went on afresh) and
+live ones no hook has touched since they broke, and offers to delete
+them; --discard-corrupt deletes them without asking (required without a
+terminal). It names every checkpoint whose metadata on the metadata branch
+cannot be read.
 
 With --secrets, doctor instead scans everything stored on the entire
 branches (their whole history) for secrets and reports, without printing
@@ -64,6 +73,7 @@ the credentials (anything pushed may have been copied).`,
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Force, "force", "f", false, "fix every stuck session without asking")
+	cmd.Flags().BoolVar(&opts.DiscardCorrupt, "discard-corrupt", false, "delete unreadable session state files without asking")
 	cmd.Flags().BoolVar(&opts.Secrets, "secrets", false, "scan the entire branches for secrets stored before redaction caught them")
 	cmd.Flags().BoolVar(&opts.Purge, "purge", false, "with --secrets: rewrite the entire branches with the secrets redacted")
 	return cmd
@@ -93,12 +103,21 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 		return err
 	}
 	store := sessionStore(f, repo)
-	states, corrupt, err := store.List()
+	pending, err := doctorCorrupt(f, store, opts.DiscardCorrupt)
 	if err != nil {
 		return err
 	}
-	if len(corrupt) > 0 {
-		fmt.Fprintf(f.IO.ErrOut, "Warning: skipped %d unreadable session state files\n", len(corrupt))
+	if bad, err := checkpoint.NewStore(repo, f.Now).Unreadable(); err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "Warning: cannot check the %s branch: %v\n", checkpoint.MetadataBranch, err)
+	} else if len(bad) > 0 {
+		fmt.Fprintf(f.IO.Out, "Found %d unreadable checkpoint(s) on %s:\n", len(bad), checkpoint.MetadataBranch)
+		for _, err := range bad {
+			fmt.Fprintf(f.IO.Out, "  %s\n", iostreams.Escape(err.Error()))
+		}
+	}
+	states, _, err := store.List()
+	if err != nil {
+		return err
 	}
 	stuck, err := findStuck(repo, states, f.Now())
 	if err != nil {
@@ -107,14 +126,14 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 	out := f.IO.Out
 	if len(stuck) == 0 {
 		fmt.Fprintln(out, "No stuck sessions found.")
-		return nil
+		return pending
 	}
 	fmt.Fprintf(out, "Found %d stuck session(s):\n", len(stuck))
 	for _, s := range stuck {
 		printStuck(out, s)
 	}
 	if !opts.Force && !f.IO.CanPrompt() {
-		return errors.New("cannot ask what to do (not a terminal): run `entire doctor --force` to condense each session when possible, else discard it")
+		return errors.Join(pending, errors.New("cannot ask what to do (not a terminal): run `entire doctor --force` to condense each session when possible, else discard it"))
 	}
 	strategyName := loadSettings(repo).StrategyName()
 	var mc *strategy.ManualCommit
@@ -159,9 +178,50 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 		}
 	}
 	if failures > 0 {
+		if pending != nil {
+			fmt.Fprintf(f.IO.ErrOut, "Error: %v\n", pending)
+		}
 		return silentError(fmt.Errorf("%d session(s) could not be fixed", failures))
 	}
-	return nil
+	return pending
+}
+
+// doctorCorrupt lists the unreadable session state files and deletes them
+// when discard says so or the user agrees. Without a terminal and without
+// discard it returns (as pending) the error that tells which flag deletes
+// them, after the rest of doctor has run.
+func doctorCorrupt(f *factory, store *session.Store, discard bool) (pending error, err error) {
+	cs, err := store.Corrupt()
+	if err != nil || len(cs) == 0 {
+		return nil, err
+	}
+	out := f.IO.Out
+	fmt.Fprintf(out, "Found %d unreadable session state file(s):\n", len(cs))
+	for _, c := range cs {
+		if c.SetAside {
+			fmt.Fprintf(out, "  %s (set aside by a hook; session %s went on afresh)\n", iostreams.Escape(c.Path), iostreams.Escape(c.SessionID))
+		} else {
+			fmt.Fprintf(out, "  %s (%s)\n", iostreams.Escape(c.Path), iostreams.Escape(c.Err.Error()))
+		}
+	}
+	if !discard {
+		yes, cerr := confirm(f, "Delete them?", "delete", "keep", false)
+		if errors.Is(cerr, errCannotPrompt) {
+			return errors.New("cannot ask whether to delete unreadable session state files (not a terminal): run `entire doctor --discard-corrupt` to delete them"), nil
+		}
+		discard = yes
+	}
+	if !discard {
+		fmt.Fprintln(out, "Kept them.")
+		return nil, nil
+	}
+	for _, c := range cs {
+		if err := store.Discard(c); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(out, "Discarded %s\n", iostreams.Escape(c.Path))
+	}
+	return nil, nil
 }
 
 // findStuck returns the stuck sessions among states (SPEC 1.12).

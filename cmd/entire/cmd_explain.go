@@ -18,6 +18,7 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/explain"
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/iostreams"
 	"github.com/entirecli/entire/refstore"
 	"github.com/entirecli/entire/renderrefs"
 	"github.com/entirecli/entire/session"
@@ -185,7 +186,7 @@ func runExplain(ctx context.Context, opts *explainOptions) error {
 			return err
 		}
 	}
-	return page(f, opts.NoPager, buf.Bytes())
+	return pageEscaped(f, opts.NoPager, buf.String())
 }
 
 // commitCheckpoint resolves rev and returns the checkpoint its message
@@ -277,11 +278,18 @@ func explainTemporary(opts *explainOptions, l *explain.Loader, notFound error) e
 	if err := explain.RenderCheckpoint(&buf, v, opts.mode()); err != nil {
 		return err
 	}
-	return page(opts.f, opts.NoPager, buf.Bytes())
+	return pageEscaped(opts.f, opts.NoPager, buf.String())
+}
+
+// pageEscaped pages a view of checkpoint data with iostreams.Escape
+// applied: prompts, transcripts and summaries may come from someone else
+// and must not drive the terminal.
+func pageEscaped(f *factory, noPager bool, view string) error {
+	return page(f, noPager, []byte(iostreams.Escape(view)))
 }
 
 // rawTranscript writes the stored transcript of the latest session, never
-// paged.
+// paged, escaped when stdout is a terminal (a pipe gets the bytes).
 func rawTranscript(opts *explainOptions, l *explain.Loader, id checkpoint.ID) error {
 	cp, err := l.Store.Read(id)
 	if err != nil {
@@ -290,6 +298,9 @@ func rawTranscript(opts *explainOptions, l *explain.Loader, id checkpoint.ID) er
 	data, err := cp.Sessions[len(cp.Sessions)-1].Transcript()
 	if err != nil {
 		return err
+	}
+	if opts.f.IO.IsStdoutTTY() {
+		data = []byte(iostreams.Escape(string(data)))
 	}
 	_, err = opts.f.IO.Out.Write(data)
 	return err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/entirecli/entire/iostreams"
 	"github.com/entirecli/entire/rewind"
 )
 
@@ -154,10 +155,12 @@ func pointLabel(p rewind.Point, manySessions bool) string {
 	return sanitizeLabel(s)
 }
 
-// sanitizeLabel drops what would garble a terminal row: control and other
-// non-printable characters, zero-width joiners, variation selectors and
-// emoji skin-tone modifiers.
+// sanitizeLabel makes a one-row label: control sequences escaped as
+// everywhere else (iostreams.Escape), then what would still garble the row
+// dropped: newlines, tabs and other non-printable characters, zero-width
+// joiners, variation selectors and emoji skin-tone modifiers.
 func sanitizeLabel(s string) string {
+	s = iostreams.Escape(s)
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '\u200d', r >= '\ufe00' && r <= '\ufe0f', r >= 0x1f3fb && r <= 0x1f3ff:

@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/entirecli/entire/hooks"
+	"github.com/entirecli/entire/iostreams"
+	"github.com/entirecli/entire/logging"
 	"github.com/entirecli/entire/session"
 	"github.com/entirecli/entire/settings"
 )
@@ -32,7 +34,12 @@ func newStatusCmd(f *factory, runF func(context.Context, *statusOptions) error) 
 		Short: "Show whether Entire is enabled and the active sessions",
 		Long: `Show whether Entire is enabled in this repository and with which strategy,
 where checkpoints are pushed, and the agent sessions that have not ended,
-grouped by worktree.`,
+grouped by worktree, with the hook failures of each since its last
+successful hook and the log file to read about them.
+
+A checkout without settings files (a linked worktree of a commit from
+before ` + "`entire enable`" + `) in a repository with Entire's hooks shows what
+the hooks do there: enabled, with the default settings.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -57,16 +64,27 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if err != nil {
 		return err
 	}
+	// A checkout without settings files (a linked worktree of an older
+	// commit) is still one the hooks act in when the repository has
+	// entire's hooks: they then use the defaults (settings.Enabled), and
+	// status says what they do.
+	defaults := false
 	if !settings.Exists(repo.Root) {
-		fmt.Fprintln(out, "○ not set up (run `entire enable` to get started)")
-		return nil
+		if st := inspectSetup(repo); st.GitHooks == 0 && len(st.Agents) == 0 {
+			fmt.Fprintln(out, "○ not set up (run `entire enable` to get started)")
+			return nil
+		}
+		defaults = true
 	}
 	s, err := settings.Load(repo.Root)
 	if err != nil {
-		return fmt.Errorf("%w (fix or remove the file)", err)
+		return fmt.Errorf("%w (fix or remove the file; meanwhile the hooks use the defaults)", err)
 	}
 	printRedactionProblems(f, hooks.RedactionOptions(s))
 	fmt.Fprintln(out, enabledLabel(s))
+	if defaults {
+		fmt.Fprintf(out, "No settings in this checkout (%s/settings.json): the hooks use the defaults\n", settings.Dir)
+	}
 	if opts.Detailed {
 		for _, file := range []struct{ label, path string }{
 			{"Project", settings.ProjectPath(repo.Root)},
@@ -89,9 +107,16 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 		return err
 	}
 	if len(corrupt) > 0 {
-		fmt.Fprintf(f.IO.ErrOut, "Warning: skipped %d unreadable session state files\n", len(corrupt))
+		fmt.Fprintf(f.IO.ErrOut, "Warning: skipped %d unreadable session state files (`entire doctor` lists them)\n", len(corrupt))
 	}
-	printActiveSessions(ctx, out, sums, f.Now(), hooks.TextRedactor(s, nil))
+	if n, err := store.SetAsideCount(); err == nil && n > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "Warning: %d unreadable session state file(s) set aside by the hooks (`entire doctor` lists them)\n", n)
+	}
+	faults := func(id string) session.Faults {
+		fl, _ := store.Faults(id)
+		return fl
+	}
+	printActiveSessions(ctx, out, sums, f.Now(), hooks.TextRedactor(s, nil), faults)
 	return nil
 }
 
@@ -113,8 +138,9 @@ const unknownWorktree = "(unknown)"
 
 // printActiveSessions prints the sessions grouped by worktree, sorted by
 // path, each group headed by the path and its current branch, with their
-// first prompts redacted by redact. Nothing is printed when sums is empty.
-func printActiveSessions(ctx context.Context, w io.Writer, sums []session.Summary, now time.Time, redact func(string) string) {
+// first prompts redacted by redact and the hook failures faults reports
+// since their last successful hook. Nothing is printed when sums is empty.
+func printActiveSessions(ctx context.Context, w io.Writer, sums []session.Summary, now time.Time, redact func(string) string, faults func(id string) session.Faults) {
 	if len(sums) == 0 {
 		return
 	}
@@ -139,13 +165,31 @@ func printActiveSessions(ctx context.Context, w io.Writer, sums []session.Summar
 				header = fmt.Sprintf("%s (%s)", p, b)
 			}
 		}
-		fmt.Fprintf(w, "  %s\n", header)
+		fmt.Fprintf(w, "  %s\n", iostreams.Escape(header))
 		for _, s := range groups[p] {
-			fmt.Fprintf(w, "    %s\n", sessionLine(s, now))
+			fmt.Fprintf(w, "    %s\n", iostreams.Escape(sessionLine(s, now)))
 			if prompt := promptPreview(redact(uncut(s.FirstPrompt)), 60); prompt != "" {
-				fmt.Fprintf(w, "      %q\n", prompt)
+				fmt.Fprintf(w, "      \"%s\"\n", iostreams.Escape(prompt))
+			}
+			if fl := faults(s.SessionID); fl.Count > 0 {
+				printFaults(w, s, fl, now, redact)
 			}
 		}
+	}
+}
+
+// printFaults prints a session's hook failures since its last successful
+// hook, the last message redacted and escaped, and the log to read.
+func printFaults(w io.Writer, s session.Summary, fl session.Faults, now time.Time, redact func(string) string) {
+	noun := "failure"
+	if fl.Count > 1 {
+		noun = "failures"
+	}
+	msg := promptPreview(redact(fl.LastMessage), 200)
+	fmt.Fprintf(w, "      ✕ %d hook %s since the last successful hook (last: %s, %s): %s\n",
+		fl.Count, noun, iostreams.Escape(fl.LastHook), relativeTime(now, fl.LastAt), iostreams.Escape(msg))
+	if s.WorktreePath != "" {
+		fmt.Fprintf(w, "        log: %s\n", iostreams.Escape(filepath.Join(s.WorktreePath, logging.LogDir, logging.LogFile)))
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 //
 //	0   success (including "nothing to do")
 //	1   any error, including invalid usage
-//	130 interrupted (SIGINT/SIGTERM)
+//	130 interrupted (SIGINT/SIGTERM; a second one exits at once)
 type exitCode int
 
 const (
@@ -40,7 +40,7 @@ func silentError(err error) error {
 // run builds the command tree, executes args and maps the outcome to an exit
 // code. It never lets a panic escape as a stack trace.
 func run(args []string, f *factory) (code exitCode) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyInterrupts(context.Background())
 	defer stop()
 
 	root := newRootCmd(f)
@@ -58,6 +58,37 @@ func run(args []string, f *factory) (code exitCode) {
 
 	cmd, err := root.ExecuteContextC(ctx)
 	return reportError(f, cmd, err, ctx.Err() != nil)
+}
+
+// notifyInterrupts returns a context cancelled by the first SIGINT or
+// SIGTERM: the command (a hook in the middle of a write) stops at the next
+// safe point and exits 130. A second signal ends the process at once with
+// 130, as an agent that gave up waiting expects; nothing already saved is
+// lost, since every file and ref is replaced atomically. stop releases the
+// signals.
+func notifyInterrupts(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		for n := 0; ; n++ {
+			select {
+			case <-sigs:
+				if n > 0 {
+					os.Exit(int(exitInterrupted))
+				}
+				cancel()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
 }
 
 // reportError prints err the way the error policy wants and returns the exit

@@ -153,8 +153,10 @@ func TestPrePushChain(t *testing.T) {
 	}
 }
 
-// A refusal from entire (exit 3) blocks the push; the chained hook is not
-// run then.
+// Only entire's deliberate refusal (the refusal token written to the
+// verdict file the shim passes, with exit 3) blocks the push; an exit
+// status alone never does (a crash may exit 3), and the chained hook is not
+// run after a refusal.
 func TestPrePushRefusalBlocks(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t, true)
@@ -169,10 +171,21 @@ func TestPrePushRefusalBlocks(t *testing.T) {
 	}
 	r.calls()
 	r.setExit(PrePush, "3")
+	if out, err := r.runIn(r.dir, "push", "-q", "origin", "main"); err != nil {
+		t.Fatalf("exit 3 without a refusal blocked the push: %v\n%s", err, out)
+	}
+	r.git("commit", "-q", "--allow-empty", "-m", "second")
+	r.setVerdict(PrePush, PushRefusal)
 	if out, err := r.runIn(r.dir, "push", "-q", "origin", "main"); err == nil {
 		t.Fatalf("push went through a refusal:\n%s", out)
 	}
-	r.setExit(PrePush, "2") // any other failure never blocks
+	r.setVerdict(PrePush, "something else")
+	if out, err := r.runIn(r.dir, "push", "-q", "origin", "main"); err != nil {
+		t.Fatalf("push blocked by a garbled verdict: %v\n%s", err, out)
+	}
+	r.git("commit", "-q", "--allow-empty", "-m", "third")
+	r.setVerdict(PrePush, PushRefusal)
+	r.setExit(PrePush, "2") // a token without the refusal status is not a refusal
 	if out, err := r.runIn(r.dir, "push", "-q", "origin", "main"); err != nil {
 		t.Fatalf("push blocked by a non-refusal failure: %v\n%s", err, out)
 	}

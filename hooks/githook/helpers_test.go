@@ -13,10 +13,15 @@ import (
 
 // fakeEntire is a stand-in for the entire binary: it appends its argv to
 // $ENTIRE_FAKE_DIR/log and exits with the code in $ENTIRE_FAKE_DIR/exit-<hook>
-// (default 0).
+// (default 0). When $ENTIRE_FAKE_DIR/verdict-<hook> exists, its content is
+// written to the verdict file the shim names in $ENTIRE_PRE_PUSH_VERDICT, as
+// entire does when it refuses a push.
 const fakeEntire = `#!/bin/sh
 echo "$*" >> "$ENTIRE_FAKE_DIR/log"
 echo "fake entire $3 on stderr" >&2
+if [ -f "$ENTIRE_FAKE_DIR/verdict-$3" ] && [ -n "$ENTIRE_PRE_PUSH_VERDICT" ]; then
+  cat "$ENTIRE_FAKE_DIR/verdict-$3" > "$ENTIRE_PRE_PUSH_VERDICT"
+fi
 code=$(cat "$ENTIRE_FAKE_DIR/exit-$3" 2>/dev/null || echo 0)
 exit $code
 `
@@ -148,6 +153,20 @@ func (r *testRepo) calls() []string {
 func (r *testRepo) setExit(hook string, code string) {
 	r.t.Helper()
 	if err := os.WriteFile(filepath.Join(r.fakeDir, "exit-"+hook), []byte(code+"\n"), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// setVerdict makes the fake entire write verdict to the shim's verdict
+// file ("" stops it).
+func (r *testRepo) setVerdict(hook, verdict string) {
+	r.t.Helper()
+	p := filepath.Join(r.fakeDir, "verdict-"+hook)
+	if verdict == "" {
+		_ = os.Remove(p)
+		return
+	}
+	if err := os.WriteFile(p, []byte(verdict), 0o644); err != nil {
 		r.t.Fatal(err)
 	}
 }

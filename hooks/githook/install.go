@@ -205,6 +205,30 @@ func InstalledIn(dir string) bool {
 	return true
 }
 
+// CurrentIn reports whether every hook in dir is exactly the shim Install
+// would write now (for localDev, chained when a backup exists) and
+// executable. A false result on an install that InstalledIn accepts means
+// an older version of the shims (one whose failure aborted a commit, say):
+// the hooks' self-healing then runs Install, which rewrites them. It costs
+// a few small file reads and no git call.
+func CurrentIn(dir string, localDev bool) bool {
+	for _, hook := range Names() {
+		path := filepath.Join(dir, hook)
+		cur, exists, err := readHook(path)
+		if err != nil || !exists {
+			return false
+		}
+		want, err := Script(hook, localDev, fileExists(path+BackupSuffix))
+		if err != nil || !bytes.Equal(cur, []byte(want)) {
+			return false
+		}
+		if info, err := os.Stat(path); err != nil || info.Mode().Perm()&0o111 != 0o111 {
+			return false
+		}
+	}
+	return true
+}
+
 // sameFile reports whether a and b are regular files with equal bytes and
 // mode.
 func sameFile(a, b string) bool {

@@ -10,6 +10,20 @@ import (
 // it is foreign and is never rewritten or removed.
 const Marker = "# Entire CLI hooks"
 
+// VerdictEnv names the environment variable through which the pre-push shim
+// passes entire the path of a file it created (empty, mode 0600) for entire's
+// verdict. Entire refuses a push only by writing PushRefusal to that file
+// and exiting with status 3: the shim blocks the push only when both are
+// there, so no crash, whatever its status, ever blocks a push.
+const VerdictEnv = "ENTIRE_PRE_PUSH_VERDICT"
+
+// PushRefusal is the verdict that refuses a push (see VerdictEnv).
+const PushRefusal = "entire: refuse push"
+
+// PushRefusedStatus is the exit status that goes with PushRefusal; older
+// shims (before VerdictEnv) read it alone.
+const PushRefusedStatus = 3
+
 // BackupSuffix is appended to a foreign hook's name when it is moved aside.
 const BackupSuffix = ".pre-entire"
 
@@ -45,9 +59,9 @@ func specFor(hook string) (hookSpec, bool) {
 		}, true
 	case CommitMsg:
 		return hookSpec{
-			comment: "# Strips an Entire-Checkpoint trailer left without agent changes. A failure aborts the commit.",
+			comment: "# Strips an Entire-Checkpoint trailer left without agent changes. Never blocks.",
 			args:    `"$1"`,
-			suffix:  "|| exit 1",
+			suffix:  "|| true",
 		}, true
 	case PostCommit:
 		return hookSpec{
@@ -56,7 +70,7 @@ func specFor(hook string) (hookSpec, bool) {
 		}, true
 	case PrePush:
 		return hookSpec{
-			comment: "# Pushes the session logs to the checkpoint remote alongside your push, and refuses a push that would carry entire's branches anywhere else (exit 3 from entire).",
+			comment: "# Pushes the session logs to the checkpoint remote alongside your push, and refuses a push that would carry entire's branches anywhere else (only when entire writes its refusal to $verdict and exits 3).",
 			args:    `"$1" "$2"`,
 		}, true
 	}
@@ -86,7 +100,7 @@ func Script(hook string, localDev, chain bool) (string, error) {
 		call += " " + spec.args
 	}
 	if hook == PrePush {
-		return prePushScript(bin, call, spec.comment, chain), nil
+		return prePushScript(bin, VerdictEnv+`="$verdict" `+call, spec.comment, chain), nil
 	}
 	call += " " + spec.suffix
 
@@ -112,8 +126,8 @@ func Script(hook string, localDev, chain bool) (string, error) {
 
 // prePushScript is the pre-push shim: git's list of pushed refs (stdin) is
 // kept in a temporary file so that both entire and a chained hook read it;
-// only entire's explicit refusal (exit 3) blocks the push, any other
-// failure lets it go on.
+// only entire's explicit refusal (PushRefusal written to the verdict file,
+// and exit status 3) blocks the push, any other failure lets it go on.
 func prePushScript(bin, call, comment string, chain bool) string {
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n")
@@ -121,10 +135,11 @@ func prePushScript(bin, call, comment string, chain bool) string {
 	b.WriteString(comment + "\n")
 	b.WriteString("refs=$(mktemp \"${TMPDIR:-/tmp}/entire-pre-push.XXXXXX\") || refs=\"\"\n")
 	b.WriteString("if [ -n \"$refs\" ]; then cat >\"$refs\"; else refs=/dev/null; fi\n")
-	b.WriteString("cleanup() { [ \"$refs\" = /dev/null ] || rm -f \"$refs\"; }\n")
+	b.WriteString("verdict=$(mktemp \"${TMPDIR:-/tmp}/entire-pre-push-verdict.XXXXXX\") || verdict=\"\"\n")
+	b.WriteString("cleanup() { [ \"$refs\" = /dev/null ] || rm -f \"$refs\"; [ -z \"$verdict\" ] || rm -f \"$verdict\"; }\n")
 	fmt.Fprintf(&b, "if command -v %s >/dev/null 2>&1; then\n", bin)
 	fmt.Fprintf(&b, "  %s <\"$refs\"\n", call)
-	b.WriteString("  if [ $? -eq 3 ]; then cleanup; exit 1; fi\n")
+	fmt.Fprintf(&b, "  if [ $? -eq %d ] && [ -n \"$verdict\" ] && [ \"$(cat \"$verdict\")\" = \"%s\" ]; then cleanup; exit 1; fi\n", PushRefusedStatus, PushRefusal)
 	b.WriteString("else\n")
 	fmt.Fprintf(&b, "  echo \"[entire] '%s' not found on PATH; skipping the %s hook\" >&2\n", bin, PrePush)
 	b.WriteString("fi\n")

@@ -18,12 +18,12 @@ func TestScriptContent(t *testing.T) {
 			[]string{"#!/bin/sh\n" + Marker + "\n", `entire hooks git prepare-commit-msg "$1" "$2" 2>/dev/null || true`, "command -v entire"},
 			[]string{"Chain"}},
 		{CommitMsg, false, true,
-			[]string{`entire hooks git commit-msg "$1" || exit 1`, "# Chain: run pre-existing hook",
+			[]string{`entire hooks git commit-msg "$1" || true`, "# Chain: run pre-existing hook",
 				`exec "$(dirname "$0")/commit-msg.pre-entire" "$@"`}, nil},
 		{PostCommit, true, false,
 			[]string{`go run ./cmd/entire/main.go hooks git post-commit 2>/dev/null || true`, "command -v go"},
 			[]string{"command -v entire"}},
-		{PrePush, false, false, []string{`entire hooks git pre-push "$1" "$2" <"$refs"`, `if [ $? -eq 3 ]; then cleanup; exit 1; fi`}, []string{"Chain"}},
+		{PrePush, false, false, []string{`entire hooks git pre-push "$1" "$2" <"$refs"`, `ENTIRE_PRE_PUSH_VERDICT="$verdict"`}, []string{"Chain", "-eq 3 ]; then cleanup"}},
 		{PrePush, false, true, []string{`entire hooks git pre-push "$1" "$2" <"$refs"`, `"$(dirname "$0")/pre-push.pre-entire" "$@" <"$refs"`}, nil},
 	}
 	for _, tt := range tests {

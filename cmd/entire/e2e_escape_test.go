@@ -1,0 +1,37 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// Prompts and transcripts come from teammates' checkpoints: explain escapes
+// terminal control sequences in them (list, committed and temporary views)
+// as status does.
+func TestE2EExplainEscapesTerminalSequences(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	evil := "Fix it \x1b]0;owned\x07\x1b[2J\u202e now"
+	r.startTurn(r.dir, evil)
+	r.writeFiles(map[string]string{"a.txt": "a\n"})
+	r.endTurn(r.dir, "Done \x1b[31mred\x1b[0m")
+	check := func(what string, args ...string) {
+		t.Helper()
+		out, errOut, code := runEntire(t, r.dir, r.env, "", args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d %s", what, code, errOut)
+		}
+		if strings.ContainsAny(out, "\x1b\x07\u202e") {
+			t.Errorf("%s printed raw control sequences:\n%q", what, out)
+		}
+		if !strings.Contains(out, `\x1b[2J`) {
+			t.Errorf("%s lacks the escaped prompt:\n%s", what, out)
+		}
+	}
+	check("explain (temporary list)", "explain", "--no-pager")
+	r.mustGit("add", "a.txt")
+	r.mustGit("commit", "-q", "-m", "Add a")
+	check("explain (list)", "explain", "--no-pager")
+	check("explain --commit", "explain", "--no-pager", "--commit", "HEAD")
+	check("explain --commit --full", "explain", "--no-pager", "--full", "--commit", "HEAD")
+}

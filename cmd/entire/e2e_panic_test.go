@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/entirecli/entire/internal/panics"
+)
+
+// A panic in a hook, in its own goroutine or in one it started, is
+// recovered: Claude Code gets exit 1 (a non-blocking error, never Go's 2,
+// which blocks Stop and UserPromptSubmit), Gemini CLI exit 0 with JSON,
+// the log gets the stack, status counts the failure, and what was already
+// stored stays.
+func TestE2EPanicsRecovered(t *testing.T) {
+	t.Parallel()
+	sites := []string{"hook", "turn-end-status", "scan", "store-transcript", "redact-lines", "redact-rules"}
+	for _, site := range sites {
+		t.Run(site, func(t *testing.T) {
+			t.Parallel()
+			r := newSessionRepo(t)
+			r.playTurn("First turn", map[string]string{"a.txt": "a\n"})
+			refs := entireRefs(t, r.dir)
+			r.startTurn(r.dir, "Second turn")
+			r.writeFiles(map[string]string{"b.txt": "b\n"})
+			// Large enough for the transcript to be redacted on several
+			// goroutines.
+			r.appendTranscript(map[string]any{"type": "assistant", "uuid": "big", "message": map[string]any{"id": "msg_big", "role": "assistant",
+				"content": []any{map[string]any{"type": "text", "text": strings.Repeat("lorem ipsum dolor sit amet\n", 12000)}}}})
+			r.appendTranscript(map[string]any{"type": "assistant", "uuid": "last", "message": map[string]any{"id": "msg_last", "role": "assistant", "content": []any{map[string]any{"type": "text", "text": "ok"}}}})
+			env := append(r.env, panics.TestEnv+"="+site)
+			payload := func() string {
+				b, _ := json.Marshal(map[string]any{"session_id": r.sessionID, "transcript_path": r.transcript, "cwd": r.dir, "hook_event_name": "Stop", "last_assistant_message": "ok"})
+				return string(b)
+			}
+			_, errOut, code := runEntire(t, r.dir, env, payload(), "hooks", "claude-code", "stop")
+			if code != 1 || !strings.Contains(errOut, "panic") {
+				t.Fatalf("claude stop with a panic at %s: exit %d, stderr %q; want 1 naming the panic", site, code, errOut)
+			}
+			out, _, code := runEntire(t, r.dir, env, payload(), "hooks", "gemini", "after-agent")
+			var v map[string]any
+			if code != 0 || json.Unmarshal([]byte(out), &v) != nil {
+				t.Errorf("gemini after-agent with a panic at %s: exit %d stdout %q", site, code, out)
+			}
+			if log := logText(r.dir); !strings.Contains(log, "injected for tests at "+site) || !strings.Contains(log, "goroutine") {
+				t.Errorf("log lacks the panic and its stack:\n%s", log)
+			}
+			now := entireRefs(t, r.dir)
+			for _, line := range strings.Split(refs, "\n") {
+				if name, _, _ := strings.Cut(line, " "); !strings.Contains(now, name) {
+					t.Errorf("ref %s lost after the panic:\n%s", name, now)
+				}
+			}
+			if out, _, _ := runEntire(t, r.dir, r.env, "", "status"); !strings.Contains(out, "hook failure") {
+				t.Errorf("status does not count the panic:\n%s", out)
+			}
+		})
+	}
+}

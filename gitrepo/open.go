@@ -3,9 +3,11 @@ package gitrepo
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
@@ -39,8 +41,15 @@ type Repo struct {
 	// worktree attached on purpose: go-git's status walks the whole tree.
 	Git *git.Repository
 
+	// Log, when set, receives what the repository layer repairs on its
+	// own (a stale ref lock removed).
+	Log *slog.Logger
+
 	storage *filesystem.Storage
 	env     func(string) string
+	// refLockWait bounds the wait for a ref lock; zero means
+	// refLockTimeout (tests shorten it).
+	refLockWait time.Duration
 }
 
 // Options tells Open how to find the repository.

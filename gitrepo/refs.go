@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/entirecli/entire/internal/lockfile"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -56,11 +57,21 @@ func (r *Repo) HeadBranch() (string, error) {
 	return ref.Target().Short(), nil
 }
 
-// UpdateRef moves ref name from old to new using git's own lock-file
-// protocol (<ref>.lock created exclusively, then renamed over the ref), so it
-// is safe against concurrent git commands as well as against other entire
+// UpdateRef moves ref name from old to new under git's lock-file protocol
+// (<ref>.lock created exclusively while the ref is changed), so it is safe
+// against concurrent git commands as well as against other entire
 // processes. old == plumbing.ZeroHash requires that the ref does not exist
-// yet. It returns ErrRefChanged when the ref holds anything but old.
+// yet. It returns ErrRefChanged when the ref holds anything but old, and
+// ErrRefLocked when another live process keeps the lock (a lock left by a
+// killed entire is removed, see lockfile.Break, and logged).
+//
+// Git writes the new value into the lock and renames the lock over the
+// ref. Our lock holds its owner record instead (pid, host, start time), so
+// that a lock whose owner died can be told from a held one: the new value
+// goes to a temporary file renamed over the ref while the lock is held,
+// which readers see as atomically as git's rename, and the lock is removed
+// afterwards. A kill at any point leaves either no lock or one with a dead
+// owner, never a lock that looks like git's own.
 func (r *Repo) UpdateRef(name plumbing.ReferenceName, newHash, old plumbing.Hash) error {
 	if err := checkRefName(name); err != nil {
 		return err
@@ -69,17 +80,18 @@ func (r *Repo) UpdateRef(name plumbing.ReferenceName, newHash, old plumbing.Hash
 	if err := os.MkdirAll(filepath.Dir(refPath), 0o755); err != nil {
 		return fmt.Errorf("update ref %s: %w", name, err)
 	}
-	lock, err := acquireLock(refPath + ".lock")
+	wait := r.refLockWait
+	if wait == 0 {
+		wait = refLockTimeout
+	}
+	lock, err := lockfile.Acquire(refPath+".lock", lockfile.Options{Timeout: wait, OnBreak: r.LockBroken})
+	if errors.Is(err, lockfile.ErrLocked) {
+		return fmt.Errorf("update ref %s: %w: %w", name, ErrRefLocked, err)
+	}
 	if err != nil {
 		return fmt.Errorf("update ref %s: %w", name, err)
 	}
-	lockName := lock.Name()
-	defer func() {
-		if lockName != "" {
-			lock.Close()
-			os.Remove(lockName)
-		}
-	}()
+	defer lock.Release()
 	cur, err := r.ReadRef(name)
 	if err != nil {
 		return err
@@ -87,17 +99,35 @@ func (r *Repo) UpdateRef(name plumbing.ReferenceName, newHash, old plumbing.Hash
 	if cur != old {
 		return fmt.Errorf("update ref %s: %w (expected %s, found %s)", name, ErrRefChanged, short(old), short(cur))
 	}
-	if _, err := lock.WriteString(newHash.String() + "\n"); err != nil {
+	// The temporary file lives at the top of the git directory, where
+	// neither git nor go-git looks for refs.
+	tmp, err := os.CreateTemp(r.refDir(name), "entire-ref-*.tmp")
+	if err != nil {
 		return fmt.Errorf("update ref %s: %w", name, err)
 	}
-	if err := lock.Close(); err != nil {
+	_, err = tmp.WriteString(newHash.String() + "\n")
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), refPath)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
 		return fmt.Errorf("update ref %s: %w", name, err)
 	}
-	if err := os.Rename(lockName, refPath); err != nil {
-		return fmt.Errorf("update ref %s: %w", name, err)
-	}
-	lockName = ""
 	return nil
+}
+
+// LockBroken logs a stale lock removed (to Log; nothing when it is nil),
+// for lockfile.Options.OnBreak.
+func (r *Repo) LockBroken(path, why string) {
+	if r.Log != nil {
+		r.Log.Warn("removed stale lock", "path", path, "reason", why)
+	}
 }
 
 // UpdateRefFunc moves ref name to the value build returns for its current
@@ -141,6 +171,8 @@ func (r *Repo) DeleteRef(ctx context.Context, name plumbing.ReferenceName, old p
 	if err != nil || cur.IsZero() {
 		return err
 	}
+	// Git waits for no lock: clear a stale one of ours first.
+	lockfile.Break(filepath.Join(r.refDir(name), filepath.FromSlash(string(name)))+".lock", lockfile.Options{OnBreak: r.LockBroken})
 	args := []string{"update-ref", "-d", string(name)}
 	if !old.IsZero() {
 		args = append(args, old.String())
@@ -152,24 +184,42 @@ func (r *Repo) DeleteRef(ctx context.Context, name plumbing.ReferenceName, old p
 }
 
 // ListRefs returns the refs whose names start with prefix (e.g.
-// "refs/heads/entire/"), loose and packed.
+// "refs/heads/entire/"), loose and packed. Lock files are not refs (git
+// skips names ending in ".lock"); when go-git's walk fails on one (an
+// empty lock reads as a broken ref) the list comes from git.
 func (r *Repo) ListRefs(prefix string) (map[plumbing.ReferenceName]plumbing.Hash, error) {
+	out, err := r.listRefsInProcess(prefix)
+	if err == nil {
+		return out, nil
+	}
+	raw, gerr := r.RunGit(context.Background(), "for-each-ref", "--format=%(objectname) %(refname)", prefix)
+	if gerr != nil {
+		return nil, fmt.Errorf("list refs: %w", err)
+	}
+	out = map[plumbing.ReferenceName]plumbing.Hash{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if h, ref, ok := strings.Cut(line, " "); ok && plumbing.IsHash(h) {
+			out[plumbing.ReferenceName(ref)] = plumbing.NewHash(h)
+		}
+	}
+	return out, nil
+}
+
+func (r *Repo) listRefsInProcess(prefix string) (map[plumbing.ReferenceName]plumbing.Hash, error) {
 	iter, err := r.Git.References()
 	if err != nil {
-		return nil, fmt.Errorf("list refs: %w", err)
+		return nil, err
 	}
 	defer iter.Close()
 	out := map[plumbing.ReferenceName]plumbing.Hash{}
 	err = iter.ForEach(func(ref *plumbing.Reference) error {
-		if ref.Type() == plumbing.HashReference && strings.HasPrefix(string(ref.Name()), prefix) {
+		n := string(ref.Name())
+		if ref.Type() == plumbing.HashReference && strings.HasPrefix(n, prefix) && !strings.HasSuffix(n, ".lock") {
 			out[ref.Name()] = ref.Hash()
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("list refs: %w", err)
-	}
-	return out, nil
+	return out, err
 }
 
 // refDir is where git keeps ref name: per-worktree refs (HEAD and
@@ -182,23 +232,6 @@ func (r *Repo) refDir(name plumbing.ReferenceName) string {
 		return r.GitDir
 	}
 	return r.CommonDir
-}
-
-func acquireLock(path string) (*os.File, error) {
-	deadline := time.Now().Add(refLockTimeout)
-	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil {
-			return f, nil
-		}
-		if !errors.Is(err, os.ErrExist) {
-			return nil, err
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%w: %s exists", ErrRefLocked, path)
-		}
-		time.Sleep(delay)
-	}
 }
 
 func checkRefName(name plumbing.ReferenceName) error {

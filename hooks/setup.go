@@ -35,9 +35,10 @@ func open(env Env, repo *gitrepo.Repo, component string) (*strategy.Env, *loggin
 		log.Warn("unreadable session state set aside", "session_id", id, "moved_to", movedTo, "error", cause)
 		fmt.Fprintf(env.Stderr, "[entire] warning: the state of session %s could not be read (%v); moved it to %s and started the session afresh (see `entire doctor`)\n", id, cause, movedTo)
 	}
+	repo.Log = log.ForComponent("locks") // stale locks removed
 	senv := &strategy.Env{
 		Repo:       repo,
-		Sessions:   session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: env.Now, OnCorrupt: onCorrupt}),
+		Sessions:   session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: env.Now, OnCorrupt: onCorrupt, OnLockBreak: repo.LockBroken}),
 		Settings:   s,
 		Redactor:   red,
 		Log:        log.ForComponent(component),

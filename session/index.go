@@ -224,7 +224,7 @@ func (s *Store) updateIndex(changes map[string]*indexEntry) error {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return fmt.Errorf("update session index: %w", err)
 	}
-	unlock, err := lockFile(filepath.Join(dir, lockFileName), s.lockTimeout)
+	unlock, err := lockFile(filepath.Join(dir, lockFileName), s.lockTimeout, s.onLockBreak)
 	if err != nil {
 		return fmt.Errorf("update session index: %w", err)
 	}

@@ -14,8 +14,8 @@ import (
 // polling for at most timeout. The lock belongs to the open file description,
 // so it excludes other processes and other goroutines of this process alike,
 // and the kernel releases it if the process dies. The returned function
-// releases it.
-func lockFile(path string, timeout time.Duration) (func(), error) {
+// releases it. No lock is ever stale, so onBreak is never called.
+func lockFile(path string, timeout time.Duration, onBreak func(path, reason string)) (func(), error) {
 	f, err := lockedFile(path, timeout)
 	if err != nil {
 		return nil, err

@@ -9,8 +9,8 @@ import (
 )
 
 // lockFile uses the O_EXCL lock file on platforms without flock(2).
-func lockFile(path string, timeout time.Duration) (func(), error) {
-	return lockFileExcl(path, timeout)
+func lockFile(path string, timeout time.Duration, onBreak func(path, reason string)) (func(), error) {
+	return lockFileExcl(path, timeout, onBreak)
 }
 
 // handOverLocks is false: an O_EXCL lock file cannot be handed to a child

@@ -41,6 +41,9 @@ type Options struct {
 	// and the decode error. Hooks set it; commands that only read leave it
 	// nil and get an error wrapping ErrCorrupt instead.
 	OnCorrupt func(id, movedTo string, cause error)
+	// OnLockBreak, if set, is told of a stale lock file removed (where
+	// locks are files, not flock(2): see lockFileExcl).
+	OnLockBreak func(path, reason string)
 }
 
 // Store reads and writes the session state files of one repository. A Store
@@ -53,6 +56,7 @@ type Store struct {
 	onIndexErr  func(error)
 	onCorrupt   func(id, movedTo string, cause error)
 	lockTimeout time.Duration
+	onLockBreak func(path, reason string)
 }
 
 // NewStore returns the store of opts.GitCommonDir. It touches no files; the
@@ -64,6 +68,7 @@ func NewStore(opts Options) *Store {
 		onIndexErr:  opts.OnIndexError,
 		onCorrupt:   opts.OnCorrupt,
 		lockTimeout: opts.LockTimeout,
+		onLockBreak: opts.OnLockBreak,
 	}
 	if s.now == nil {
 		s.now = time.Now

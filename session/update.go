@@ -27,7 +27,7 @@ func (s *Store) Update(id string, fn func(st *State, exists bool) error) error {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return fmt.Errorf("update session %s: %w", id, err)
 	}
-	unlock, err := lockFile(filepath.Join(dir, id+".lock"), s.lockTimeout)
+	unlock, err := lockFile(filepath.Join(dir, id+".lock"), s.lockTimeout, s.onLockBreak)
 	if err != nil {
 		return fmt.Errorf("update session %s: %w", id, err)
 	}

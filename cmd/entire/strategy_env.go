@@ -31,8 +31,10 @@ func openStrategyEnv(f *factory, repo *gitrepo.Repo, component string) (*strateg
 	s := loadSettings(repo)
 	log := logging.Open(logging.Options{RepoRoot: repo.Root, Settings: s, Getenv: f.Getenv, Fallback: f.IO.ErrOut})
 	red := hooks.NewRedactor(s, func(err error) { log.Warn("redaction settings", "error", err) })
+	repo.Log = log.ForComponent("locks") // stale locks removed
+	sessions := session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: f.Now, OnLockBreak: repo.LockBroken})
 	env := &strategy.Env{
-		Repo: repo, Sessions: sessionStore(f, repo), Settings: s, Redactor: red,
+		Repo: repo, Sessions: sessions, Settings: s, Redactor: red,
 		Log: log.ForComponent(component), Stderr: f.IO.ErrOut, Now: f.Now, Getenv: f.Getenv, CLIVersion: version,
 	}
 	return env, log

@@ -1,0 +1,165 @@
+package lockfile
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// deadPID returns the pid of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+// plant writes a lock file with content, modified age ago.
+func plant(t *testing.T, path string, content []byte, age time.Duration) {
+	t.Helper()
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().Add(-age)
+	if err := os.Chtimes(path, at, at); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAcquireExcludes(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "x.lock")
+	var mu sync.Mutex
+	inside, most := 0, 0
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				l, err := Acquire(path, Options{Timeout: 10 * time.Second, OnBreak: func(p, why string) { t.Errorf("broke a live lock: %s", why) }})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				inside++
+				most = max(most, inside)
+				mu.Unlock()
+				time.Sleep(50 * time.Microsecond)
+				mu.Lock()
+				inside--
+				mu.Unlock()
+				if err := l.Release(); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if most != 1 {
+		t.Fatalf("%d holders at once", most)
+	}
+}
+
+// A lock left by a process that is gone is removed, and the removal is
+// reported; one held by a live process is never broken, however old.
+func TestStaleAndLiveOwners(t *testing.T) {
+	t.Parallel()
+	host, _ := os.Hostname()
+	me := Self()
+	cases := []struct {
+		name    string
+		content []byte
+		age     time.Duration
+		stale   string // part of the reason, "" when the lock must stay
+	}{
+		{"dead owner", Owner{PID: deadPID(t), Host: host, Nonce: "n"}.Encode(), 0, "is not running"},
+		{"live owner, old", me.Encode(), 24 * time.Hour, ""},
+		{"owner of another host", Owner{PID: deadPID(t), Host: host + "-elsewhere", Nonce: "n"}.Encode(), 24 * time.Hour, ""},
+		{"empty, fresh", nil, 0, ""},
+		{"empty, old", nil, 2 * EmptyStaleAfter, "no owner record"},
+		{"record cut short, old", []byte(recordMagic + `"pid":`), 2 * EmptyStaleAfter, "no owner record"},
+		{"git's lock with a hash, old", []byte(strings.Repeat("ab", 20) + "\n"), 24 * time.Hour, ""},
+	}
+	if runtime.GOOS == "linux" {
+		reused := me
+		reused.Start = "1" // our pid, started at another time: the owner died and the pid was reused
+		cases = append(cases, struct {
+			name    string
+			content []byte
+			age     time.Duration
+			stale   string
+		}{"reused pid", reused.Encode(), 0, "reused"})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "ref.lock")
+			plant(t, path, c.content, c.age)
+			var broken []string
+			l, err := Acquire(path, Options{Timeout: 20 * time.Millisecond, OnBreak: func(p, why string) { broken = append(broken, why) }})
+			if c.stale == "" {
+				if !errors.Is(err, ErrLocked) {
+					t.Fatalf("Acquire = %v, want ErrLocked", err)
+				}
+				if b, _ := os.ReadFile(path); string(b) != string(c.content) {
+					t.Errorf("the lock changed to %q", b)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("stale lock not broken: %v", err)
+			}
+			if len(broken) != 1 || !strings.Contains(broken[0], c.stale) {
+				t.Errorf("breaks reported: %q, want one with %q", broken, c.stale)
+			}
+			if o, ok := parseOwner(mustRead(t, path)); !ok || o.PID != os.Getpid() {
+				t.Errorf("the new lock's record: %+v %v", o, ok)
+			}
+			must(t, l.Release())
+			if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("Release left the lock: %v", err)
+			}
+			if m, _ := filepath.Glob(path + ".*"); len(m) != 0 {
+				t.Errorf("left behind: %v", m)
+			}
+		})
+	}
+}
+
+// Release leaves alone a lock that is no longer its own.
+func TestReleaseKeepsAnotherLock(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "x.lock")
+	l, err := Acquire(path, Options{})
+	must(t, err)
+	must(t, os.Remove(path))
+	plant(t, path, []byte("someone else's"), 0)
+	must(t, l.Release())
+	if b := mustRead(t, path); string(b) != "someone else's" {
+		t.Errorf("lock now %q", b)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	must(t, err)
+	return b
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

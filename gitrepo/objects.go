@@ -56,11 +56,16 @@ func (r *Repo) WriteBlob(data []byte) (plumbing.Hash, error) {
 // twice when the blob is new (once to hash, once to compress), which on a
 // warm page cache is cheaper than compressing content git already has.
 func (r *Repo) WriteBlobFile(path string) (plumbing.Hash, error) {
-	f, size, err := openFile(path)
+	f, size, err := openFile(path, false)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
 	defer f.Close()
+	return r.writeBlobFrom(f, size, path)
+}
+
+// writeBlobFrom is WriteBlobFile of an open file of size bytes.
+func (r *Repo) writeBlobFrom(f *os.File, size int64, path string) (plumbing.Hash, error) {
 	if size <= streamAbove {
 		data, err := io.ReadAll(f)
 		if err != nil {
@@ -88,9 +93,14 @@ func (r *Repo) WriteBlobFile(path string) (plumbing.Hash, error) {
 	return h, nil
 }
 
-// openFile opens a file for reading and returns its size.
-func openFile(path string) (*os.File, int64, error) {
-	f, err := os.Open(path)
+// openFile opens a file for reading and returns its size; with noFollow,
+// a symbolic link at path is an error (see OpenNoFollow).
+func openFile(path string, noFollow bool) (*os.File, int64, error) {
+	open := os.Open
+	if noFollow {
+		open = OpenNoFollow
+	}
+	f, err := open(path)
 	if err != nil {
 		return nil, 0, fmt.Errorf("open %s: %w", path, err)
 	}

@@ -19,7 +19,11 @@ import (
 // record it: a regular or executable file becomes a blob with that mode, a
 // symbolic link a blob of its target, and a missing path a deletion.
 // Directories and other special files are skipped (a submodule or nested
-// repository is not ours to snapshot). Only the given paths are read.
+// repository is not ours to snapshot). Only the given paths are read, and
+// nothing is read through a symbolic link: a path below a link (or below a
+// file) that stands where a directory was is recorded as that link or file
+// instead, as git records it, and a path below a missing directory as a
+// deletion (see Parents).
 func (r *Repo) WorktreeChanges(paths []string) ([]Change, error) {
 	changes, _, err := r.WorktreeChangesCached(paths, nil)
 	return changes, err
@@ -62,68 +66,95 @@ func (r *Repo) worktreeChanges(paths []string, cache map[string]FileStat, store 
 	changes := make([]Change, 0, len(paths))
 	next := make(map[string]FileStat, len(paths))
 	now := time.Now()
+	parents := NewParents(r.Root)
+	done := make(map[string]bool, len(paths))
 	for _, p := range paths {
 		if err := checkPath(p); err != nil {
 			return nil, nil, err
 		}
-		abs := filepath.Join(r.Root, filepath.FromSlash(p))
-		fi, err := os.Lstat(abs)
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) || isNotDirErr(err) {
-			changes = append(changes, Change{Path: p, Delete: true})
-			continue
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("stat %s: %w", p, err)
-		}
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(abs)
-			if err != nil {
-				return nil, nil, fmt.Errorf("read link %s: %w", p, err)
-			}
-			h := plumbing.ComputeHash(plumbing.BlobObject, []byte(target))
-			if store {
-				if h, err = r.WriteBlob([]byte(target)); err != nil {
-					return nil, nil, err
-				}
-			}
-			changes = append(changes, Change{Path: p, Mode: filemode.Symlink, Hash: h})
-		case fi.Mode().IsRegular():
-			mode := filemode.Regular
-			if fi.Mode()&0o111 != 0 {
-				mode = filemode.Executable
-			}
-			st := statOf(fi)
-			if c, ok := cache[p]; ok && c.Size == st.Size && c.MtimeNs == st.MtimeNs && c.Ino == st.Ino && c.Mode == st.Mode &&
-				now.Sub(fi.ModTime()) > racyWindow && r.HasObject(plumbing.NewHash(c.Hash)) {
-				next[p] = c
-				changes = append(changes, Change{Path: p, Mode: mode, Hash: plumbing.NewHash(c.Hash)})
+		if parent, exists := parents.Blocked(p); parent != "" {
+			if !exists {
+				changes = append(changes, Change{Path: p, Delete: true})
 				continue
 			}
-			var h plumbing.Hash
-			if store {
-				h, err = r.WriteBlobFile(abs)
-			} else {
-				h, err = hashFile(abs)
-			}
-			if err != nil {
-				return nil, nil, err
-			}
-			st.Hash = h.String()
-			next[p] = st
-			changes = append(changes, Change{Path: p, Mode: mode, Hash: h})
+			p = parent // a link or a file where a directory was: recorded instead
+		}
+		if done[p] {
+			continue
+		}
+		done[p] = true
+		c, ok, err := r.worktreeEntry(p, cache, next, now, store)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			changes = append(changes, c)
 		}
 	}
 	return changes, next, nil
 }
 
-// hashFile returns the git blob hash of a file's content, streaming it.
-func hashFile(path string) (plumbing.Hash, error) {
-	f, size, err := openFile(path)
-	if err != nil {
-		return plumbing.ZeroHash, err
+// worktreeEntry hashes (with store, stores) one work-tree path whose
+// parents are directories and returns its change (false for a directory
+// or a special file), recording a file's stat data in next.
+func (r *Repo) worktreeEntry(p string, cache, next map[string]FileStat, now time.Time, store bool) (Change, bool, error) {
+	abs := filepath.Join(r.Root, filepath.FromSlash(p))
+	fi, err := os.Lstat(abs)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) || isNotDirErr(err) {
+		return Change{Path: p, Delete: true}, true, nil
 	}
-	defer f.Close()
+	if err != nil {
+		return Change{}, false, fmt.Errorf("stat %s: %w", p, err)
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, err := os.Readlink(abs)
+		if err != nil {
+			return Change{}, false, fmt.Errorf("read link %s: %w", p, err)
+		}
+		h := plumbing.ComputeHash(plumbing.BlobObject, []byte(target))
+		if store {
+			if h, err = r.WriteBlob([]byte(target)); err != nil {
+				return Change{}, false, err
+			}
+		}
+		return Change{Path: p, Mode: filemode.Symlink, Hash: h}, true, nil
+	case fi.Mode().IsRegular():
+		mode := filemode.Regular
+		if fi.Mode()&0o111 != 0 {
+			mode = filemode.Executable
+		}
+		st := statOf(fi)
+		if c, ok := cache[p]; ok && c.Size == st.Size && c.MtimeNs == st.MtimeNs && c.Ino == st.Ino && c.Mode == st.Mode &&
+			now.Sub(fi.ModTime()) > racyWindow && r.HasObject(plumbing.NewHash(c.Hash)) {
+			next[p] = c
+			return Change{Path: p, Mode: mode, Hash: plumbing.NewHash(c.Hash)}, true, nil
+		}
+		// Opened without following a link that took the file's place.
+		f, size, err := openFile(abs, true)
+		if err != nil {
+			return Change{}, false, err
+		}
+		var h plumbing.Hash
+		if store {
+			h, err = r.writeBlobFrom(f, size, abs)
+		} else {
+			h, err = hashFrom(f, size, abs)
+		}
+		f.Close()
+		if err != nil {
+			return Change{}, false, err
+		}
+		st.Hash = h.String()
+		next[p] = st
+		return Change{Path: p, Mode: mode, Hash: h}, true, nil
+	}
+	return Change{}, false, nil
+}
+
+// hashFrom returns the git blob hash of an open file's content (size
+// bytes), streaming it.
+func hashFrom(f *os.File, size int64, path string) (plumbing.Hash, error) {
 	h, err := hashStream(plumbing.BlobObject, f, size)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("hash %s: %w", path, err)

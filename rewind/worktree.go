@@ -3,6 +3,7 @@ package rewind
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -80,8 +81,13 @@ func onDisk(root, p string) (entry, error) {
 }
 
 // readDisk is onDisk that also returns the content: a file's bytes, a
-// symbolic link's target (nil for anything else).
+// symbolic link's target (nil for anything else). Nothing is read through
+// a symbolic link: a path below a link (or a file) where a directory was
+// is absent, as for git; the link itself is its own path.
 func readDisk(root, p string) (entry, []byte, error) {
+	if parent, _ := gitrepo.NewParents(root).Blocked(p); parent != "" {
+		return entry{}, nil, nil
+	}
 	abs := filepath.Join(root, filepath.FromSlash(p))
 	fi, err := os.Lstat(abs)
 	if err != nil {
@@ -98,7 +104,7 @@ func readDisk(root, p string) (entry, []byte, error) {
 		}
 		return entry{Mode: filemode.Symlink, Hash: plumbing.ComputeHash(plumbing.BlobObject, []byte(target))}, []byte(target), nil
 	case fi.Mode().IsRegular():
-		data, err := os.ReadFile(abs)
+		data, err := readNoFollow(abs)
 		if err != nil {
 			return entry{}, nil, fmt.Errorf("read %s: %w", p, err)
 		}
@@ -111,6 +117,17 @@ func readDisk(root, p string) (entry, []byte, error) {
 		return entry{Mode: filemode.Dir}, nil, nil
 	}
 	return entry{}, nil, nil // sockets, devices: treated as absent
+}
+
+// readNoFollow reads a file, never through a symbolic link that took its
+// place since it was looked at.
+func readNoFollow(path string) ([]byte, error) {
+	f, err := gitrepo.OpenNoFollow(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // sameFile reports whether the disk state equals the wanted one (a
@@ -264,7 +281,7 @@ func makeDirs(root, dir string) error {
 }
 
 func writeSynced(path string, data []byte, perm os.FileMode) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm) // never through a link planted at path
 	if err != nil {
 		return err
 	}

@@ -109,6 +109,7 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 		senv.FinishLater = finishLater(senv)
 	}
 	log.Debug("hook invoked", "agent", string(agentName), "hook", verb, "session_id", in.SessionID)
+	strategy.CompletePending(ctx, senv) // what a killed post-commit left, before the turn moves on
 	h := &agentHook{env: env, senv: senv, agent: ag, in: in, gemini: gemini}
 	out, err := h.safeDispatch(ctx, verb, hookType)
 	log.Info("hook completed", "agent", string(agentName), "hook", verb, "session_id", in.SessionID,

@@ -49,6 +49,9 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 		return 0
 	}
 	defer log.Close()
+	// Before anything else (a pre-push before it pushes): a condensation
+	// that a killed post-commit left.
+	strategy.CompletePending(ctx, senv)
 	arg := func(i int) string {
 		if i < len(args) {
 			return args[i]

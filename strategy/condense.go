@@ -33,7 +33,9 @@ func (m *ManualCommit) turnInput(st *session.State) TurnInput {
 // the metadata branch under the commit's Entire-Checkpoint ID (SPEC 5.2.4),
 // carries forward what the commit left out, and removes the shadow
 // branches that are done. Without a trailer it only moves the active
-// sessions onto the new HEAD.
+// sessions onto the new HEAD. A linked commit is first marked as pending
+// (see CompletePending), and the mark is removed once every session is
+// done: a post-commit killed in between is completed by the next hook.
 func (m *ManualCommit) PostCommit(ctx context.Context) error {
 	repo := m.env.Repo
 	head, err := repo.Head()
@@ -45,12 +47,8 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 		return fmt.Errorf("read HEAD commit: %w", err)
 	}
 	id, linked := checkpoint.CheckpointOf(commit.Message)
-	if linked {
-		m.env.Prewarm() // condensation redacts what it stores
-	}
-	sums := m.recentSessions()
 	if !linked {
-		for _, s := range sums {
+		for _, s := range m.recentSessions() {
 			if s.Phase != session.PhaseActive || s.BaseCommit == head.String() {
 				continue
 			}
@@ -63,10 +61,30 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 		}
 		return nil
 	}
+	m.env.Prewarm() // condensation redacts what it stores
+	mark := m.markPending(head, id)
+	if err := m.condenseCommit(ctx, commit, id); err != nil {
+		return nil // said and logged per session; the mark stays for the next hook
+	}
+	if mark != nil {
+		if err := mark.Release(); err != nil {
+			m.env.Log.Warn("remove pending condensation mark", "error", err)
+		}
+	}
+	return nil
+}
+
+// condenseCommit applies the commit to every recent session of the work
+// tree not already on it, condensing those whose work it includes under
+// checkpoint id, then deletes the shadow branches no session uses any
+// more. It returns the first session's failure (each is logged and said).
+func (m *ManualCommit) condenseCommit(ctx context.Context, commit *object.Commit, id checkpoint.ID) error {
+	repo := m.env.Repo
 	seq := session.SequenceOperationInProgress(repo.GitDir)
 	var condensedBranches []string
-	for _, s := range sums {
-		if s.BaseCommit == head.String() {
+	var first error
+	for _, s := range m.recentSessions() {
+		if s.BaseCommit == commit.Hash.String() {
 			continue // already on this commit (amend of a linked commit)
 		}
 		var branch string
@@ -81,6 +99,9 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 		if err != nil && err != errNoChange {
 			m.env.Log.Warn("condense session", "session_id", s.SessionID, "error", err)
 			m.env.printf("[entire] could not condense session %s: %v\n", short8(s.SessionID), err)
+			if first == nil {
+				first = fmt.Errorf("condense session %s: %w", s.SessionID, err)
+			}
 		}
 		if branch != "" {
 			condensedBranches = append(condensedBranches, branch)
@@ -97,7 +118,7 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 		}
 		m.env.printf("[entire] Cleaned up shadow branch: %s\n", b)
 	}
-	return nil
+	return first
 }
 
 // commitEvent applies the GitCommit event to one session and, when the
@@ -243,12 +264,15 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	prompts = m.mergePreviousSlot(id, &meta, prompts)
 	linkFiles, linkTrees := m.slotLinks(ctx, st)
 	extras, taskKeys := m.slotExtras(st.SessionID)
-	slot, err := m.env.checkpoints().WriteSession(ctx, id, checkpoint.SessionWrite{
-		Metadata: meta, Transcript: ts, Prompts: joinPrompts(prompts), Context: condensedContext(prompts),
-		Files: mergeFiles(linkFiles, extras), Trees: linkTrees,
-	}, checkpoint.CommitInfo{EphemeralBranch: branch})
-	if err != nil {
-		return err
+	slot := -1 // written by the interrupted condensation this one completes
+	if !m.slotWritten(id, st.SessionID) {
+		slot, err = m.env.checkpoints().WriteSession(ctx, id, checkpoint.SessionWrite{
+			Metadata: meta, Transcript: ts, Prompts: joinPrompts(prompts), Context: condensedContext(prompts),
+			Files: mergeFiles(linkFiles, extras), Trees: linkTrees,
+		}, checkpoint.CommitInfo{EphemeralBranch: branch})
+		if err != nil {
+			return err
+		}
 	}
 	m.dropSlotExtras(st.SessionID, taskKeys)
 	m.env.Log.Info("condensed session", "session_id", st.SessionID, "checkpoint_id", id.String(), "slot", slot)

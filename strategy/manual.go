@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
@@ -19,6 +20,10 @@ import (
 // commits.
 type ManualCommit struct {
 	env *Env
+	// resumeAfter, when set, is the time of a commit whose interrupted
+	// condensation is being completed: a session slot of its checkpoint
+	// written since was written by the interrupted run (see slotWritten).
+	resumeAfter time.Time
 }
 
 var (

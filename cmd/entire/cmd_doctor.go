@@ -102,6 +102,7 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 	if err != nil {
 		return err
 	}
+	reported := reportPending(ctx, f, repo)
 	store := sessionStore(f, repo)
 	pending, err := doctorCorrupt(f, store, opts.DiscardCorrupt)
 	if err != nil {
@@ -125,7 +126,9 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 	}
 	out := f.IO.Out
 	if len(stuck) == 0 {
-		fmt.Fprintln(out, "No stuck sessions found.")
+		if reported == 0 {
+			fmt.Fprintln(out, "No stuck sessions found.")
+		}
 		return pending
 	}
 	fmt.Fprintf(out, "Found %d stuck session(s):\n", len(stuck))

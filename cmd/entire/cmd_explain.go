@@ -140,6 +140,7 @@ func runExplain(ctx context.Context, opts *explainOptions) error {
 	if err != nil {
 		return err
 	}
+	completePending(ctx, f, repo)
 	// Temporary checkpoints may be being completed in the background.
 	if err := session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: f.Now}).AwaitTurnFinishes(5 * time.Second); err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v\n", err)

@@ -92,6 +92,7 @@ func runResume(ctx context.Context, opts *resumeOptions) error {
 	if err != nil {
 		return err
 	}
+	completePending(ctx, f, repo)
 	b := opts.Branch
 	if _, err := repo.RunGit(ctx, "check-ref-format", "--branch", b); err != nil || strings.HasPrefix(b, "-") {
 		return fmt.Errorf("invalid branch name %q", b)

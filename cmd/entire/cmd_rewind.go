@@ -95,6 +95,7 @@ func runRewind(ctx context.Context, opts *rewindOptions) error {
 	if err != nil {
 		return err
 	}
+	completePending(ctx, f, repo)
 	rw := rewind.New(rewind.Options{
 		Repo:     repo,
 		Sessions: session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: f.Now}),

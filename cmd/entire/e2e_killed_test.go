@@ -1,0 +1,244 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/lockfile"
+)
+
+// gitPath is a path in the work tree's git directory.
+func gitPath(t *testing.T, dir, rel string) string {
+	t.Helper()
+	return filepath.Join(gittest.Git(t, dir, "rev-parse", "--path-format=absolute", "--git-dir"), filepath.FromSlash(rel))
+}
+
+// metadataLock is the lock file of the metadata branch.
+func metadataLock(t *testing.T, dir string) string {
+	return gitPath(t, dir, "refs/heads/entire/checkpoints/v1.lock")
+}
+
+// hasCheckpoint reports whether checkpoint id is on the metadata branch.
+func hasCheckpoint(t *testing.T, dir, id string) bool {
+	t.Helper()
+	_, err := gittest.GitErr(dir, "cat-file", "-e", cpPath(id, "metadata.json"))
+	return err == nil
+}
+
+// killedCondensation commits the staged work with the installed hooks and
+// kills (SIGKILL) the post-commit hook after it marked the condensation as
+// pending and before it wrote the checkpoint: the metadata branch's lock
+// is held meanwhile by this (live) test process, so the hook waits on it.
+// It returns the checkpoint ID of the commit's trailer.
+func (r *sessionRepo) killedCondensation(msg string) string {
+	t := r.t
+	t.Helper()
+	lock := metadataLock(t, r.dir)
+	if err := os.WriteFile(lock, lockfile.Self().Encode(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(lock)
+	gittest.Git(t, r.dir, "add", "-A")
+	cmd := gitCmd(t, r, "commit", "-q", "-m", msg)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pending := gitPath(t, r.dir, "entire-pending")
+	var pid int
+	for deadline := time.Now().Add(20 * time.Second); pid == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("post-commit marked no pending condensation in %s", pending)
+		}
+		entries, _ := os.ReadDir(pending)
+		for _, e := range entries {
+			var owner lockfile.Owner
+			if b, err := os.ReadFile(filepath.Join(pending, e.Name())); err == nil && json.Unmarshal(b, &owner) == nil {
+				pid = owner.PID
+			}
+		}
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill the post-commit hook (pid %d): %v", pid, err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("git commit: %v", err)
+	}
+	id := checkpointAt(t, r.dir, "HEAD")
+	if id == "" {
+		t.Fatal("the commit got no trailer")
+	}
+	if hasCheckpoint(t, r.dir, id) {
+		t.Fatal("the killed post-commit wrote the checkpoint anyway")
+	}
+	return id
+}
+
+// A post-commit killed during condensation (its trailer already in the
+// commit) is completed by the next agent hook: every commit's trailer then
+// resolves to its checkpoint, the first one with the first turn's work.
+func TestE2EKilledCondensationCompletedByNextTurn(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	r.agentTurn("first turn", map[string]string{"a.txt": "a\n"})
+	first := r.killedCondensation("first")
+
+	r.agentTurn("second turn", map[string]string{"b.txt": "b\n"})
+	if !hasCheckpoint(t, r.dir, first) {
+		t.Fatalf("the next turn did not complete checkpoint %s", first)
+	}
+	if p := r.slotFile(first, "prompt.txt"); !strings.Contains(p, "first turn") || strings.Contains(p, "second turn") {
+		t.Errorf("checkpoint %s prompts: %q", first, p)
+	}
+	second, _ := r.commit("second", nil, "-A")
+	if p := r.slotFile(second, "prompt.txt"); !strings.Contains(p, "second turn") || strings.Contains(p, "first turn") {
+		t.Errorf("checkpoint %s prompts: %q", second, p)
+	}
+	for _, rev := range []string{"HEAD~1", "HEAD"} {
+		if id := checkpointAt(t, r.dir, rev); !hasCheckpoint(t, r.dir, id) {
+			t.Errorf("%s's trailer %s resolves to no checkpoint", rev, id)
+		}
+	}
+	if entries, _ := os.ReadDir(gitPath(t, r.dir, "entire-pending")); len(entries) != 0 {
+		t.Errorf("pending markers left: %v", entries)
+	}
+	assertStoreClean(t, r.dir, first, second)
+}
+
+// The pre-push hook completes an interrupted condensation before it pushes
+// the metadata branch: the remote gets the checkpoint the pushed commit's
+// trailer names.
+func TestE2EPrePushCompletesCondensation(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	origin := t.TempDir()
+	gittest.Git(t, origin, "init", "-q", "--bare")
+	gittest.Git(t, r.dir, "remote", "add", "origin", origin)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	r.agentTurn("the work", map[string]string{"a.txt": "a\n"})
+	id := r.killedCondensation("the work")
+	if out, err := gitCmd(t, r, "push", "-q", "origin", "main").CombinedOutput(); err != nil {
+		t.Fatalf("git push: %v\n%s", err, out)
+	}
+	if !hasCheckpoint(t, origin, id) {
+		t.Fatalf("origin lacks checkpoint %s of the pushed commit", id)
+	}
+}
+
+// When the commit of an interrupted condensation is gone (reset away and
+// pruned), doctor says so and forgets it.
+func TestDoctorReportsLostCondensation(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	r.agentTurn("the work", map[string]string{"a.txt": "a\n"})
+	id := r.killedCondensation("the work")
+	commit := gittest.Git(t, r.dir, "rev-parse", "HEAD")
+	gittest.Git(t, r.dir, "reset", "-q", "--hard", "HEAD~1")
+	gittest.Git(t, r.dir, "reflog", "expire", "--expire=now", "--all")
+	gittest.Git(t, r.dir, "gc", "-q", "--prune=now")
+	out, _, code := r.entire("doctor", "--force")
+	if code != 0 || !strings.Contains(out, commit[:7]) || !strings.Contains(out, id) || !strings.Contains(out, "no longer exists") {
+		t.Errorf("doctor: exit %d\n%s", code, out)
+	}
+	if entries, _ := os.ReadDir(gitPath(t, r.dir, "entire-pending")); len(entries) != 0 {
+		t.Errorf("markers left after doctor: %v", entries)
+	}
+}
+
+// Ref locks left by a killed entire (their owner is not running) no
+// longer fail the next turns and commits: they are removed and logged.
+func TestE2EStaleRefLocksRemoved(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	r.agentTurn("first turn", map[string]string{"a.txt": "a\n"})
+	dead := lockfile.Self()
+	dead.PID = exitedPID(t)
+	for _, ref := range []string{"refs/heads/" + r.shadowBranch(), "refs/heads/entire/checkpoints/v1"} {
+		if err := os.WriteFile(gitPath(t, r.dir, ref+".lock"), dead.Encode(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	r.agentTurn("second turn", map[string]string{"b.txt": "b\n"})
+	id, _ := r.commit("both turns", nil, "-A")
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("a turn and a commit took %s: waited on the stale locks", took)
+	}
+	if p := r.slotFile(id, "prompt.txt"); !strings.Contains(p, "first turn") || !strings.Contains(p, "second turn") {
+		t.Errorf("checkpoint prompts: %q", p)
+	}
+	if log := logText(r.dir); strings.Count(log, "removed stale lock") != 2 {
+		t.Errorf("log:\n%s", log)
+	}
+	assertStoreClean(t, r.dir, id)
+}
+
+// exitedPID returns the pid of a process that has exited.
+func exitedPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("git", "--version")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+// A post-commit killed after it wrote the checkpoint and before it saved
+// the session is completed without writing the session's slot twice: the
+// checkpoint stays as written, and the session moves onto the commit.
+func TestE2EKilledAfterCheckpointCompletedOnce(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	r.agentTurn("the work", map[string]string{"a.txt": "a\n"})
+	// What the kill leaves: the session state and shadow branch as before
+	// the commit, the mark of a post-commit that is gone.
+	stateBefore, err := os.ReadFile(r.statePath(r.sessionID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shadow := r.shadowBranch()
+	tip := gittest.Git(t, r.dir, "rev-parse", shadow)
+	id, _ := r.commit("the work", nil, "-A")
+	metadataTip := gittest.Git(t, r.dir, "rev-parse", "entire/checkpoints/v1")
+	prompts, meta := r.slotFile(id, "prompt.txt"), r.slotFile(id, "metadata.json")
+	os.WriteFile(r.statePath(r.sessionID), stateBefore, 0o600)
+	gittest.Git(t, r.dir, "update-ref", "refs/heads/"+shadow, tip)
+	dead := lockfile.Self()
+	dead.PID = exitedPID(t)
+	os.MkdirAll(gitPath(t, r.dir, "entire-pending"), 0o755)
+	mark := gitPath(t, r.dir, "entire-pending/"+gittest.Git(t, r.dir, "rev-parse", "HEAD")+"-"+id)
+	os.WriteFile(mark, dead.Encode(), 0o644)
+
+	r.agentTurn("more work", map[string]string{"b.txt": "b\n"})
+	if _, err := os.Lstat(mark); !os.IsNotExist(err) {
+		t.Fatalf("mark left: %v", err)
+	}
+	if got := gittest.Git(t, r.dir, "rev-parse", "entire/checkpoints/v1"); got != metadataTip {
+		t.Errorf("the metadata branch moved: checkpoint %s written again\nprompts now %q, were %q", id, r.slotFile(id, "prompt.txt"), prompts)
+	}
+	if got := r.slotFile(id, "metadata.json"); got != meta {
+		t.Errorf("slot metadata now\n%s\nwas\n%s", got, meta)
+	}
+	if st := r.state(r.sessionID); st["base_commit"] != gittest.Git(t, r.dir, "rev-parse", "HEAD") {
+		t.Errorf("session base %v, want HEAD", st["base_commit"])
+	}
+	if gittest.Git(t, r.dir, "branch", "--list", shadow) != "" {
+		t.Errorf("the condensed shadow branch %s is left", shadow)
+	}
+	second, _ := r.commit("more work", nil, "-A")
+	if p := r.slotFile(second, "prompt.txt"); !strings.Contains(p, "more work") || strings.Contains(p, "the work\n") {
+		t.Errorf("second checkpoint prompts: %q", p)
+	}
+	assertStoreClean(t, r.dir, id, second)
+}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/strategy"
+)
+
+// completePending completes, before a command reads checkpoints, the
+// condensations that a killed post-commit hook left (see
+// strategy.CompletePending), says so on stderr, and returns them. It costs
+// one directory read when there are none.
+func completePending(ctx context.Context, f *factory, repo *gitrepo.Repo) []strategy.Pending {
+	if !strategy.HasPending(repo) {
+		return nil
+	}
+	env, log := openStrategyEnv(f, repo, "pending")
+	defer log.Close()
+	done := strategy.CompletePending(ctx, env)
+	for _, p := range done {
+		if p.Err == nil {
+			fmt.Fprintf(f.IO.ErrOut, "Completed the interrupted condensation of commit %s (checkpoint %s)\n", p.Commit[:7], p.CheckpointID)
+		}
+	}
+	return done
+}
+
+// reportPending is doctor's part: it completes what it can, reports the
+// condensations that cannot be completed (the commit is gone, or its
+// sessions' data) and forgets them. It returns how many it reported.
+func reportPending(ctx context.Context, f *factory, repo *gitrepo.Repo) int {
+	completePending(ctx, f, repo)
+	failed := strategy.FailedPending(repo)
+	for _, p := range failed {
+		fmt.Fprintf(f.IO.Out, "Commit %s links checkpoint %s, whose condensation was interrupted and cannot be completed: %v\n", p.Commit[:7], p.CheckpointID, p.Err)
+		if err := strategy.DropFailed(repo, p); err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "Warning: %v\n", err)
+		}
+	}
+	return len(failed)
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,18 +12,9 @@ import (
 
 	"github.com/entirecli/entire/gitrepo/gittest"
 	"github.com/entirecli/entire/internal/lockfile"
+	"github.com/entirecli/entire/internal/lockfile/lockfiletest"
 	"github.com/go-git/go-git/v5/plumbing"
 )
-
-// exitedPID returns the pid of a process that has exited.
-func exitedPID(t *testing.T) int {
-	t.Helper()
-	cmd := exec.Command("git", "--version")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return cmd.Process.Pid
-}
 
 // A ref lock left by a killed entire is removed (and logged) by the next
 // update; one held by a live process, or git's own lock holding a hash,
@@ -42,9 +32,7 @@ func TestUpdateRefStaleLock(t *testing.T) {
 	lock := filepath.Join(dir, ".git", "refs", "heads", "entire", "locked.lock")
 	os.MkdirAll(filepath.Dir(lock), 0o755)
 
-	dead := lockfile.Self()
-	dead.PID = exitedPID(t)
-	os.WriteFile(lock, dead.Encode(), 0o644)
+	os.WriteFile(lock, lockfiletest.DeadOwner(t).Encode(), 0o644)
 	if err := r.UpdateRef(name, head, plumbing.ZeroHash); err != nil {
 		t.Fatalf("update past a dead owner's lock: %v", err)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/entirecli/entire/gitrepo/gittest"
 	"github.com/entirecli/entire/internal/lockfile"
+	"github.com/entirecli/entire/internal/lockfile/lockfiletest"
 )
 
 // gitPath is a path in the work tree's git directory.
@@ -30,6 +30,23 @@ func hasCheckpoint(t *testing.T, dir, id string) bool {
 	t.Helper()
 	_, err := gittest.GitErr(dir, "cat-file", "-e", cpPath(id, "metadata.json"))
 	return err == nil
+}
+
+// newWorkedRepo is a session repository after one agent turn that wrote
+// a.txt.
+func newWorkedRepo(t *testing.T, prompt string) *sessionRepo {
+	r := newSessionRepo(t)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	r.agentTurn(prompt, map[string]string{"a.txt": "a\n"})
+	return r
+}
+
+// assertNoPendingMarks checks that no condensation is left pending.
+func (r *sessionRepo) assertNoPendingMarks() {
+	r.t.Helper()
+	if entries, _ := os.ReadDir(gitPath(r.t, r.dir, "entire-pending")); len(entries) != 0 {
+		r.t.Errorf("pending condensation marks left: %v", entries)
+	}
 }
 
 // killedCondensation commits the staged work with the installed hooks and
@@ -86,9 +103,7 @@ func (r *sessionRepo) killedCondensation(msg string) string {
 // resolves to its checkpoint, the first one with the first turn's work.
 func TestE2EKilledCondensationCompletedByNextTurn(t *testing.T) {
 	t.Parallel()
-	r := newSessionRepo(t)
-	r.hook("session-start", map[string]any{"source": "startup"})
-	r.agentTurn("first turn", map[string]string{"a.txt": "a\n"})
+	r := newWorkedRepo(t, "first turn")
 	first := r.killedCondensation("first")
 
 	r.agentTurn("second turn", map[string]string{"b.txt": "b\n"})
@@ -107,9 +122,7 @@ func TestE2EKilledCondensationCompletedByNextTurn(t *testing.T) {
 			t.Errorf("%s's trailer %s resolves to no checkpoint", rev, id)
 		}
 	}
-	if entries, _ := os.ReadDir(gitPath(t, r.dir, "entire-pending")); len(entries) != 0 {
-		t.Errorf("pending markers left: %v", entries)
-	}
+	r.assertNoPendingMarks()
 	assertStoreClean(t, r.dir, first, second)
 }
 
@@ -118,12 +131,10 @@ func TestE2EKilledCondensationCompletedByNextTurn(t *testing.T) {
 // trailer names.
 func TestE2EPrePushCompletesCondensation(t *testing.T) {
 	t.Parallel()
-	r := newSessionRepo(t)
+	r := newWorkedRepo(t, "the work")
 	origin := t.TempDir()
 	gittest.Git(t, origin, "init", "-q", "--bare")
 	gittest.Git(t, r.dir, "remote", "add", "origin", origin)
-	r.hook("session-start", map[string]any{"source": "startup"})
-	r.agentTurn("the work", map[string]string{"a.txt": "a\n"})
 	id := r.killedCondensation("the work")
 	if out, err := gitCmd(t, r, "push", "-q", "origin", "main").CombinedOutput(); err != nil {
 		t.Fatalf("git push: %v\n%s", err, out)
@@ -137,9 +148,7 @@ func TestE2EPrePushCompletesCondensation(t *testing.T) {
 // pruned), doctor says so and forgets it.
 func TestDoctorReportsLostCondensation(t *testing.T) {
 	t.Parallel()
-	r := newSessionRepo(t)
-	r.hook("session-start", map[string]any{"source": "startup"})
-	r.agentTurn("the work", map[string]string{"a.txt": "a\n"})
+	r := newWorkedRepo(t, "the work")
 	id := r.killedCondensation("the work")
 	commit := gittest.Git(t, r.dir, "rev-parse", "HEAD")
 	gittest.Git(t, r.dir, "reset", "-q", "--hard", "HEAD~1")
@@ -149,20 +158,15 @@ func TestDoctorReportsLostCondensation(t *testing.T) {
 	if code != 0 || !strings.Contains(out, commit[:7]) || !strings.Contains(out, id) || !strings.Contains(out, "no longer exists") {
 		t.Errorf("doctor: exit %d\n%s", code, out)
 	}
-	if entries, _ := os.ReadDir(gitPath(t, r.dir, "entire-pending")); len(entries) != 0 {
-		t.Errorf("markers left after doctor: %v", entries)
-	}
+	r.assertNoPendingMarks()
 }
 
 // Ref locks left by a killed entire (their owner is not running) no
 // longer fail the next turns and commits: they are removed and logged.
 func TestE2EStaleRefLocksRemoved(t *testing.T) {
 	t.Parallel()
-	r := newSessionRepo(t)
-	r.hook("session-start", map[string]any{"source": "startup"})
-	r.agentTurn("first turn", map[string]string{"a.txt": "a\n"})
-	dead := lockfile.Self()
-	dead.PID = exitedPID(t)
+	r := newWorkedRepo(t, "first turn")
+	dead := lockfiletest.DeadOwner(t)
 	for _, ref := range []string{"refs/heads/" + r.shadowBranch(), "refs/heads/entire/checkpoints/v1"} {
 		if err := os.WriteFile(gitPath(t, r.dir, ref+".lock"), dead.Encode(), 0o644); err != nil {
 			t.Fatal(err)
@@ -183,24 +187,12 @@ func TestE2EStaleRefLocksRemoved(t *testing.T) {
 	assertStoreClean(t, r.dir, id)
 }
 
-// exitedPID returns the pid of a process that has exited.
-func exitedPID(t *testing.T) int {
-	t.Helper()
-	cmd := exec.Command("git", "--version")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return cmd.Process.Pid
-}
-
 // A post-commit killed after it wrote the checkpoint and before it saved
 // the session is completed without writing the session's slot twice: the
 // checkpoint stays as written, and the session moves onto the commit.
 func TestE2EKilledAfterCheckpointCompletedOnce(t *testing.T) {
 	t.Parallel()
-	r := newSessionRepo(t)
-	r.hook("session-start", map[string]any{"source": "startup"})
-	r.agentTurn("the work", map[string]string{"a.txt": "a\n"})
+	r := newWorkedRepo(t, "the work")
 	// What the kill leaves: the session state and shadow branch as before
 	// the commit, the mark of a post-commit that is gone.
 	stateBefore, err := os.ReadFile(r.statePath(r.sessionID))
@@ -214,8 +206,7 @@ func TestE2EKilledAfterCheckpointCompletedOnce(t *testing.T) {
 	prompts, meta := r.slotFile(id, "prompt.txt"), r.slotFile(id, "metadata.json")
 	os.WriteFile(r.statePath(r.sessionID), stateBefore, 0o600)
 	gittest.Git(t, r.dir, "update-ref", "refs/heads/"+shadow, tip)
-	dead := lockfile.Self()
-	dead.PID = exitedPID(t)
+	dead := lockfiletest.DeadOwner(t)
 	os.MkdirAll(gitPath(t, r.dir, "entire-pending"), 0o755)
 	mark := gitPath(t, r.dir, "entire-pending/"+gittest.Git(t, r.dir, "rev-parse", "HEAD")+"-"+id)
 	os.WriteFile(mark, dead.Encode(), 0o644)

@@ -1,26 +1,19 @@
-package lockfile
+package lockfile_test
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-)
 
-// deadPID returns the pid of a process that has exited.
-func deadPID(t *testing.T) int {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return cmd.Process.Pid
-}
+	"github.com/entirecli/entire/internal/lockfile"
+	"github.com/entirecli/entire/internal/lockfile/lockfiletest"
+)
 
 // plant writes a lock file with content, modified age ago.
 func plant(t *testing.T, path string, content []byte, age time.Duration) {
@@ -45,7 +38,7 @@ func TestAcquireExcludes(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 20 {
-				l, err := Acquire(path, Options{Timeout: 10 * time.Second, OnBreak: func(p, why string) { t.Errorf("broke a live lock: %s", why) }})
+				l, err := lockfile.Acquire(path, lockfile.Options{Timeout: 10 * time.Second, OnBreak: func(p, why string) { t.Errorf("broke a live lock: %s", why) }})
 				if err != nil {
 					t.Error(err)
 					return
@@ -75,19 +68,19 @@ func TestAcquireExcludes(t *testing.T) {
 func TestStaleAndLiveOwners(t *testing.T) {
 	t.Parallel()
 	host, _ := os.Hostname()
-	me := Self()
+	me := lockfile.Self()
 	cases := []struct {
 		name    string
 		content []byte
 		age     time.Duration
 		stale   string // part of the reason, "" when the lock must stay
 	}{
-		{"dead owner", Owner{PID: deadPID(t), Host: host, Nonce: "n"}.Encode(), 0, "is not running"},
+		{"dead owner", lockfiletest.DeadOwner(t).Encode(), 0, "is not running"},
 		{"live owner, old", me.Encode(), 24 * time.Hour, ""},
-		{"owner of another host", Owner{PID: deadPID(t), Host: host + "-elsewhere", Nonce: "n"}.Encode(), 24 * time.Hour, ""},
+		{"owner of another host", lockfile.Owner{PID: lockfiletest.DeadOwner(t).PID, Host: host + "-elsewhere", Nonce: "n"}.Encode(), 24 * time.Hour, ""},
 		{"empty, fresh", nil, 0, ""},
-		{"empty, old", nil, 2 * EmptyStaleAfter, "no owner record"},
-		{"record cut short, old", []byte(recordMagic + `"pid":`), 2 * EmptyStaleAfter, "no owner record"},
+		{"empty, old", nil, 2 * lockfile.EmptyStaleAfter, "no owner record"},
+		{"record cut short, old", []byte(`{"entire_lock":1,"pid":`), 2 * lockfile.EmptyStaleAfter, "no owner record"},
 		{"git's lock with a hash, old", []byte(strings.Repeat("ab", 20) + "\n"), 24 * time.Hour, ""},
 	}
 	if runtime.GOOS == "linux" {
@@ -106,10 +99,10 @@ func TestStaleAndLiveOwners(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "ref.lock")
 			plant(t, path, c.content, c.age)
 			var broken []string
-			l, err := Acquire(path, Options{Timeout: 20 * time.Millisecond, OnBreak: func(p, why string) { broken = append(broken, why) }})
+			l, err := lockfile.Acquire(path, lockfile.Options{Timeout: 20 * time.Millisecond, OnBreak: func(p, why string) { broken = append(broken, why) }})
 			if c.stale == "" {
-				if !errors.Is(err, ErrLocked) {
-					t.Fatalf("Acquire = %v, want ErrLocked", err)
+				if !errors.Is(err, lockfile.ErrLocked) {
+					t.Fatalf("Acquire = %v, want lockfile.ErrLocked", err)
 				}
 				if b, _ := os.ReadFile(path); string(b) != string(c.content) {
 					t.Errorf("the lock changed to %q", b)
@@ -122,8 +115,9 @@ func TestStaleAndLiveOwners(t *testing.T) {
 			if len(broken) != 1 || !strings.Contains(broken[0], c.stale) {
 				t.Errorf("breaks reported: %q, want one with %q", broken, c.stale)
 			}
-			if o, ok := parseOwner(mustRead(t, path)); !ok || o.PID != os.Getpid() {
-				t.Errorf("the new lock's record: %+v %v", o, ok)
+			var o lockfile.Owner
+			if err := json.Unmarshal(mustRead(t, path), &o); err != nil || o.PID != os.Getpid() {
+				t.Errorf("the new lock's record: %+v %v", o, err)
 			}
 			must(t, l.Release())
 			if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
@@ -140,7 +134,7 @@ func TestStaleAndLiveOwners(t *testing.T) {
 func TestReleaseKeepsAnotherLock(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "x.lock")
-	l, err := Acquire(path, Options{})
+	l, err := lockfile.Acquire(path, lockfile.Options{})
 	must(t, err)
 	must(t, os.Remove(path))
 	plant(t, path, []byte("someone else's"), 0)

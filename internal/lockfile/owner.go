@@ -32,9 +32,12 @@ type record struct {
 }
 
 // Self returns the owner record of this process.
-func Self() Owner {
+func Self() Owner { return OwnerOf(os.Getpid()) }
+
+// OwnerOf returns the owner record of process pid of this host (with its
+// start time where the system tells it, and a new nonce).
+func OwnerOf(pid int) Owner {
 	host, _ := os.Hostname()
-	pid := os.Getpid()
 	return Owner{PID: pid, Host: host, Start: startTime(pid), Nonce: nonce()}
 }
 

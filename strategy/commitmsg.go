@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/entirecli/entire/atomicfile"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/session"
 )
@@ -55,7 +56,7 @@ func (m *ManualCommit) PrepareCommitMsg(ctx context.Context, msgFile, source str
 		for _, s := range sums {
 			if s.BaseCommit == head.String() && s.LastCheckpointID != "" {
 				if id, err := checkpoint.ParseID(s.LastCheckpointID); err == nil {
-					return os.WriteFile(msgFile, []byte(checkpoint.AppendCheckpointTrailer(msg, id)), 0o644)
+					return writeMessage(msgFile, checkpoint.AppendCheckpointTrailer(msg, id))
 				}
 			}
 		}
@@ -63,18 +64,11 @@ func (m *ManualCommit) PrepareCommitMsg(ctx context.Context, msgFile, source str
 	}
 
 	tty := m.hasTTY()
-	var linked *session.State
-	for _, s := range sums {
-		if !tty && s.Phase == session.PhaseActive {
-			// An agent is committing: link without asking (agent fast path).
-			if linked, err = m.env.Sessions.Load(s.SessionID); err == nil {
-				break
-			}
-		}
-	}
-	if linked == nil {
-		linked = m.sessionWithStagedWork(ctx, sums)
-	}
+	// An agent committing (no terminal, an active session) is linked
+	// without asking (agent fast path), but, like any commit, only when it
+	// holds the session's work: post-commit condenses nothing otherwise,
+	// and the trailer would point to nothing.
+	linked := m.sessionWithStagedWork(ctx, sums)
 	if linked == nil {
 		return nil
 	}
@@ -95,7 +89,20 @@ func (m *ManualCommit) PrepareCommitMsg(ctx context.Context, msgFile, source str
 	default:
 		msg = checkpoint.AppendCheckpointTrailer(msg, id)
 	}
-	return os.WriteFile(msgFile, []byte(msg), 0o644)
+	// Marked before the trailer exists, so that a post-commit that never
+	// runs (killed with this hook's successors) leaves a trace
+	// CompletePending follows.
+	m.markTrailer(id)
+	return writeMessage(msgFile, msg)
+}
+
+// writeMessage replaces the commit message file atomically: a hook killed
+// while writing it must not leave git an empty or cut message.
+func writeMessage(msgFile, msg string) error {
+	if err := atomicfile.Write(msgFile, []byte(msg), 0o644); err != nil {
+		return fmt.Errorf("write commit message: %w", err)
+	}
+	return nil
 }
 
 // sessionWithStagedWork returns the first session whose touched files (or,

@@ -63,6 +63,7 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 	}
 	m.env.Prewarm() // condensation redacts what it stores
 	mark := m.markPending(head, id)
+	m.dropTrailerMark(id)
 	if err := m.condenseCommit(ctx, commit, id); err != nil {
 		return nil // said and logged per session; the mark stays for the next hook
 	}

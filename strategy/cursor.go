@@ -45,8 +45,19 @@ func (m *ManualCommit) scanScope(in TurnInput, st *session.State) scope {
 	if !restarted && !lost {
 		return scope{Analysis: a}
 	}
-	m.env.Log.Warn("transcript cursor lost or past the transcript's end: rescanning the checkpoint scope",
-		"session_id", st.SessionID, "cursor", from, "checkpoint_transcript_start", st.CheckpointTranscriptStart)
+	if restarted {
+		// The transcript was cut back below the cursor (a rewind killed
+		// between writing it and recording it; a client rewriting its
+		// file): where this turn's entries begin is unknown, and the
+		// scope's start may be past the cut too. The whole transcript is
+		// the scope: earlier prompts and tokens come again rather than
+		// this turn's being lost.
+		m.env.Log.Warn("transcript shorter than the analysis cursor: scanning it whole",
+			"session_id", st.SessionID, "cursor", from)
+		return scope{Analysis: m.scan(in, agent.Position{}), whole: true}
+	}
+	m.env.Log.Warn("transcript cursor lost: rescanning the checkpoint scope",
+		"session_id", st.SessionID, "checkpoint_transcript_start", st.CheckpointTranscriptStart)
 	return scope{Analysis: m.scan(in, agent.Position{Entries: st.CheckpointTranscriptStart}), whole: true}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/entirecli/entire/internal/lockfile"
 	"github.com/entirecli/entire/session"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // The trailer of a commit is fixed before its post-commit hook condenses
@@ -28,9 +29,31 @@ import (
 // (CompletePending). One that cannot be completed becomes the record
 // <commit>-<checkpoint ID>.failed, which `entire doctor` reports.
 
+//
+// A post-commit killed before it made its mark, or never started, is
+// covered by the mark prepare-commit-msg leaves when it adds a new
+// trailer: trailer-<checkpoint ID>, a plain file (its writer exits at
+// once). Post-commit removes it once its own mark exists. CompletePending
+// looks for the commit of a trailer mark among HEAD's recent first
+// parents: found, its condensation is completed like a marked one; not
+// found, the commit is still being written (an editor is open) or was
+// abandoned, and the mark is dropped after trailerMarkTTL.
+
 // pendingDirName is the directory of the marks, in the work tree's git
 // directory (the sessions condensed are those of its work tree).
 const pendingDirName = "entire-pending"
+
+// trailerPrefix starts the name of a trailer mark.
+const trailerPrefix = "trailer-"
+
+// trailerMarkTTL is how long a trailer mark whose commit is not found is
+// kept: a commit message edited for longer is not linked after all
+// (abandoned).
+const trailerMarkTTL = 24 * time.Hour
+
+// trailerSearchDepth is how many of HEAD's first parents are searched for
+// a trailer mark's commit (commits made since it was marked).
+const trailerSearchDepth = 20
 
 // failedSuffix names the record of a condensation that cannot be completed.
 const failedSuffix = ".failed"
@@ -84,12 +107,54 @@ func (m *ManualCommit) markPending(commit plumbing.Hash, id checkpoint.ID) *lock
 	return lock
 }
 
+// markTrailer records that a new trailer names checkpoint id; logged
+// when it cannot.
+func (m *ManualCommit) markTrailer(id checkpoint.ID) {
+	dir := pendingDir(m.env.Repo)
+	err := os.MkdirAll(dir, 0o755)
+	if err == nil {
+		err = atomicfile.Write(filepath.Join(dir, trailerPrefix+id.String()), nil, 0o644)
+	}
+	if err != nil {
+		m.env.Log.Warn("mark a new trailer", "checkpoint_id", id.String(), "error", err)
+	}
+}
+
+// dropTrailerMark removes the trailer mark of id (done with, or taken over
+// by a commit's mark).
+func (m *ManualCommit) dropTrailerMark(id checkpoint.ID) {
+	err := os.Remove(filepath.Join(pendingDir(m.env.Repo), trailerPrefix+id.String()))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		m.env.Log.Warn("remove trailer mark", "checkpoint_id", id.String(), "error", err)
+	}
+}
+
+// trailerCommit returns the commit among HEAD's recent first parents whose
+// message carries checkpoint id (nil when none).
+func (m *ManualCommit) trailerCommit(id checkpoint.ID) *object.Commit {
+	head, err := m.env.Repo.Head()
+	if err != nil || head.IsZero() {
+		return nil
+	}
+	c, err := m.env.Repo.Git.CommitObject(head)
+	for i := 0; err == nil && i < trailerSearchDepth; i++ {
+		if got, ok := checkpoint.CheckpointOf(c.Message); ok && got == id {
+			return c
+		}
+		if c.NumParents() == 0 {
+			return nil
+		}
+		c, err = c.Parent(0)
+	}
+	return nil
+}
+
 // HasPending reports whether a condensation is marked pending in the work
 // tree of repo (one directory read; none when the directory is missing).
 func HasPending(repo *gitrepo.Repo) bool {
 	entries, _ := os.ReadDir(pendingDir(repo))
 	for _, e := range entries {
-		if _, _, ok := parseMark(e.Name()); ok {
+		if _, _, ok := parseMark(e.Name()); ok || strings.HasPrefix(e.Name(), trailerPrefix) {
 			return true
 		}
 	}
@@ -114,15 +179,31 @@ func CompletePending(ctx context.Context, env *Env) []Pending {
 		return nil
 	}
 	m := NewManualCommit(env)
-	var out []Pending
+	// The marks to complete: those of commits, and those a trailer mark
+	// leads to (its post-commit never made one).
+	type todo struct {
+		name    string
+		trailer bool
+	}
+	var marks []todo
 	for _, e := range entries {
-		commit, id, ok := parseMark(e.Name())
-		if !ok {
-			continue
+		if raw, ok := strings.CutPrefix(e.Name(), trailerPrefix); ok {
+			if name, ok := m.followTrailerMark(raw); ok {
+				marks = append(marks, todo{name, true})
+			}
+		} else if _, _, ok := parseMark(e.Name()); ok {
+			marks = append(marks, todo{e.Name(), false})
 		}
-		lock, err := lockfile.Acquire(filepath.Join(dir, e.Name()), lockfile.Options{OnBreak: env.Repo.LockBroken})
+	}
+	var out []Pending
+	for _, mk := range marks {
+		commit, id, _ := parseMark(mk.name)
+		lock, err := lockfile.Acquire(filepath.Join(dir, mk.name), lockfile.Options{OnBreak: env.Repo.LockBroken})
 		if err != nil {
 			continue // a post-commit, or another hook, is at it
+		}
+		if mk.trailer {
+			m.dropTrailerMark(id) // the commit's mark stands for it now
 		}
 		p, keep := m.completePending(ctx, commit, id)
 		switch {
@@ -135,7 +216,7 @@ func CompletePending(ctx context.Context, env *Env) []Pending {
 			env.Log.Warn("cannot complete an interrupted condensation", "commit", p.Commit, "error", p.Err)
 			p.Reason = p.Err.Error()
 			b, _ := json.Marshal(p)
-			if err := atomicfile.Write(filepath.Join(dir, e.Name()+failedSuffix), b, 0o644); err != nil {
+			if err := atomicfile.Write(filepath.Join(dir, mk.name+failedSuffix), b, 0o644); err != nil {
 				env.Log.Warn("record a failed condensation", "commit", p.Commit, "error", err)
 				continue
 			}
@@ -146,6 +227,31 @@ func CompletePending(ctx context.Context, env *Env) []Pending {
 		out = append(out, p)
 	}
 	return out
+}
+
+// followTrailerMark settles the trailer mark of checkpoint raw: dropped
+// when its checkpoint exists or the mark expired, kept while its commit is
+// not found; when the commit exists and its checkpoint does not, it
+// returns the name of the commit's mark, for the caller to complete.
+func (m *ManualCommit) followTrailerMark(raw string) (string, bool) {
+	id, err := checkpoint.ParseID(raw)
+	if err != nil {
+		_ = os.Remove(filepath.Join(pendingDir(m.env.Repo), trailerPrefix+raw))
+		return "", false
+	}
+	if m.env.checkpoints().Exists(id) {
+		m.dropTrailerMark(id)
+		return "", false
+	}
+	commit := m.trailerCommit(id)
+	if commit == nil {
+		fi, err := os.Stat(filepath.Join(pendingDir(m.env.Repo), trailerPrefix+raw))
+		if err == nil && m.env.Now().Sub(fi.ModTime()) > trailerMarkTTL {
+			m.dropTrailerMark(id)
+		}
+		return "", false
+	}
+	return markName(commit.Hash.String(), id), true
 }
 
 // completePending runs the condensation of one commit under checkpoint

@@ -29,6 +29,18 @@ func TestE2EAgentCommitNoTTY(t *testing.T) {
 	}
 	r.endTurn(r.dir, "Committed")
 	assertStoreClean(t, r.dir, id)
+
+	// A commit the agent makes of files its session never touched holds
+	// none of its work: no trailer, which would point to no checkpoint.
+	r.startTurn(r.dir, "Commit the README")
+	gittest.WriteFile(t, r.dir, "README.md", "edited by hand\n")
+	r.mustGit("add", "README.md")
+	if out, err := r.gitIn(r.dir, []string{"ENTIRE_TEST_TTY=0"}, "commit", "-m", "Docs"); err != nil {
+		t.Fatal(err, out)
+	}
+	if id := checkpointAt(t, r.dir, "HEAD"); id != "" {
+		t.Errorf("a commit without the session's work got trailer %s (checkpoint stored: %v)", id, hasCheckpoint(t, r.dir, id))
+	}
 }
 
 // editorScript writes a GIT_EDITOR script that saves the message git

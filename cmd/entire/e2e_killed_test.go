@@ -126,6 +126,47 @@ func TestE2EKilledCondensationCompletedByNextTurn(t *testing.T) {
 	assertStoreClean(t, r.dir, first, second)
 }
 
+// A post-commit that never ran (killed before it marked anything, or
+// never started) leaves the trailer prepare-commit-msg added: the mark
+// prepare-commit-msg left leads the next agent hook to the commit, which
+// it condenses.
+func TestE2EPostCommitNeverRanCompletedByNextTurn(t *testing.T) {
+	t.Parallel()
+	r := newWorkedRepo(t, "first turn")
+	// Only prepare-commit-msg runs: the commit gets its trailer and no
+	// post-commit.
+	only := t.TempDir()
+	shim, err := os.ReadFile(gitPath(t, r.dir, "hooks/prepare-commit-msg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(only, "prepare-commit-msg"), shim, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Git(t, r.dir, "add", "-A")
+	if out, err := gitCmd(t, r, "-c", "core.hooksPath="+only, "commit", "-q", "-m", "first").CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v\n%s", err, out)
+	}
+	first := checkpointAt(t, r.dir, "HEAD")
+	if first == "" || hasCheckpoint(t, r.dir, first) {
+		t.Fatalf("setup: trailer %q, checkpoint written: %v", first, first != "" && hasCheckpoint(t, r.dir, first))
+	}
+
+	r.agentTurn("second turn", map[string]string{"b.txt": "b\n"})
+	if !hasCheckpoint(t, r.dir, first) {
+		t.Fatalf("the next turn did not complete checkpoint %s", first)
+	}
+	if p := r.slotFile(first, "prompt.txt"); !strings.Contains(p, "first turn") {
+		t.Errorf("checkpoint %s prompts: %q", first, p)
+	}
+	second, _ := r.commit("second", nil, "-A")
+	if p := r.slotFile(second, "prompt.txt"); !strings.Contains(p, "second turn") || strings.Contains(p, "first turn") {
+		t.Errorf("checkpoint %s prompts: %q", second, p)
+	}
+	r.assertNoPendingMarks()
+	assertStoreClean(t, r.dir, first, second)
+}
+
 // The pre-push hook completes an interrupted condensation before it pushes
 // the metadata branch: the remote gets the checkpoint the pushed commit's
 // trailer names.

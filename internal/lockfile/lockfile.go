@@ -67,22 +67,50 @@ func Acquire(path string, opts Options) (*Lock, error) {
 	}
 }
 
+// create makes the lock file path appear with this process's owner record
+// already in it: the record is written to a file of its own, which is then
+// hard-linked to path (link fails when path exists, as O_EXCL does). A
+// process killed at any moment leaves no lock without a record (only,
+// killed before the link, a spare file git ignores, since its name ends in
+// ".lock"). Where the file system has no hard links it falls back to
+// creating path with O_EXCL and writing the record in one write.
 func create(path string) (*Lock, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
+	rec := Self().Encode()
+	spare := path + "." + strconv.Itoa(os.Getpid()) + "-" + nonce() + ".new.lock"
+	if err := writeNew(spare, rec); err != nil {
 		return nil, err
 	}
-	// One write: a reader sees the whole record or an empty file.
-	rec := Self().Encode()
-	_, err = f.Write(rec)
+	err := os.Link(spare, path)
+	_ = os.Remove(spare)
+	switch {
+	case err == nil:
+		return &Lock{path: path, record: rec}, nil
+	case errors.Is(err, fs.ErrExist):
+		return nil, err
+	}
+	// No hard links here: O_EXCL, and one write, so that a reader sees the
+	// whole record or an empty file.
+	if err := writeNew(path, rec); err != nil {
+		return nil, err
+	}
+	return &Lock{path: path, record: rec}, nil
+}
+
+// writeNew creates path exclusively holding data, removing it again when
+// the write fails.
+func writeNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		_ = os.Remove(path)
-		return nil, err
 	}
-	return &Lock{path: path, record: rec}, nil
+	return err
 }
 
 // Release removes the lock file, unless it no longer holds this lock's

@@ -63,6 +63,32 @@ func TestAcquireExcludes(t *testing.T) {
 	}
 }
 
+// A lock appears with its owner record already in it (a process killed
+// while taking it leaves no empty lock, which only age could judge), and
+// taking it leaves no other file behind.
+func TestLockAppearsWithRecord(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.lock")
+	l, err := lockfile.Acquire(path, lockfile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 {
+		t.Fatalf("lock content %q (%v)", b, err)
+	}
+	if _, err := lockfile.Acquire(path, lockfile.Options{}); !errors.Is(err, lockfile.ErrLocked) {
+		t.Fatalf("second Acquire: %v", err)
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
 // A lock left by a process that is gone is removed, and the removal is
 // reported; one held by a live process is never broken, however old.
 func TestStaleAndLiveOwners(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // fingerprintLen is how many bytes before the stored offset are remembered
@@ -60,6 +61,25 @@ type TranscriptState struct {
 	// other rules keeps the older value, so that the data is redacted again
 	// before it leaves (RewriteChunks).
 	Rules string `json:"rules,omitempty"`
+	// Blobs is the hash of the BlobDir tree that holds the values moved
+	// out of lines longer than agent.MaxChunkSize (see BlobDir); "" when
+	// no line was that long.
+	Blobs string `json:"blobs,omitempty"`
+}
+
+// Stored returns where the transcript is stored, for ReadTranscript.
+func (s *TranscriptState) Stored() Stored {
+	if s == nil {
+		return Stored{}
+	}
+	return Stored{Chunks: s.ChunkHashes(), Blobs: s.blobTree()}
+}
+
+func (s *TranscriptState) blobTree() plumbing.Hash {
+	if s == nil || s.Blobs == "" {
+		return plumbing.ZeroHash
+	}
+	return plumbing.NewHash(s.Blobs)
 }
 
 // ChunkHashes returns the chunk blob hashes in order.
@@ -76,7 +96,10 @@ func (s *TranscriptState) ChunkHashes() []plumbing.Hash {
 
 // TreeChanges returns the tree entries that store the transcript and its
 // content hash under dir ("" for the tree root): full.jsonl, full.jsonl.001,
-// ..., content_hash.txt. It writes the content hash blob.
+// ..., content_hash.txt, and the BlobDir tree when the transcript has one
+// (it keeps the values of long lines reachable wherever the chunks are:
+// on the shadow branch, on the metadata branch and in whatever is pushed).
+// It writes the content hash blob.
 func (s *TranscriptState) TreeChanges(repo *gitrepo.Repo, dir string) ([]gitrepo.Change, error) {
 	if s == nil || len(s.Chunks) == 0 {
 		return nil, nil
@@ -94,6 +117,9 @@ func (s *TranscriptState) TreeChanges(repo *gitrepo.Repo, dir string) ([]gitrepo
 		return nil, err
 	}
 	changes = append(changes, gitrepo.Change{Path: prefix + ContentHashFile, Mode: filemode.Regular, Hash: hh})
+	if t := s.blobTree(); !t.IsZero() {
+		changes = append(changes, gitrepo.Change{Path: prefix + BlobDir, Mode: filemode.Dir, Hash: t})
+	}
 	return changes, nil
 }
 
@@ -101,9 +127,53 @@ func (s *TranscriptState) TreeChanges(repo *gitrepo.Repo, dir string) ([]gitrepo
 // were already redacted) after the transcript described by prev (nil for a
 // new transcript) and returns the new state. Stored chunks are kept as they
 // are (a last chunk under 256 KB is merged with the new lines), so a
-// transcript that only grows costs what it grew by. The caller records the
-// source position with SetSource.
+// transcript that only grows costs what it grew by. Lines are packed into
+// chunks of agent.StoreChunkSize; a longer line is a chunk of its own, and
+// a line longer than agent.MaxChunkSize has values moved out into the
+// BlobDir tree (see BlobDir), which costs nothing when lines holds no such
+// line. The caller records the source position with SetSource.
 func AppendJSONL(repo *gitrepo.Repo, prev *TranscriptState, lines []byte) (*TranscriptState, error) {
+	blobs := prev.blobTree()
+	if len(lines) > agent.MaxChunkSize {
+		var err error
+		if lines, blobs, err = externalizeLines(repo, blobs, lines); err != nil {
+			return nil, err
+		}
+	}
+	next, err := appendJSONL(repo, prev, lines)
+	if err != nil {
+		return nil, err
+	}
+	next.Blobs = ""
+	if !blobs.IsZero() {
+		next.Blobs = blobs.String()
+	}
+	return next, nil
+}
+
+// externalizeLines moves values out of the lines of data longer than
+// agent.MaxChunkSize and returns the lines that remain with the BlobDir
+// tree of a transcript whose tree was blobs before.
+func externalizeLines(repo *gitrepo.Repo, blobs plumbing.Hash, data []byte) ([]byte, plumbing.Hash, error) {
+	s := newBlobStore(repo)
+	short, err := s.externalizeLong(data)
+	if err != nil {
+		return nil, blobs, fmt.Errorf("store long transcript lines: %w", err)
+	}
+	if len(s.entries) == 0 {
+		return data, blobs, nil
+	}
+	if err := s.add(blobs); err != nil {
+		return nil, blobs, err
+	}
+	t, err := s.tree()
+	if err != nil {
+		return nil, blobs, err
+	}
+	return short, t, nil
+}
+
+func appendJSONL(repo *gitrepo.Repo, prev *TranscriptState, lines []byte) (*TranscriptState, error) {
 	next := &TranscriptState{}
 	sum := sha256.New()
 	var content []byte
@@ -135,7 +205,7 @@ func AppendJSONL(repo *gitrepo.Repo, prev *TranscriptState, lines []byte) (*Tran
 	if len(content) == 0 {
 		return next, nil
 	}
-	chunks, err := agent.ChunkJSONL(content, agent.StoreChunkSize)
+	chunks, err := agent.PackJSONL(content, agent.StoreChunkSize, agent.MaxChunkSize)
 	if err != nil {
 		return nil, fmt.Errorf("chunk transcript: %w", err)
 	}
@@ -168,10 +238,23 @@ func AppendJSONL(repo *gitrepo.Repo, prev *TranscriptState, lines []byte) (*Tran
 // state of the result: a chunk fn leaves as it is keeps its blob, a changed
 // one is written anew, and the content hash and resumable hash states are
 // recomputed (every chunk is read). fn must keep the lines of a chunk (a
-// redactor does), so Lines and the source position stay valid.
+// redactor does), so Lines and the source position stay valid. A line
+// whose values were moved out (see BlobDir) goes through fn whole, values
+// included, and has them moved out again; values no line refers to any
+// more are left out of the new BlobDir tree.
 func RewriteChunks(repo *gitrepo.Repo, s *TranscriptState, fn func([]byte) []byte) (*TranscriptState, error) {
 	if s == nil || len(s.Chunks) == 0 {
 		return s, nil
+	}
+	rewrite := func(chunk []byte) ([]byte, error) { return fn(chunk), nil }
+	var values *blobStore
+	if t := s.blobTree(); !t.IsZero() {
+		set, err := loadBlobSet(repo, t)
+		if err != nil {
+			return nil, err
+		}
+		values = newBlobStore(repo)
+		rewrite = func(chunk []byte) ([]byte, error) { return rewriteLongLines(chunk, set, values, fn) }
 	}
 	next := *s
 	next.Chunks = make([]string, len(s.Chunks))
@@ -181,7 +264,10 @@ func RewriteChunks(repo *gitrepo.Repo, s *TranscriptState, fn func([]byte) []byt
 		if err != nil {
 			return nil, fmt.Errorf("read transcript chunk %d: %w", i, err)
 		}
-		nd := fn(data)
+		nd, err := rewrite(data)
+		if err != nil {
+			return nil, fmt.Errorf("rewrite transcript chunk %d: %w", i, err)
+		}
 		next.Chunks[i] = c
 		if !bytes.Equal(nd, data) {
 			h, err := repo.WriteBlob(nd)
@@ -201,6 +287,16 @@ func RewriteChunks(repo *gitrepo.Repo, s *TranscriptState, fn func([]byte) []byt
 		sum.Write(nd)
 		sum.Write([]byte{'\n'})
 	}
+	if values != nil {
+		t, err := values.tree()
+		if err != nil {
+			return nil, err
+		}
+		next.Blobs = ""
+		if !t.IsZero() {
+			next.Blobs = t.String()
+		}
+	}
 	var err error
 	if next.FullSum, err = saveSum(sum); err != nil {
 		return nil, err
@@ -208,6 +304,40 @@ func RewriteChunks(repo *gitrepo.Repo, s *TranscriptState, fn func([]byte) []byt
 	sum.Write([]byte{'\n'})
 	next.ContentHash = "sha256:" + hex.EncodeToString(sum.Sum(nil))
 	return &next, nil
+}
+
+// rewriteLongLines is fn for a chunk of a transcript with values moved
+// out: each line whose markers name values of set goes through fn with
+// its values put back, and has values moved out again (into values) until
+// the chunk fits agent.MaxChunkSize again; other lines go through fn as
+// they are.
+func rewriteLongLines(chunk []byte, set *blobSet, values *blobStore, fn func([]byte) []byte) ([]byte, error) {
+	if !bytes.Contains(chunk, markerStart) {
+		return fn(chunk), nil
+	}
+	out := make([]byte, 0, len(chunk))
+	for rest := chunk; ; {
+		line, after, more := bytes.Cut(rest, []byte{'\n'})
+		full, err := expandMarkers(line, set)
+		if err != nil {
+			return nil, err
+		}
+		if len(full) == len(line) && bytes.Equal(full, line) {
+			out = append(out, fn(line)...)
+		} else {
+			room := max(agent.MaxChunkSize-(len(chunk)-len(line)), len(line))
+			short, err := externalizeLine(fn(full), room, minExternal, values.store)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, short...)
+		}
+		if !more {
+			return out, nil
+		}
+		out = append(out, '\n')
+		rest = after
+	}
 }
 
 func saveSum(h hash.Hash) ([]byte, error) {
@@ -309,13 +439,51 @@ func sourceTail(f *os.File, offset int64) string {
 	return hex.EncodeToString(h[:8])
 }
 
+// Stored names a stored transcript: its chunk blobs in order and the
+// BlobDir tree of the values moved out of its long lines (ZeroHash: none).
+// The zero value stores nothing.
+type Stored struct {
+	Chunks []plumbing.Hash
+	Blobs  plumbing.Hash
+}
+
+// StoredIn returns the transcript stored in the tree dir (a session slot
+// of a committed checkpoint, or a session's metadata directory on a
+// shadow branch): full.jsonl, full.jsonl.001, ... in order, else the
+// legacy full.log, and BlobDir. It is zero when dir stores none.
+func StoredIn(dir *object.Tree) Stored {
+	var names []string
+	byName := map[string]plumbing.Hash{}
+	var s Stored
+	for _, e := range dir.Entries {
+		switch {
+		case e.Mode.IsFile() && agent.ParseChunkIndex(e.Name, TranscriptFile) >= 0:
+			names = append(names, e.Name)
+			byName[e.Name] = e.Hash
+		case e.Name == BlobDir && e.Mode == filemode.Dir:
+			s.Blobs = e.Hash
+		}
+	}
+	for _, n := range agent.SortChunkFiles(names, TranscriptFile) {
+		s.Chunks = append(s.Chunks, byName[n])
+	}
+	if len(s.Chunks) == 0 {
+		if e, err := dir.FindEntry(LegacyLogFile); err == nil && e.Mode.IsFile() {
+			s.Chunks = []plumbing.Hash{e.Hash}
+		}
+	}
+	return s
+}
+
 // ReadTranscript reassembles a stored transcript from its chunk blobs for
 // the given agent type (empty: detected from the content of the first
-// chunk). JSONL chunks are joined with newlines and the final newline is
-// restored, which gives back the stored transcript byte for byte.
-func ReadTranscript(repo *gitrepo.Repo, chunks []plumbing.Hash, agentType agent.AgentType) ([]byte, error) {
-	parts := make([][]byte, 0, len(chunks))
-	for _, h := range chunks {
+// chunk) and puts back the values moved out of its long lines. JSONL
+// chunks are joined with newlines and the final newline is restored,
+// which gives back the stored transcript byte for byte, long lines
+// included.
+func ReadTranscript(repo *gitrepo.Repo, s Stored, agentType agent.AgentType) ([]byte, error) {
+	parts := make([][]byte, 0, len(s.Chunks))
+	for _, h := range s.Chunks {
 		b, err := repo.ReadBlob(h)
 		if err != nil {
 			return nil, fmt.Errorf("read transcript chunk: %w", err)
@@ -332,6 +500,13 @@ func ReadTranscript(repo *gitrepo.Repo, chunks []plumbing.Hash, agentType agent.
 	if agentType != agent.AgentTypeGemini && len(out) > 0 && out[len(out)-1] != '\n' {
 		// JSONL chunks are stored without the final newline.
 		out = append(out, '\n')
+	}
+	blobs, err := loadBlobSet(repo, s.Blobs)
+	if err != nil || blobs == nil {
+		return out, err
+	}
+	if out, err = expandMarkers(out, blobs); err != nil {
+		return nil, fmt.Errorf("expand transcript: %w", err)
 	}
 	return out, nil
 }

@@ -51,7 +51,7 @@ func TestAppendJSONLIsIncrementalAndExact(t *testing.T) {
 			}
 		}
 		prevChunks = st.Chunks
-		got, err := ReadTranscript(repo, st.ChunkHashes(), "")
+		got, err := ReadTranscript(repo, st.Stored(), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +113,7 @@ func TestWriteWholeGeminiJSON(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		got, err := ReadTranscript(repo, st.ChunkHashes(), "")
+		got, err := ReadTranscript(repo, st.Stored(), "")
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
@@ -155,7 +155,7 @@ func TestRewriteChunksKeepsUnchangedChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := append(bytes.ReplaceAll(first, marker, []byte("REDACTED")), more...)
-	got, err := ReadTranscript(repo, next.ChunkHashes(), "")
+	got, err := ReadTranscript(repo, next.Stored(), "")
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("transcript after rewrite and append differs (%v)", err)
 	}

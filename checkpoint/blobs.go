@@ -1,0 +1,429 @@
+package checkpoint
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/gitrepo"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// A transcript line longer than agent.MaxChunkSize (SPEC 4.5 stores no
+// such line) is stored with its largest JSON string values moved out into
+// git objects of their own, each replaced in the line by a marker, until
+// the line fits. The marker is a JSON string, so the line stays valid JSON:
+//
+//	"entire-blob:v1:<sha1>:<len>"
+//
+// It stands for the exact len bytes of JSON it replaced, quotes included
+// (a string value, or the whole line when no set of string values is
+// large enough). <sha1> (40 lowercase hex digits) names the entry of the
+// BlobDir tree beside the transcript's chunks that holds those bytes: a
+// blob, or for more than agent.MaxChunkSize bytes a tree of blobs named
+// 000, 001, ... to be concatenated; the name is the entry's object hash.
+// Readers replace a marker only when its opening quote is not escaped and
+// its name is an entry of that tree, so the text of a marker quoted inside
+// a string, or a marker-shaped string in a transcript without such an
+// entry, is left alone.
+const (
+	// BlobDir is the directory beside a transcript's chunks (full.jsonl,
+	// full.jsonl.001, ...) that holds the values moved out of its long
+	// lines. Entire 0.4.x readers ignore it (it is no chunk name).
+	BlobDir = TranscriptFile + ".blobs"
+	// BlobMarkerPrefix begins the text of every marker.
+	BlobMarkerPrefix = "entire-blob:v1:"
+)
+
+// minExternal is the smallest string value worth moving out of a line.
+const minExternal = 4 << 10
+
+var markerStart = []byte(`"` + BlobMarkerPrefix)
+
+// blobMarker returns the marker for n bytes stored as entry name.
+func blobMarker(name string, n int) []byte {
+	b := make([]byte, 0, len(markerStart)+len(name)+22)
+	b = append(b, markerStart...)
+	b = append(b, name...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, '"')
+}
+
+// markerLen is len(blobMarker(name, n)) for a 40-digit name.
+func markerLen(n int) int {
+	return len(markerStart) + 40 + 1 + len(strconv.Itoa(n)) + 1
+}
+
+// parseMarker reads a marker at the start of b and returns the entry it
+// names and its length in b; ok is false when b does not start with one.
+func parseMarker(b []byte) (name string, size int, ok bool) {
+	if !bytes.HasPrefix(b, markerStart) {
+		return "", 0, false
+	}
+	i := len(markerStart)
+	if len(b) < i+42 {
+		return "", 0, false
+	}
+	for _, c := range b[i : i+40] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return "", 0, false
+		}
+	}
+	if b[i+40] != ':' {
+		return "", 0, false
+	}
+	j := i + 41
+	for j < len(b) && j < i+41+20 && b[j] >= '0' && b[j] <= '9' {
+		j++
+	}
+	if j == i+41 || j >= len(b) || b[j] != '"' {
+		return "", 0, false
+	}
+	return string(b[i : i+40]), j + 1, true
+}
+
+// escaped reports whether b[i] is preceded by an odd number of
+// backslashes.
+func escaped(b []byte, i int) bool {
+	n := 0
+	for k := i - 1; k >= 0 && b[k] == '\\'; k-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+// stringValues returns the spans [start, end), quotes included, of the
+// JSON string values of line that are at least minLen bytes long, in
+// order. Object keys are left out. The line is read as JSON without being
+// validated: a quote that is escaped outside a string (invalid JSON) never
+// starts a value.
+func stringValues(line []byte, minLen int) [][2]int {
+	var out [][2]int
+	i := 0
+	for {
+		j := bytes.IndexByte(line[i:], '"')
+		if j < 0 {
+			return out
+		}
+		start := i + j
+		end := stringEnd(line, start+1)
+		if end < 0 {
+			return out
+		}
+		i = end
+		if escaped(line, start) {
+			continue
+		}
+		k := end
+		for k < len(line) && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r' || line[k] == '\n') {
+			k++
+		}
+		if k < len(line) && line[k] == ':' {
+			continue // a key
+		}
+		if end-start >= minLen {
+			out = append(out, [2]int{start, end})
+		}
+	}
+}
+
+// stringEnd returns the index just past the quote that closes the string
+// whose content starts at b[i], or -1 when it is not closed.
+func stringEnd(b []byte, i int) int {
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		q := i + j
+		if !escaped(b, q) {
+			return q + 1
+		}
+		i = q + 1
+	}
+}
+
+// externalizeLine returns line with its largest string values (of at
+// least minLen bytes) replaced by markers, until it is at most limit bytes;
+// store keeps each value moved out and returns the name of its entry. When
+// the string values cannot bring the line under limit, the whole line is
+// moved out (it becomes one marker). A line of at most limit bytes is
+// returned as it is.
+func externalizeLine(line []byte, limit, minLen int, store func([]byte) (string, error)) ([]byte, error) {
+	if len(line) <= limit {
+		return line, nil
+	}
+	spans := stringValues(line, minLen)
+	slices.SortStableFunc(spans, func(a, b [2]int) int { return (b[1] - b[0]) - (a[1] - a[0]) })
+	size, n := len(line), 0
+	for n < len(spans) && size > limit {
+		size -= spans[n][1] - spans[n][0] - markerLen(spans[n][1]-spans[n][0])
+		n++
+	}
+	if size > limit {
+		name, err := store(line)
+		if err != nil {
+			return nil, err
+		}
+		return blobMarker(name, len(line)), nil
+	}
+	picked := spans[:n]
+	slices.SortFunc(picked, func(a, b [2]int) int { return a[0] - b[0] })
+	out := make([]byte, 0, size)
+	at := 0
+	for _, sp := range picked {
+		name, err := store(line[sp[0]:sp[1]])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, line[at:sp[0]]...)
+		out = append(out, blobMarker(name, sp[1]-sp[0])...)
+		at = sp[1]
+	}
+	return append(out, line[at:]...), nil
+}
+
+// valueSource gives the values a transcript's markers stand for.
+type valueSource interface {
+	// valueSize returns the size of the value stored as entry name, and
+	// false when the transcript has no such entry.
+	valueSize(name string) (int, bool)
+	// appendValue appends the value stored as entry name to dst.
+	appendValue(dst []byte, name string) ([]byte, error)
+}
+
+// expandMarkers returns data with every marker whose opening quote is not
+// escaped and whose entry src has replaced by the value it stands for.
+// Data without such a marker is returned as it is. Values are not read
+// for markers: a marker inside a value stays as it is.
+func expandMarkers(data []byte, src valueSource) ([]byte, error) {
+	type hit struct {
+		at, end int
+		name    string
+	}
+	var hits []hit
+	grow := 0
+	for i := 0; ; {
+		j := bytes.Index(data[i:], markerStart)
+		if j < 0 {
+			break
+		}
+		at := i + j
+		name, n, ok := parseMarker(data[at:])
+		if !ok || escaped(data, at) {
+			i = at + 1
+			continue
+		}
+		size, ok := src.valueSize(name)
+		if !ok {
+			// Not a value of this transcript: text, which may end
+			// where a real marker starts.
+			i = at + 1
+			continue
+		}
+		hits = append(hits, hit{at, at + n, name})
+		grow += size - n
+		i = at + n
+	}
+	if len(hits) == 0 {
+		return data, nil
+	}
+	out := make([]byte, 0, max(len(data)+grow, 0))
+	at := 0
+	for _, h := range hits {
+		out = append(out, data[at:h.at]...)
+		var err error
+		if out, err = src.appendValue(out, h.name); err != nil {
+			return nil, err
+		}
+		at = h.end
+	}
+	return append(out, data[at:]...), nil
+}
+
+// blobStore writes the values moved out of long lines and keeps the
+// entries of the BlobDir tree that holds them.
+type blobStore struct {
+	repo    *gitrepo.Repo
+	entries map[string]object.TreeEntry
+}
+
+func newBlobStore(repo *gitrepo.Repo) *blobStore {
+	return &blobStore{repo: repo, entries: map[string]object.TreeEntry{}}
+}
+
+// store writes value as a blob, or as a tree of parts of at most
+// agent.MaxChunkSize bytes (the chunk limit, which keeps every object far
+// below forges' size limits), and returns the entry's name.
+func (s *blobStore) store(value []byte) (string, error) {
+	if len(value) <= agent.MaxChunkSize {
+		h, err := s.repo.WriteBlob(value)
+		if err != nil {
+			return "", fmt.Errorf("store transcript value: %w", err)
+		}
+		s.entries[h.String()] = object.TreeEntry{Name: h.String(), Mode: filemode.Regular, Hash: h}
+		return h.String(), nil
+	}
+	var parts []object.TreeEntry
+	for off := 0; off < len(value); off += agent.MaxChunkSize {
+		h, err := s.repo.WriteBlob(value[off:min(off+agent.MaxChunkSize, len(value))])
+		if err != nil {
+			return "", fmt.Errorf("store transcript value: %w", err)
+		}
+		parts = append(parts, object.TreeEntry{Name: fmt.Sprintf("%03d", len(parts)), Mode: filemode.Regular, Hash: h})
+	}
+	slices.SortFunc(parts, func(a, b object.TreeEntry) int { return bytes.Compare([]byte(a.Name), []byte(b.Name)) })
+	h, err := s.repo.WriteTree(parts)
+	if err != nil {
+		return "", fmt.Errorf("store transcript value: %w", err)
+	}
+	s.entries[h.String()] = object.TreeEntry{Name: h.String(), Mode: filemode.Dir, Hash: h}
+	return h.String(), nil
+}
+
+// add adds the entries of the BlobDir tree t (ZeroHash: none).
+func (s *blobStore) add(t plumbing.Hash) error {
+	if t.IsZero() {
+		return nil
+	}
+	tree, err := s.repo.Git.TreeObject(t)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", BlobDir, err)
+	}
+	for _, e := range tree.Entries {
+		s.entries[e.Name] = e
+	}
+	return nil
+}
+
+// tree writes the BlobDir tree of the entries and returns its hash,
+// ZeroHash when there are none.
+func (s *blobStore) tree() (plumbing.Hash, error) {
+	if len(s.entries) == 0 {
+		return plumbing.ZeroHash, nil
+	}
+	entries := make([]object.TreeEntry, 0, len(s.entries))
+	for _, e := range s.entries {
+		entries = append(entries, e)
+	}
+	// Names are 40 hex digits: byte order is git's tree order.
+	slices.SortFunc(entries, func(a, b object.TreeEntry) int { return bytes.Compare([]byte(a.Name), []byte(b.Name)) })
+	h, err := s.repo.WriteTree(entries)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write %s: %w", BlobDir, err)
+	}
+	return h, nil
+}
+
+// externalizeLong moves values out of the lines of data (complete,
+// newline-terminated) that are longer than agent.MaxChunkSize, into s. It
+// returns data itself when no line is that long, which costs nothing for
+// data of at most that size.
+func (s *blobStore) externalizeLong(data []byte) ([]byte, error) {
+	if len(data) <= agent.MaxChunkSize {
+		return data, nil
+	}
+	var out []byte
+	done := 0 // data[:done] is in out (when out is not nil)
+	for pos := 0; pos < len(data); {
+		end := bytes.IndexByte(data[pos:], '\n')
+		if end < 0 {
+			end = len(data) - pos
+		}
+		line := data[pos : pos+end]
+		if len(line) > agent.MaxChunkSize {
+			short, err := externalizeLine(line, agent.MaxChunkSize, minExternal, s.store)
+			if err != nil {
+				return nil, err
+			}
+			out = append(append(out, data[done:pos]...), short...)
+			done = pos + end
+		}
+		pos += end + 1
+	}
+	if out == nil {
+		return data, nil
+	}
+	return append(out, data[done:]...), nil
+}
+
+// blobSet is the BlobDir tree of a stored transcript, as a valueSource.
+type blobSet struct {
+	repo    *gitrepo.Repo
+	entries map[string]object.TreeEntry
+}
+
+// loadBlobSet reads the BlobDir tree t; nil for ZeroHash.
+func loadBlobSet(repo *gitrepo.Repo, t plumbing.Hash) (*blobSet, error) {
+	if t.IsZero() {
+		return nil, nil
+	}
+	s := newBlobStore(repo)
+	if err := s.add(t); err != nil {
+		return nil, err
+	}
+	return &blobSet{repo: repo, entries: s.entries}, nil
+}
+
+func (b *blobSet) valueSize(name string) (int, bool) {
+	e, ok := b.entries[name]
+	if !ok {
+		return 0, false
+	}
+	if e.Mode != filemode.Dir {
+		n, err := b.repo.ObjectSize(e.Hash)
+		return int(n), err == nil
+	}
+	t, err := b.repo.Git.TreeObject(e.Hash)
+	if err != nil {
+		return 0, false
+	}
+	total := 0
+	for _, p := range t.Entries {
+		n, err := b.repo.ObjectSize(p.Hash)
+		if err != nil {
+			return 0, false
+		}
+		total += int(n)
+	}
+	return total, true
+}
+
+func (b *blobSet) appendValue(dst []byte, name string) ([]byte, error) {
+	e := b.entries[name]
+	hashes := []plumbing.Hash{e.Hash}
+	if e.Mode == filemode.Dir {
+		t, err := b.repo.Git.TreeObject(e.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("read transcript value %s: %w", name, err)
+		}
+		parts := slices.Clone(t.Entries)
+		slices.SortFunc(parts, func(a, b object.TreeEntry) int { return partIndex(a.Name) - partIndex(b.Name) })
+		hashes = hashes[:0]
+		for _, p := range parts {
+			hashes = append(hashes, p.Hash)
+		}
+	}
+	for _, h := range hashes {
+		v, err := b.repo.ReadBlob(h)
+		if err != nil {
+			return nil, fmt.Errorf("read transcript value %s: %w", name, err)
+		}
+		dst = append(dst, v...)
+	}
+	return dst, nil
+}
+
+// partIndex is the number a part of a value is named by.
+func partIndex(name string) int {
+	n, err := strconv.Atoi(name)
+	if err != nil {
+		return -1
+	}
+	return n
+}

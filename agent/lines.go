@@ -8,8 +8,9 @@ import (
 	"io"
 )
 
-// lineReaderSize is the read buffer of ForEachLine; longer lines are
-// assembled in a growing side buffer, so there is no line length limit.
+// lineReaderSize is the read buffer of ForEachLine; a longer line is
+// gathered from pieces of that size and joined once, so there is no line
+// length limit and a line of n bytes costs 2n at most while it is joined.
 const lineReaderSize = 256 << 10
 
 // ForEachLine calls fn for every complete (newline-terminated) line read from
@@ -23,24 +24,29 @@ const lineReaderSize = 256 << 10
 // returned (with the counts so far, excluding the failing line).
 func ForEachLine(r io.Reader, fn func(line []byte) error) (consumed int64, lines int, err error) {
 	br := bufio.NewReaderSize(r, lineReaderSize)
-	var long []byte
+	var pieces [][]byte // the start of a line longer than the buffer
+	size := 0
 	for {
 		chunk, rerr := br.ReadSlice('\n')
 		switch {
 		case rerr == nil:
 			line := chunk
-			if long != nil {
-				long = append(long, chunk...)
-				line = long
+			if pieces != nil {
+				line = make([]byte, 0, size+len(chunk))
+				for _, p := range pieces {
+					line = append(line, p...)
+				}
+				line = append(line, chunk...)
+				pieces, size = nil, 0
 			}
 			if err := fn(line[:len(line)-1]); err != nil {
 				return consumed, lines, err
 			}
 			consumed += int64(len(line))
 			lines++
-			long = nil
 		case errors.Is(rerr, bufio.ErrBufferFull):
-			long = append(long, chunk...)
+			pieces = append(pieces, bytes.Clone(chunk))
+			size += len(chunk)
 		case errors.Is(rerr, io.EOF):
 			return consumed, lines, nil
 		default:

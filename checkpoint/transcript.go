@@ -408,10 +408,14 @@ func ReadSource(path string, st *TranscriptState) (data []byte, end int64, resta
 	if _, err := f.Seek(from, io.SeekStart); err != nil {
 		return nil, 0, false, fmt.Errorf("seek transcript %s: %w", path, err)
 	}
-	data, err = io.ReadAll(io.LimitReader(f, fi.Size()-from))
-	if err != nil {
+	// Read into a buffer of the size the file has, not one that grows:
+	// a turn that wrote a line of many megabytes is held once.
+	data = make([]byte, fi.Size()-from)
+	n, err := io.ReadFull(f, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return nil, 0, false, fmt.Errorf("read transcript %s: %w", path, err)
 	}
+	data = data[:n]
 	cut := bytes.LastIndexByte(data, '\n') + 1
 	return data[:cut], from + int64(cut), restart, nil
 }

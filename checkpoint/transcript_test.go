@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/entirecli/entire/agent"
@@ -162,5 +163,26 @@ func TestRewriteChunksKeepsUnchangedChunks(t *testing.T) {
 	sum := sha256.Sum256(want)
 	if next.ContentHash != "sha256:"+hex.EncodeToString(sum[:]) || next.Lines != bytes.Count(want, []byte{'\n'}) {
 		t.Errorf("state after rewrite and append: hash %s, lines %d", next.ContentHash, next.Lines)
+	}
+}
+
+// A turn that wrote a line of many megabytes is read into one buffer of
+// its size, not a growing one. Not parallel: it counts allocations.
+func TestReadSourceAllocatesOnce(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "session.jsonl")
+	data := append(bytes.Repeat([]byte("x"), 16<<20), '\n')
+	if err := os.WriteFile(src, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	got, end, _, err := ReadSource(src, nil)
+	runtime.ReadMemStats(&after)
+	if err != nil || !bytes.Equal(got, data) || end != int64(len(data)) {
+		t.Fatalf("ReadSource: %d bytes, end %d, %v", len(got), end, err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > uint64(len(data))*5/4 {
+		t.Errorf("ReadSource allocated %d MB for %d MB", n>>20, len(data)>>20)
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/entirecli/entire/agent"
+	_ "github.com/entirecli/entire/agent/geminicli"
 	"github.com/entirecli/entire/gitrepo/gittest"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -246,4 +248,28 @@ func FuzzExpandMarkers(f *testing.F) {
 			t.Fatalf("round trip: %q -> %q -> %q (%v)", data, out, back, err)
 		}
 	})
+}
+
+// A Gemini CLI session whose message is over the 4 MB chunk target (a
+// file read whole) is stored in chunks of up to 50 MiB.
+func TestWriteWholeGeminiLongMessage(t *testing.T) {
+	t.Parallel()
+	repo := openRepo(t, gittest.InitWithCommit(t))
+	doc, _ := json.MarshalIndent(map[string]any{"sessionId": "s", "messages": []any{
+		map[string]any{"id": "u1", "type": "user", "content": "read the dump"},
+		map[string]any{"id": "g1", "type": "gemini", "content": base64ish(6 << 20)},
+		map[string]any{"id": "u2", "type": "user", "content": "thanks"},
+	}}, "", "  ")
+	st, err := WriteWhole(repo, doc, agent.AgentTypeGemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadTranscript(repo, st.Stored(), agent.AgentTypeGemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	if json.Unmarshal(got, &a) != nil || json.Unmarshal(doc, &b) != nil || !reflect.DeepEqual(a, b) {
+		t.Errorf("read back %d bytes that differ from the %d stored", len(got), len(doc))
+	}
 }

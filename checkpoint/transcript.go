@@ -362,9 +362,14 @@ func restoreSum(h hash.Hash, state []byte) error {
 // (split by the agent's own chunker, e.g. Gemini's JSON by messages) and
 // returns its state. Chunks git already has are not written again, so a
 // document that only grew still shares its leading chunks with the previous
-// checkpoint.
+// checkpoint. A message over the 4 MB target makes the document chunk at
+// SPEC 4.5's limit (agent.MaxChunkSize) instead; one over that is an
+// error wrapping agent.ErrLineTooLarge.
 func WriteWhole(repo *gitrepo.Repo, content []byte, agentType agent.AgentType) (*TranscriptState, error) {
 	chunks, err := agent.ChunkTranscriptSize(content, agentType, agent.StoreChunkSize)
+	if errors.Is(err, agent.ErrLineTooLarge) {
+		chunks, err = agent.ChunkTranscriptSize(content, agentType, agent.MaxChunkSize)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("chunk transcript: %w", err)
 	}

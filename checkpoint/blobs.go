@@ -188,6 +188,35 @@ func externalizeLine(line []byte, limit, minLen int, store func([]byte) (string,
 	return append(out, line[at:]...), nil
 }
 
+// externalizeLargest moves the largest string values of doc (at least
+// minLen bytes, and at least half the largest) out into store, for a
+// document (a Gemini CLI session) whose message is too long for a chunk;
+// moved is false when doc has no such value left.
+func externalizeLargest(doc []byte, minLen int, store func([]byte) (string, error)) (out []byte, moved bool, err error) {
+	spans := stringValues(doc, minLen)
+	largest := 0
+	for _, sp := range spans {
+		largest = max(largest, sp[1]-sp[0])
+	}
+	if largest == 0 {
+		return doc, false, nil
+	}
+	at := 0
+	for _, sp := range spans {
+		if sp[1]-sp[0] < largest/2 {
+			continue
+		}
+		name, err := store(doc[sp[0]:sp[1]])
+		if err != nil {
+			return nil, false, err
+		}
+		out = append(out, doc[at:sp[0]]...)
+		out = append(out, blobMarker(name, sp[1]-sp[0])...)
+		at = sp[1]
+	}
+	return append(out, doc[at:]...), true, nil
+}
+
 // valueSource gives the values a transcript's markers stand for.
 type valueSource interface {
 	// valueSize returns the size of the value stored as entry name, and

@@ -273,3 +273,32 @@ func TestWriteWholeGeminiLongMessage(t *testing.T) {
 		t.Errorf("read back %d bytes that differ from the %d stored", len(got), len(doc))
 	}
 }
+
+// A Gemini CLI message over 50 MiB has its largest values moved out,
+// like a JSONL line.
+func TestWriteWholeGeminiHugeMessage(t *testing.T) {
+	t.Parallel()
+	repo := openRepo(t, gittest.InitWithCommit(t))
+	doc, _ := json.MarshalIndent(map[string]any{"sessionId": "s", "messages": []any{
+		map[string]any{"id": "u1", "type": "user", "content": "read the dump"},
+		map[string]any{"id": "g1", "type": "gemini", "content": "here it is", "toolCalls": []any{
+			map[string]any{"id": "r1", "name": "read_file", "result": base64ish(agent.MaxChunkSize + 1<<20)},
+		}},
+		map[string]any{"id": "u2", "type": "user", "content": "thanks"},
+	}}, "", "  ")
+	st, err := WriteWhole(repo, doc, agent.AgentTypeGemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Blobs == "" {
+		t.Fatalf("no values moved out")
+	}
+	got, err := ReadTranscript(repo, st.Stored(), agent.AgentTypeGemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	if json.Unmarshal(got, &a) != nil || json.Unmarshal(doc, &b) != nil || !reflect.DeepEqual(a, b) {
+		t.Errorf("read back %d bytes that differ from the %d stored", len(got), len(doc))
+	}
+}

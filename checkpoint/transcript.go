@@ -363,17 +363,42 @@ func restoreSum(h hash.Hash, state []byte) error {
 // returns its state. Chunks git already has are not written again, so a
 // document that only grew still shares its leading chunks with the previous
 // checkpoint. A message over the 4 MB target makes the document chunk at
-// SPEC 4.5's limit (agent.MaxChunkSize) instead; one over that is an
-// error wrapping agent.ErrLineTooLarge.
+// SPEC 4.5's limit (agent.MaxChunkSize) instead; for a message over that,
+// the document's largest string values are moved out into the BlobDir
+// tree (see BlobDir) until it chunks.
 func WriteWhole(repo *gitrepo.Repo, content []byte, agentType agent.AgentType) (*TranscriptState, error) {
 	chunks, err := agent.ChunkTranscriptSize(content, agentType, agent.StoreChunkSize)
 	if errors.Is(err, agent.ErrLineTooLarge) {
+		chunks, err = agent.ChunkTranscriptSize(content, agentType, agent.MaxChunkSize)
+	}
+	var blobs *blobStore
+	for errors.Is(err, agent.ErrLineTooLarge) {
+		if blobs == nil {
+			blobs = newBlobStore(repo)
+		}
+		smaller, moved, xerr := externalizeLargest(content, minExternal, blobs.store)
+		if xerr != nil {
+			return nil, fmt.Errorf("store long transcript values: %w", xerr)
+		}
+		if !moved {
+			break
+		}
+		content = smaller
 		chunks, err = agent.ChunkTranscriptSize(content, agentType, agent.MaxChunkSize)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("chunk transcript: %w", err)
 	}
 	next := &TranscriptState{Lines: bytes.Count(content, []byte{'\n'})}
+	if blobs != nil {
+		t, err := blobs.tree()
+		if err != nil {
+			return nil, err
+		}
+		if !t.IsZero() {
+			next.Blobs = t.String()
+		}
+	}
 	for _, c := range chunks {
 		h, err := repo.WriteBlob(c)
 		if err != nil {

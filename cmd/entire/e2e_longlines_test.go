@@ -102,6 +102,18 @@ func TestLongLineSixMB(t *testing.T) {
 		t.Fatalf("explain --raw-transcript: %d %s", code, errOut)
 	}
 	sameTranscript(t, "explain --raw-transcript", raw, r.readTranscript())
+	// As Entire 0.4.x reads it: the chunks joined with "\n", the 6 MB
+	// line among them, whole and unchanged.
+	var chunks []string
+	for _, name := range strings.Fields(gittest.Git(t, r.dir, "ls-tree", "--name-only", cpPath(id, "0/"))) {
+		if strings.HasPrefix(name, "full.jsonl") {
+			chunks = append(chunks, gittest.Git(t, r.dir, "cat-file", "blob", cpPath(id, "0/"+name)))
+		}
+	}
+	if len(chunks) < 3 || strings.Contains(strings.Join(chunks, " "), "entire-blob:") {
+		t.Errorf("checkpoint stores %d chunks", len(chunks))
+	}
+	sameTranscript(t, "chunks joined with \"\\n\"", strings.Join(chunks, "\n")+"\n", r.readTranscript())
 	assertStoreClean(t, r.dir, id)
 }
 

@@ -22,7 +22,8 @@ import (
 // Readers replace a marker only when its opening quote is not escaped and
 // its name is an entry of that tree, so the text of a marker quoted inside
 // a string, or a marker-shaped string in a transcript without such an
-// entry, is left alone.
+// entry, is left alone. They put back what the entry holds, whatever its
+// size: `entire doctor --secrets --purge` may have rewritten it.
 const (
 	// BlobDir is the directory beside a transcript's chunks (full.jsonl,
 	// full.jsonl.001, ...) that holds the values moved out of its long

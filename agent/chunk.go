@@ -90,7 +90,25 @@ func ChunkJSONL(content []byte, maxSize int) ([][]byte, error) {
 	if maxSize <= 0 {
 		maxSize = MaxChunkSize
 	}
-	if len(content) <= maxSize {
+	return PackJSONL(content, maxSize, maxSize)
+}
+
+// PackJSONL is ChunkJSONL with a chunk target and a line limit: lines are
+// packed into chunks of at most target bytes, and a line longer than
+// target but of at most limit bytes becomes a chunk of its own (the line
+// alone, without its newline), so that one long line neither fails the
+// store nor changes how the lines around it are packed. Joining the chunks
+// with "\n" still gives back content exactly, which is how Entire 0.4.x
+// reads them. A line longer than limit is an error wrapping ErrLineTooLarge.
+// The store packs at StoreChunkSize with the limit MaxChunkSize. limit is
+// at least target; target <= 0 means MaxChunkSize. Packing stays
+// prefix-stable.
+func PackJSONL(content []byte, target, limit int) ([][]byte, error) {
+	if target <= 0 {
+		target = MaxChunkSize
+	}
+	limit = max(limit, target)
+	if len(content) <= target {
 		return [][]byte{content}, nil
 	}
 	var chunks [][]byte
@@ -103,19 +121,20 @@ func ChunkJSONL(content []byte, maxSize int) ([][]byte, error) {
 		if end >= 0 {
 			lineLen = end
 		}
-		if lineLen > maxSize {
-			return nil, fmt.Errorf("chunk jsonl: line %d is %d bytes, chunk limit %d: %w", lineNo, lineLen, maxSize, ErrLineTooLarge)
+		if lineLen > limit {
+			return nil, fmt.Errorf("chunk jsonl: line %d is %d bytes, chunk limit %d: %w", lineNo, lineLen, limit, ErrLineTooLarge)
 		}
-		if size > 0 && size+lineLen+1 > maxSize {
+		if size > 0 && size+lineLen+1 > target {
 			chunks = append(chunks, trimNewline(content[start:start+size]))
 			start, size = pos, 0
 		}
 		size += lineLen + 1
 		pos += lineLen + 1
 	}
-	if last := content[start:]; len(last) > maxSize {
-		// A last line of exactly maxSize bytes plus its newline: the
-		// newline goes into an empty final chunk.
+	if last := content[start:]; len(last) > target && last[len(last)-1] == '\n' {
+		// A last line over the target with its newline: the line is a
+		// chunk of its own and the newline goes into an empty final
+		// chunk (one line of exactly target bytes included).
 		chunks = append(chunks, last[:len(last)-1], last[len(last):])
 	} else if len(last) > 0 {
 		// The last chunk keeps a trailing newline, so that joining with "\n"

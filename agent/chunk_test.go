@@ -89,6 +89,67 @@ func TestChunkJSONL(t *testing.T) {
 	}
 }
 
+// TestPackJSONLLongLine checks how the store packs a line over its chunk
+// target: a 6 MB line between ordinary ones is a chunk of its own, the lines
+// around it are packed as before, and joining the chunks with "\n" (as
+// Entire 0.4.x readers do) gives back the input.
+func TestPackJSONLLongLine(t *testing.T) {
+	t.Parallel()
+	line := func(i, n int) string { return fmt.Sprintf(`{"i":%d,"pad":%q}`, i, strings.Repeat("p", n)) }
+	var before, after []string
+	for i := 0; i < 40; i++ {
+		before = append(before, line(i, 300<<10))
+		after = append(after, line(100+i, 200<<10))
+	}
+	long := line(-1, 6<<20)
+	content := strings.Join(before, "\n") + "\n" + long + "\n" + strings.Join(after, "\n") + "\n"
+	chunks, err := agent.PackJSONL([]byte(content), agent.StoreChunkSize, agent.MaxChunkSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := -1
+	for i, c := range chunks {
+		if string(c) == long {
+			alone = i
+		} else if len(c) > agent.StoreChunkSize {
+			t.Errorf("chunk %d is %d bytes", i, len(c))
+		}
+	}
+	if alone < 0 {
+		t.Fatalf("the 6 MB line is not a chunk of its own")
+	}
+	// Packed as before: the chunks before it are those of the lines before
+	// it alone, the chunks after it those of the lines after it.
+	want, _ := agent.ChunkJSONL([]byte(strings.Join(before, "\n")), agent.StoreChunkSize)
+	wantAfter, _ := agent.ChunkJSONL([]byte(strings.Join(after, "\n")+"\n"), agent.StoreChunkSize)
+	want = append(append(want, []byte(long)), wantAfter...)
+	if !reflect.DeepEqual(chunks, want) {
+		t.Errorf("chunks around the long line are packed differently (%d chunks, want %d)", len(chunks), len(want))
+	}
+	if back := agent.ReassembleJSONL(chunks); string(back) != content {
+		t.Errorf("joining the chunks with \"\\n\" changed the content")
+	}
+	// A line over the limit is still an error; one at the limit, with its
+	// newline, is not.
+	if _, err := agent.PackJSONL([]byte("a\n"+strings.Repeat("x", 11)+"\n"), 4, 10); !errors.Is(err, agent.ErrLineTooLarge) {
+		t.Errorf("line over the limit: err = %v", err)
+	}
+	for _, in := range []string{"a\n" + strings.Repeat("x", 10) + "\n", strings.Repeat("x", 10) + "\nbb\ncc\n", "aa\n" + strings.Repeat("x", 7) + "\nb"} {
+		chunks, err := agent.PackJSONL([]byte(in), 4, 10)
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		for _, c := range chunks {
+			if len(c) > 10 || len(c) > 4 && bytes.Contains(c, []byte("\n")) {
+				t.Errorf("%q: chunk %q", in, c)
+			}
+		}
+		if back := agent.ReassembleJSONL(chunks); string(back) != in {
+			t.Errorf("%q: reassembled %q", in, back)
+		}
+	}
+}
+
 // TestChunkJSONLPrefixStable checks the storage property StoreChunkSize
 // relies on: when a transcript grows by appending lines, every chunk but the
 // last is unchanged.

@@ -45,5 +45,7 @@
 // into chunks named ChunkFileName("full.jsonl", i); ReassembleTranscript
 // reverses it. JSONL chunking is greedy from the start and thus
 // prefix-stable: as a transcript grows, all chunks but the last stay
-// byte-identical.
+// byte-identical. The JSONL store packs with PackJSONL(content,
+// StoreChunkSize, MaxChunkSize): a line over the 4 MiB target, up to
+// SPEC 4.5's 50 MiB limit, is a chunk of its own.
 package agent

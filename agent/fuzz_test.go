@@ -31,6 +31,27 @@ func FuzzChunkJSONL(f *testing.F) {
 	})
 }
 
+func FuzzPackJSONL(f *testing.F) {
+	f.Add([]byte("a\nbbbbbbb\nccc\n"), 4, 8)
+	f.Add([]byte("aaaaaaaa\n"), 3, 8)
+	f.Fuzz(func(t *testing.T, data []byte, target, limit int) {
+		target = target%32 + 33
+		limit = target + limit%64
+		chunks, err := agent.PackJSONL(data, target, limit)
+		if err != nil {
+			return
+		}
+		for _, c := range chunks {
+			if len(c) > max(target, limit) || len(c) > target && bytes.Contains(c, []byte("\n")) {
+				t.Fatalf("chunk of %d bytes (target %d, limit %d): %q", len(c), target, limit, c)
+			}
+		}
+		if back := agent.ReassembleJSONL(chunks); !bytes.Equal(back, data) {
+			t.Fatalf("round trip: %q -> %q", data, back)
+		}
+	})
+}
+
 func FuzzParseObject(f *testing.F) {
 	f.Add([]byte(`{"a": 1, "b": [true, null, "\u00e9<"], "c": {}}`))
 	f.Add([]byte(`{}`))

@@ -8,12 +8,15 @@ import (
 	"io"
 )
 
-// lineReaderSize is the read buffer of ForEachLine; longer lines are
-// assembled in a growing side buffer, up to MaxLine.
+// lineReaderSize is the read buffer of ForEachLine; a longer line is
+// gathered from pieces of that size and joined once, so a line of n bytes
+// costs 2n at most while it is joined.
 const lineReaderSize = 256 << 10
 
 // MaxLine bounds the length of a line ForEachLine assembles, and so the
-// memory a transcript scan takes whatever the file holds.
+// memory a transcript scan takes whatever the file holds. A longer line is
+// skipped (see ForEachLine); checkpoint.ReadSource stores such a line as
+// an OmittedLine.
 const MaxLine = 64 << 20
 
 // ForEachLine calls fn for every complete (newline-terminated) line read from
@@ -25,30 +28,45 @@ const MaxLine = 64 << 20
 // It returns the number of bytes consumed (just past the last newline) and the
 // number of lines. If fn returns an error, iteration stops and that error is
 // returned (with the counts so far, excluding the failing line). A line
-// longer than MaxLine stops it with an error wrapping ErrNotTranscript.
+// longer than MaxLine is counted and consumed but not passed to fn: it is
+// read past in pieces, never held whole, so a scan's memory stays bounded
+// and one huge line does not stop every later scan.
 func ForEachLine(r io.Reader, fn func(line []byte) error) (consumed int64, lines int, err error) {
 	br := bufio.NewReaderSize(r, lineReaderSize)
-	var long []byte
+	var pieces [][]byte // the start of a line longer than the buffer
+	size := 0
+	skipping := false // the line under way is longer than MaxLine
 	for {
 		chunk, rerr := br.ReadSlice('\n')
 		switch {
+		case rerr == nil && skipping:
+			consumed += int64(size + len(chunk))
+			lines++
+			size, skipping = 0, false
 		case rerr == nil:
 			line := chunk
-			if long != nil {
-				long = append(long, chunk...)
-				line = long
+			if pieces != nil {
+				line = make([]byte, 0, size+len(chunk))
+				for _, p := range pieces {
+					line = append(line, p...)
+				}
+				line = append(line, chunk...)
+				pieces, size = nil, 0
 			}
 			if err := fn(line[:len(line)-1]); err != nil {
 				return consumed, lines, err
 			}
 			consumed += int64(len(line))
 			lines++
-			long = nil
 		case errors.Is(rerr, bufio.ErrBufferFull):
-			if len(long)+len(chunk) > MaxLine {
-				return consumed, lines, fmt.Errorf("%w: a line longer than %d MiB", ErrNotTranscript, MaxLine>>20)
+			size += len(chunk)
+			switch {
+			case skipping:
+			case size > MaxLine:
+				pieces, skipping = nil, true
+			default:
+				pieces = append(pieces, bytes.Clone(chunk))
 			}
-			long = append(long, chunk...)
 		case errors.Is(rerr, io.EOF):
 			return consumed, lines, nil
 		default:

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -14,12 +15,15 @@ type zeros struct{}
 func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 
 // Memory stays bounded on a transcript without line ends: ForEachLine
-// gives up past MaxLine, ReadTranscriptFile past MaxWholeTranscript.
+// reads past a line longer than MaxLine without holding it, and goes on
+// after it; ReadTranscriptFile gives up past MaxWholeTranscript.
 func TestTranscriptReadsAreBounded(t *testing.T) {
 	t.Parallel()
-	_, _, err := ForEachLine(io.LimitReader(zeros{}, MaxLine+1<<20), func([]byte) error { return nil })
-	if !errors.Is(err, ErrNotTranscript) {
-		t.Fatalf("ForEachLine over a line longer than MaxLine: %v", err)
+	long := io.MultiReader(io.LimitReader(zeros{}, MaxLine+1<<20), strings.NewReader("\n{}\n"))
+	var got []string
+	consumed, lines, err := ForEachLine(long, func(l []byte) error { got = append(got, string(l)); return nil })
+	if err != nil || lines != 2 || consumed != MaxLine+1<<20+4 || len(got) != 1 || got[0] != "{}" {
+		t.Fatalf("ForEachLine over a line longer than MaxLine: %d lines, %d bytes, passed %q, %v", lines, consumed, got, err)
 	}
 	huge := filepath.Join(t.TempDir(), "huge.jsonl")
 	f, err := os.Create(huge)

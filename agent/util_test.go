@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -214,5 +215,36 @@ func TestSessionQueriesJSONL(t *testing.T) {
 	tr := s.TruncateAtUUID("m1")
 	if want := data[:bytes.Index(data, []byte(`{"$set"`))]; !bytes.Equal(tr.NativeData, want) {
 		t.Errorf("truncated:\n%s", tr.NativeData)
+	}
+}
+
+// allocated returns the bytes fn allocates. Not for parallel tests.
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// A line of many megabytes (a Write of a generated file) is gathered
+// once: ForEachLine allocates about twice its size, not the five times
+// of a slice grown by append.
+func TestForEachLineLongLineAllocations(t *testing.T) {
+	long := bytes.Repeat([]byte("x"), 16<<20)
+	in := append(append([]byte("a\n"), long...), "\nb\n"...)
+	var n int
+	got := allocated(func() {
+		agent.ForEachLine(bytes.NewReader(in), func(l []byte) error {
+			n += len(l)
+			return nil
+		})
+	})
+	if n != len(long)+2 {
+		t.Fatalf("lines hold %d bytes", n)
+	}
+	if limit := uint64(len(long)) * 5 / 2; got > limit {
+		t.Errorf("ForEachLine allocated %d MB for a %d MB line (limit %d MB)", got>>20, len(long)>>20, limit>>20)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -242,37 +241,26 @@ func (s *Session) TreeHash() plumbing.Hash { return s.tree.Hash }
 // TranscriptChunks returns the blob hashes of the stored transcript chunks
 // in order: full.jsonl then full.jsonl.001, ... (or the legacy full.log).
 func (s *Session) TranscriptChunks() []plumbing.Hash {
-	var names []string
-	byName := map[string]plumbing.Hash{}
-	for _, e := range s.tree.Entries {
-		if agent.ParseChunkIndex(e.Name, TranscriptFile) >= 0 && e.Mode.IsFile() {
-			names = append(names, e.Name)
-			byName[e.Name] = e.Hash
-		}
-	}
-	if len(names) == 0 {
-		if e, err := s.tree.FindEntry(LegacyLogFile); err == nil {
-			return []plumbing.Hash{e.Hash}
-		}
-		return nil
-	}
-	var out []plumbing.Hash
-	for _, n := range agent.SortChunkFiles(names, TranscriptFile) {
-		out = append(out, byName[n])
-	}
-	return out
+	return StoredIn(s.tree).Chunks
+}
+
+// StoredTranscript returns where the session's transcript is stored: its
+// chunks and the values moved out of its long lines (see BlobDir).
+func (s *Session) StoredTranscript() Stored {
+	return StoredIn(s.tree)
 }
 
 // Transcript returns the stored (redacted) transcript, its chunks joined
-// according to the session's agent.
+// according to the session's agent and the values of its long lines put
+// back.
 func (s *Session) Transcript() ([]byte, error) {
-	chunks := s.TranscriptChunks()
-	if len(chunks) == 0 {
+	st := StoredIn(s.tree)
+	if len(st.Chunks) == 0 {
 		return nil, fmt.Errorf("session %s: no transcript stored", s.Metadata.SessionID)
 	}
 	// The agent label is not trusted (Entire 0.4.x wrote "Gemini CLI" on
 	// Claude JSONL): the format is detected from the content.
-	return ReadTranscript(s.repo, chunks, "")
+	return ReadTranscript(s.repo, st, "")
 }
 
 // Prompts returns the session's prompts from prompt.txt.

@@ -8,18 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"hash"
-	"io"
-	"os"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
-
-// fingerprintLen is how many bytes before the stored offset are remembered
-// to notice a transcript that was rewritten rather than appended to.
-const fingerprintLen = 64
 
 // mergeBelow is the size under which the last stored chunk is merged with
 // newly appended lines instead of being left as it is: it keeps the number
@@ -60,6 +54,25 @@ type TranscriptState struct {
 	// other rules keeps the older value, so that the data is redacted again
 	// before it leaves (RewriteChunks).
 	Rules string `json:"rules,omitempty"`
+	// Blobs is the hash of the BlobDir tree that holds the values moved
+	// out of lines longer than agent.MaxChunkSize (see BlobDir); "" when
+	// no line was that long.
+	Blobs string `json:"blobs,omitempty"`
+}
+
+// Stored returns where the transcript is stored, for ReadTranscript.
+func (s *TranscriptState) Stored() Stored {
+	if s == nil {
+		return Stored{}
+	}
+	return Stored{Chunks: s.ChunkHashes(), Blobs: s.blobTree()}
+}
+
+func (s *TranscriptState) blobTree() plumbing.Hash {
+	if s == nil || s.Blobs == "" {
+		return plumbing.ZeroHash
+	}
+	return plumbing.NewHash(s.Blobs)
 }
 
 // ChunkHashes returns the chunk blob hashes in order.
@@ -76,7 +89,10 @@ func (s *TranscriptState) ChunkHashes() []plumbing.Hash {
 
 // TreeChanges returns the tree entries that store the transcript and its
 // content hash under dir ("" for the tree root): full.jsonl, full.jsonl.001,
-// ..., content_hash.txt. It writes the content hash blob.
+// ..., content_hash.txt, and the BlobDir tree when the transcript has one
+// (it keeps the values of long lines reachable wherever the chunks are:
+// on the shadow branch, on the metadata branch and in whatever is pushed).
+// It writes the content hash blob.
 func (s *TranscriptState) TreeChanges(repo *gitrepo.Repo, dir string) ([]gitrepo.Change, error) {
 	if s == nil || len(s.Chunks) == 0 {
 		return nil, nil
@@ -94,6 +110,9 @@ func (s *TranscriptState) TreeChanges(repo *gitrepo.Repo, dir string) ([]gitrepo
 		return nil, err
 	}
 	changes = append(changes, gitrepo.Change{Path: prefix + ContentHashFile, Mode: filemode.Regular, Hash: hh})
+	if t := s.blobTree(); !t.IsZero() {
+		changes = append(changes, gitrepo.Change{Path: prefix + BlobDir, Mode: filemode.Dir, Hash: t})
+	}
 	return changes, nil
 }
 
@@ -101,9 +120,31 @@ func (s *TranscriptState) TreeChanges(repo *gitrepo.Repo, dir string) ([]gitrepo
 // were already redacted) after the transcript described by prev (nil for a
 // new transcript) and returns the new state. Stored chunks are kept as they
 // are (a last chunk under 256 KB is merged with the new lines), so a
-// transcript that only grows costs what it grew by. The caller records the
-// source position with SetSource.
+// transcript that only grows costs what it grew by. Lines are packed into
+// chunks of agent.StoreChunkSize; a longer line is a chunk of its own, and
+// a line longer than agent.MaxChunkSize has values moved out into the
+// BlobDir tree (see BlobDir), which costs nothing when lines holds no such
+// line. The caller records the source position with SetSource.
 func AppendJSONL(repo *gitrepo.Repo, prev *TranscriptState, lines []byte) (*TranscriptState, error) {
+	blobs := prev.blobTree()
+	if len(lines) > agent.MaxChunkSize {
+		var err error
+		if lines, blobs, err = externalizeLines(repo, blobs, lines); err != nil {
+			return nil, err
+		}
+	}
+	next, err := appendJSONL(repo, prev, lines)
+	if err != nil {
+		return nil, err
+	}
+	next.Blobs = ""
+	if !blobs.IsZero() {
+		next.Blobs = blobs.String()
+	}
+	return next, nil
+}
+
+func appendJSONL(repo *gitrepo.Repo, prev *TranscriptState, lines []byte) (*TranscriptState, error) {
 	next := &TranscriptState{}
 	sum := sha256.New()
 	var content []byte
@@ -135,7 +176,7 @@ func AppendJSONL(repo *gitrepo.Repo, prev *TranscriptState, lines []byte) (*Tran
 	if len(content) == 0 {
 		return next, nil
 	}
-	chunks, err := agent.ChunkJSONL(content, agent.StoreChunkSize)
+	chunks, err := agent.PackJSONL(content, agent.StoreChunkSize, agent.MaxChunkSize)
 	if err != nil {
 		return nil, fmt.Errorf("chunk transcript: %w", err)
 	}
@@ -164,52 +205,6 @@ func AppendJSONL(repo *gitrepo.Repo, prev *TranscriptState, lines []byte) (*Tran
 	return next, nil
 }
 
-// RewriteChunks passes every stored chunk of s through fn and returns the
-// state of the result: a chunk fn leaves as it is keeps its blob, a changed
-// one is written anew, and the content hash and resumable hash states are
-// recomputed (every chunk is read). fn must keep the lines of a chunk (a
-// redactor does), so Lines and the source position stay valid.
-func RewriteChunks(repo *gitrepo.Repo, s *TranscriptState, fn func([]byte) []byte) (*TranscriptState, error) {
-	if s == nil || len(s.Chunks) == 0 {
-		return s, nil
-	}
-	next := *s
-	next.Chunks = make([]string, len(s.Chunks))
-	sum := sha256.New()
-	for i, c := range s.Chunks {
-		data, err := repo.ReadBlob(plumbing.NewHash(c))
-		if err != nil {
-			return nil, fmt.Errorf("read transcript chunk %d: %w", i, err)
-		}
-		nd := fn(data)
-		next.Chunks[i] = c
-		if !bytes.Equal(nd, data) {
-			h, err := repo.WriteBlob(nd)
-			if err != nil {
-				return nil, fmt.Errorf("store transcript chunk %d: %w", i, err)
-			}
-			next.Chunks[i] = h.String()
-		}
-		if i == len(s.Chunks)-1 {
-			if next.PrefixSum, err = saveSum(sum); err != nil {
-				return nil, err
-			}
-			next.LastSize = int64(len(nd))
-			sum.Write(nd)
-			break
-		}
-		sum.Write(nd)
-		sum.Write([]byte{'\n'})
-	}
-	var err error
-	if next.FullSum, err = saveSum(sum); err != nil {
-		return nil, err
-	}
-	sum.Write([]byte{'\n'})
-	next.ContentHash = "sha256:" + hex.EncodeToString(sum.Sum(nil))
-	return &next, nil
-}
-
 func saveSum(h hash.Hash) ([]byte, error) {
 	b, err := h.(encoding.BinaryMarshaler).MarshalBinary()
 	if err != nil {
@@ -232,13 +227,43 @@ func restoreSum(h hash.Hash, state []byte) error {
 // (split by the agent's own chunker, e.g. Gemini's JSON by messages) and
 // returns its state. Chunks git already has are not written again, so a
 // document that only grew still shares its leading chunks with the previous
-// checkpoint.
+// checkpoint. A message over the 4 MB target makes the document chunk at
+// SPEC 4.5's limit (agent.MaxChunkSize) instead; for a message over that,
+// the document's largest string values are moved out into the BlobDir
+// tree (see BlobDir) until it chunks.
 func WriteWhole(repo *gitrepo.Repo, content []byte, agentType agent.AgentType) (*TranscriptState, error) {
 	chunks, err := agent.ChunkTranscriptSize(content, agentType, agent.StoreChunkSize)
+	if errors.Is(err, agent.ErrLineTooLarge) {
+		chunks, err = agent.ChunkTranscriptSize(content, agentType, agent.MaxChunkSize)
+	}
+	var blobs *blobStore
+	for errors.Is(err, agent.ErrLineTooLarge) {
+		if blobs == nil {
+			blobs = newBlobStore(repo)
+		}
+		smaller, moved, xerr := externalizeLargest(content, minExternal, blobs.store)
+		if xerr != nil {
+			return nil, fmt.Errorf("store long transcript values: %w", xerr)
+		}
+		if !moved {
+			break
+		}
+		content = smaller
+		chunks, err = agent.ChunkTranscriptSize(content, agentType, agent.MaxChunkSize)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("chunk transcript: %w", err)
 	}
 	next := &TranscriptState{Lines: bytes.Count(content, []byte{'\n'})}
+	if blobs != nil {
+		t, err := blobs.tree()
+		if err != nil {
+			return nil, err
+		}
+		if !t.IsZero() {
+			next.Blobs = t.String()
+		}
+	}
 	for _, c := range chunks {
 		h, err := repo.WriteBlob(c)
 		if err != nil {
@@ -250,98 +275,4 @@ func WriteWhole(repo *gitrepo.Repo, content []byte, agentType agent.AgentType) (
 	sum := sha256.Sum256(content)
 	next.ContentHash = "sha256:" + hex.EncodeToString(sum[:])
 	return next, nil
-}
-
-// maxSourceRead bounds what one ReadSource call reads, whatever the size of
-// the file: a transcript that grew by more is stored over several calls.
-const maxSourceRead = 64 << 20
-
-// ReadSource returns the complete lines of the source transcript at path
-// that come after what st has stored, at most 64 MiB of them, and the
-// offset just past them. A partial last line (the agent is still writing
-// it) is left for later. The file is opened with agent.OpenTranscript (only
-// regular files); a line longer than 64 MiB is refused (ErrNotTranscript). When
-// the file no longer starts with what st stored (it was truncated or
-// rewritten, as a rewind does), restart is true and data holds every
-// complete line from the start. A nil st reads from the start.
-func ReadSource(path string, st *TranscriptState) (data []byte, end int64, restart bool, err error) {
-	f, err := agent.OpenTranscript(path)
-	if err != nil {
-		return nil, 0, false, fmt.Errorf("open transcript %s: %w", path, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, 0, false, fmt.Errorf("stat transcript %s: %w", path, err)
-	}
-	from := int64(0)
-	if st != nil && st.SourceOffset > 0 {
-		from = st.SourceOffset
-		if fi.Size() < from || sourceTail(f, from) != st.SourceTail {
-			from, restart = 0, true
-		}
-	}
-	if _, err := f.Seek(from, io.SeekStart); err != nil {
-		return nil, 0, false, fmt.Errorf("seek transcript %s: %w", path, err)
-	}
-	n := min(fi.Size()-from, maxSourceRead)
-	data, err = io.ReadAll(io.LimitReader(f, n))
-	if err != nil {
-		return nil, 0, false, fmt.Errorf("read transcript %s: %w", path, err)
-	}
-	cut := bytes.LastIndexByte(data, '\n') + 1
-	if cut == 0 && n == maxSourceRead {
-		return nil, 0, false, fmt.Errorf("read transcript %s: %w: a line longer than %d MiB", path, agent.ErrNotTranscript, maxSourceRead>>20)
-	}
-	return data[:cut], from + int64(cut), restart, nil
-}
-
-// SetSource records that the source transcript at path is stored up to end.
-func (s *TranscriptState) SetSource(path string, end int64) error {
-	f, err := agent.OpenTranscript(path)
-	if err != nil {
-		return fmt.Errorf("open transcript %s: %w", path, err)
-	}
-	defer f.Close()
-	s.SourceOffset = end
-	s.SourceTail = sourceTail(f, end)
-	return nil
-}
-
-// sourceTail fingerprints the bytes just before offset.
-func sourceTail(f *os.File, offset int64) string {
-	start := max(0, offset-fingerprintLen)
-	buf := make([]byte, offset-start)
-	if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
-		return ""
-	}
-	h := sha256.Sum256(buf)
-	return hex.EncodeToString(h[:8])
-}
-
-// ReadTranscript reassembles a stored transcript from its chunk blobs for
-// the given agent type (empty: detected from the content of the first
-// chunk). JSONL chunks are joined with newlines and the final newline is
-// restored, which gives back the stored transcript byte for byte.
-func ReadTranscript(repo *gitrepo.Repo, chunks []plumbing.Hash, agentType agent.AgentType) ([]byte, error) {
-	parts := make([][]byte, 0, len(chunks))
-	for _, h := range chunks {
-		b, err := repo.ReadBlob(h)
-		if err != nil {
-			return nil, fmt.Errorf("read transcript chunk: %w", err)
-		}
-		parts = append(parts, b)
-	}
-	if agentType == "" && len(parts) > 0 {
-		agentType = agent.DetectAgentTypeFromContent(parts[0])
-	}
-	out, err := agent.ReassembleTranscript(parts, agentType)
-	if err != nil {
-		return nil, fmt.Errorf("reassemble transcript: %w", err)
-	}
-	if agentType != agent.AgentTypeGemini && len(out) > 0 && out[len(out)-1] != '\n' {
-		// JSONL chunks are stored without the final newline.
-		out = append(out, '\n')
-	}
-	return out, nil
 }

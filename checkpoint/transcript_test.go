@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -53,7 +54,7 @@ func TestAppendJSONLIsIncrementalAndExact(t *testing.T) {
 			}
 		}
 		prevChunks = st.Chunks
-		got, err := ReadTranscript(repo, st.ChunkHashes(), "")
+		got, err := ReadTranscript(repo, st.Stored(), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +116,7 @@ func TestWriteWholeGeminiJSON(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		got, err := ReadTranscript(repo, st.ChunkHashes(), "")
+		got, err := ReadTranscript(repo, st.Stored(), "")
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
@@ -157,7 +158,7 @@ func TestRewriteChunksKeepsUnchangedChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := append(bytes.ReplaceAll(first, marker, []byte("REDACTED")), more...)
-	got, err := ReadTranscript(repo, next.ChunkHashes(), "")
+	got, err := ReadTranscript(repo, next.Stored(), "")
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("transcript after rewrite and append differs (%v)", err)
 	}
@@ -203,5 +204,47 @@ func TestReadSourceBounded(t *testing.T) {
 	data, end, restart, err := ReadSource(lines, st)
 	if err != nil || restart || len(data) != 6<<20 || end != 70<<20 {
 		t.Fatalf("second read: %d bytes, end %d, restart %v, %v", len(data), end, restart, err)
+	}
+
+	// A line over 64 MiB comes back as the line standing for it, and the
+	// next read goes on after it.
+	long := filepath.Join(dir, "long.jsonl")
+	content := strings.Repeat("y", 70<<20) + "\n" + `{"type":"user"}` + "\n"
+	if err := os.WriteFile(long, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data, end, _, err = ReadSource(long, nil)
+	if err != nil || string(data) != string(OmittedLine(70<<20)) || end != 70<<20+1 {
+		t.Fatalf("read of a 70 MiB line: %q, end %d, %v", firstN(data, 80), end, err)
+	}
+	st = &TranscriptState{}
+	if err := st.SetSource(long, end); err != nil {
+		t.Fatal(err)
+	}
+	if data, _, _, err = ReadSource(long, st); err != nil || string(data) != `{"type":"user"}`+"\n" {
+		t.Fatalf("read after the long line: %q, %v", data, err)
+	}
+}
+
+func firstN(b []byte, n int) []byte { return b[:min(n, len(b))] }
+
+// A turn that wrote a line of many megabytes is read into one buffer of
+// its size, not a growing one. Not parallel: it counts allocations.
+func TestReadSourceAllocatesOnce(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "session.jsonl")
+	data := append(bytes.Repeat([]byte("x"), 16<<20), '\n')
+	if err := os.WriteFile(src, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	got, end, _, err := ReadSource(src, nil)
+	runtime.ReadMemStats(&after)
+	if err != nil || !bytes.Equal(got, data) || end != int64(len(data)) {
+		t.Fatalf("ReadSource: %d bytes, end %d, %v", len(got), end, err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > uint64(len(data))*5/4 {
+		t.Errorf("ReadSource allocated %d MB for %d MB", n>>20, len(data)>>20)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -100,28 +99,14 @@ func (l *Loader) blob(t *object.Tree, name string) ([]byte, error) {
 }
 
 // chunkedTranscript reads full.jsonl and its chunks (or full.log) from a
-// metadata directory tree; nil when there is none.
+// metadata directory tree, with the values of its long lines put back;
+// nil when there is none.
 func (l *Loader) chunkedTranscript(dir *object.Tree) ([]byte, error) {
-	var names []string
-	byName := map[string]plumbing.Hash{}
-	for _, e := range dir.Entries {
-		if e.Mode.IsFile() && agent.ParseChunkIndex(e.Name, checkpoint.TranscriptFile) >= 0 {
-			names = append(names, e.Name)
-			byName[e.Name] = e.Hash
-		}
+	st := checkpoint.StoredIn(dir)
+	if len(st.Chunks) == 0 {
+		return nil, nil
 	}
-	var hashes []plumbing.Hash
-	for _, n := range agent.SortChunkFiles(names, checkpoint.TranscriptFile) {
-		hashes = append(hashes, byName[n])
-	}
-	if len(hashes) == 0 {
-		e, err := dir.FindEntry(checkpoint.LegacyLogFile)
-		if err != nil {
-			return nil, nil
-		}
-		hashes = []plumbing.Hash{e.Hash}
-	}
-	return checkpoint.ReadTranscript(l.Repo, hashes, "")
+	return checkpoint.ReadTranscript(l.Repo, st, "")
 }
 
 // changedFiles lists the paths outside .entire/ that differ between a

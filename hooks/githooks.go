@@ -50,8 +50,13 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 	}
 	defer log.Close()
 	// Before anything else (a pre-push before it pushes): a condensation
-	// that a killed post-commit left.
-	strategy.CompletePending(ctx, senv)
+	// that a killed post-commit left. A post-commit condenses its own
+	// commit first, then looks for others.
+	if hook != "post-commit" {
+		strategy.CompletePending(ctx, senv)
+	} else {
+		defer strategy.CompletePending(ctx, senv)
+	}
 	arg := func(i int) string {
 		if i < len(args) {
 			return args[i]

@@ -195,7 +195,7 @@ func (r *Rewinder) legacyTranscripts(c *object.Commit) ([]legacyTranscript, erro
 			for _, c := range ts[i].PrefixChunks {
 				hs = append(hs, plumbing.NewHash(c))
 			}
-			prefix, err := checkpoint.ReadTranscript(r.repo, hs, "")
+			prefix, err := checkpoint.ReadTranscript(r.repo, checkpoint.Stored{Chunks: hs}, "")
 			if err != nil {
 				return nil, fmt.Errorf("undo point transcript %d: %w", i, err)
 			}

@@ -85,33 +85,24 @@ func requireDir(path string) error {
 
 // stepTranscript returns the transcript stored in a shadow commit for a
 // session (for a task point, cut after the task's checkpoint UUID, SPEC
-// 4.7) and the chunk blobs it was reassembled from (nil when cut); nil
-// when the commit stores none.
+// 4.7) and the chunk blobs it was reassembled from (nil when cut, or when
+// long lines had values moved out, see prefixChunks); nil when the commit
+// stores none.
 func (r *Rewinder) stepTranscript(tree *object.Tree, p Point) ([]byte, []plumbing.Hash, error) {
 	dir := checkpoint.MetadataDirPrefix + p.SessionID
 	sub, err := tree.Tree(dir)
 	if err != nil {
 		return nil, nil, nil
 	}
-	var names []string
-	byName := map[string]plumbing.Hash{}
-	for _, e := range sub.Entries {
-		if e.Mode.IsFile() && agent.ParseChunkIndex(e.Name, checkpoint.TranscriptFile) >= 0 {
-			names = append(names, e.Name)
-			byName[e.Name] = e.Hash
-		}
-	}
-	if len(names) == 0 {
+	stored := checkpoint.StoredIn(sub)
+	if len(stored.Chunks) == 0 {
 		return nil, nil, nil
 	}
-	var chunks []plumbing.Hash
-	for _, n := range agent.SortChunkFiles(names, checkpoint.TranscriptFile) {
-		chunks = append(chunks, byName[n])
-	}
-	data, err := checkpoint.ReadTranscript(r.repo, chunks, "")
+	data, err := checkpoint.ReadTranscript(r.repo, stored, "")
 	if err != nil {
 		return nil, nil, fmt.Errorf("transcript of %s: %w", p.Short(), err)
 	}
+	chunks := prefixChunks(stored)
 	if p.IsTaskCheckpoint {
 		if f, err := tree.File(p.MetadataDir + "/checkpoint.json"); err == nil {
 			if b, err := r.repo.ReadBlob(f.Hash); err == nil {
@@ -126,6 +117,17 @@ func (r *Rewinder) stepTranscript(tree *object.Tree, p Point) ([]byte, []plumbin
 		}
 	}
 	return data, chunks, nil
+}
+
+// prefixChunks returns the chunks of a stored transcript that an undo
+// point may keep instead of the bytes they hold: nil when the transcript
+// has values moved out of long lines, whose chunks alone do not give it
+// back.
+func prefixChunks(s checkpoint.Stored) []plumbing.Hash {
+	if !s.Blobs.IsZero() {
+		return nil
+	}
+	return s.Chunks
 }
 
 // checkpointTranscripts returns the transcripts of every session slot of a
@@ -168,7 +170,7 @@ func (r *Rewinder) checkpointTranscripts(id checkpoint.ID) ([]Transcript, error)
 		} else if err != nil {
 			return nil, err
 		}
-		t := Transcript{SessionID: m.SessionID, Path: path, data: data, chunks: s.TranscriptChunks()}
+		t := Transcript{SessionID: m.SessionID, Path: path, data: data, chunks: prefixChunks(s.StoredTranscript())}
 		if ag != nil {
 			t.ResumeCommand = ag.FormatResumeCommand(m.SessionID)
 		}
@@ -334,7 +336,7 @@ func (r *Rewinder) transcriptBase(path string, want transcriptBase) []byte {
 		}
 		hs = append(hs, h)
 	}
-	b, err := checkpoint.ReadTranscript(r.repo, hs, "")
+	b, err := checkpoint.ReadTranscript(r.repo, checkpoint.Stored{Chunks: hs}, "")
 	if err != nil || int64(len(b)) != want.Size || sha256Hex(b) != want.SHA256 {
 		return nil
 	}

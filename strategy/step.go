@@ -85,16 +85,23 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 			st.TranscriptPath = in.TranscriptPath
 		}
 		// Analysing the new lines and redacting them read the same bytes
-		// independently: do both at once.
+		// independently: do both at once, unless the new part is so
+		// large (a line of many megabytes) that holding it twice at once
+		// costs more than the time saved.
 		var a scope
 		var scanErr error
 		scanned := make(chan struct{})
-		go func() {
+		scan := func() {
 			defer close(scanned)
 			defer panics.Recover(&scanErr)
 			panics.Inject(m.env.Getenv, "scan")
 			a = m.scanScope(in, st)
-		}()
+		}
+		if m.largeUnread(st, in) {
+			scan()
+		} else {
+			go scan()
+		}
 		src, srcErr := m.readTranscript(st, in)
 		<-scanned
 		if scanErr != nil {
@@ -311,6 +318,23 @@ func (m *ManualCommit) snapshot(st *session.State, ws *worktreeStatus) ([]gitrep
 	return changes, nil
 }
 
+// largeUnread reports whether the part of the transcript a turn end has
+// not stored yet is over agent.MaxChunkSize (50 MiB): then the turn end
+// analyses it and stores it one after the other, which holds a line that
+// long at most two or three times at any moment (see ReadSource,
+// agent.ForEachLine) instead of five.
+func (m *ManualCommit) largeUnread(st *session.State, in TurnInput) bool {
+	fi, err := os.Stat(in.TranscriptPath)
+	if err != nil {
+		return false
+	}
+	var stored int64
+	if st.ShadowTranscript != nil {
+		stored = st.ShadowTranscript.SourceOffset
+	}
+	return fi.Size()-stored > agent.MaxChunkSize
+}
+
 // transcriptSource is what a transcript gained since it was last stored,
 // already redacted: new JSONL lines, or a whole JSON document.
 type transcriptSource struct {
@@ -456,6 +480,7 @@ func (m *ManualCommit) redactLines(data []byte) ([]byte, []renderrefs.Reference,
 		out, refs := redactLineRange(m.env.Redactor, data)
 		return out, refs, nil
 	}
+	whole := data
 	var cuts [][]byte
 	for len(data) > 0 && len(cuts) < parts-1 {
 		cut := len(data) / (parts - len(cuts))
@@ -469,6 +494,11 @@ func (m *ManualCommit) redactLines(data []byte) ([]byte, []renderrefs.Reference,
 	}
 	if len(data) > 0 {
 		cuts = append(cuts, data)
+	}
+	if len(cuts) == 1 {
+		// One line longer than the rest: nothing to share out.
+		out, refs := redactLineRange(m.env.Redactor, cuts[0])
+		return out, refs, nil
 	}
 	out := make([][]byte, len(cuts))
 	refs := make([][]renderrefs.Reference, len(cuts))
@@ -488,32 +518,54 @@ func (m *ManualCommit) redactLines(data []byte) ([]byte, []renderrefs.Reference,
 		return nil, nil, fmt.Errorf("redact transcript: %w", err)
 	}
 	var all []renderrefs.Reference
-	for _, r := range refs {
+	unchanged := true
+	for i, r := range refs {
 		all = append(all, r...)
+		unchanged = unchanged && sameBytes(out[i], cuts[i])
+	}
+	if unchanged {
+		return whole, all, nil // no copy of what redaction left as it was
 	}
 	return bytes.Join(out, nil), all, nil
 }
 
 // redactLineRange cleans the render references out of each line of data
 // (refstore.CleanJSON; only lines with the marker cost more than a scan)
-// and redacts it.
+// and redacts it; every line of the result ends with a newline. Data that
+// comes through unchanged is returned as it is, not copied: a turn that
+// wrote a line of many megabytes is not held twice for nothing.
 func redactLineRange(r Redactor, data []byte) ([]byte, []renderrefs.Reference) {
-	out := make([]byte, 0, len(data))
+	var out []byte // nil while every line came back as it was
 	var refs []renderrefs.Reference
-	for len(data) > 0 {
-		line := data
-		i := bytes.IndexByte(data, '\n')
-		if i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
+	for pos := 0; pos < len(data); {
+		line, next := data[pos:], len(data)
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line, next = line[:i], pos+i+1
 		}
-		line, found := refstore.CleanJSON(line)
+		clean, found := refstore.CleanJSON(line)
 		refs = append(refs, found...)
-		out = append(out, r.JSONLine(line)...)
-		out = append(out, '\n')
+		red := r.JSONLine(clean)
+		if out == nil && !sameBytes(red, line) {
+			out = append(make([]byte, 0, len(data)), data[:pos]...)
+		}
+		if out != nil {
+			out = append(append(out, red...), '\n')
+		}
+		pos = next
 	}
-	return out, refs
+	if out != nil {
+		return out, refs
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		return append(data[:len(data):len(data)], '\n'), refs
+	}
+	return data, refs
+}
+
+// sameBytes reports whether a and b are the same slice of the same array
+// (a redactor returns its input when it finds nothing).
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // redactDocument lifts render references out of a whole JSON document and

@@ -110,3 +110,29 @@ func TestRedactLinesParallelIsStable(t *testing.T) {
 		t.Fatal("lines lost or reordered")
 	}
 }
+
+type keepRedactor struct{}
+
+func (keepRedactor) JSONLine(b []byte) []byte { return b }
+func (keepRedactor) Text(s string) string     { return s }
+
+// What redaction leaves as it is is not copied: a turn that wrote a line
+// of many megabytes is not held twice (or, split over goroutines, three
+// times) for nothing.
+func TestRedactLinesKeepsUnchangedBytes(t *testing.T) {
+	t.Parallel()
+	long := append(bytes.Repeat([]byte("x"), 1<<20), '\n')
+	m := &ManualCommit{env: &Env{Redactor: keepRedactor{}}}
+	for _, data := range [][]byte{long, append(append([]byte(`{"a":1}`+"\n"), long...), `{"b":2}`+"\n"...)} {
+		if got, _, _ := m.redactLines(data); !sameBytes(got, data) {
+			t.Errorf("redactLines copied %d unchanged bytes", len(data))
+		}
+		if got, _ := redactLineRange(keepRedactor{}, data); !sameBytes(got, data) {
+			t.Errorf("redactLineRange copied %d unchanged bytes", len(data))
+		}
+	}
+	// A line without its newline gets one, as before.
+	if got, _ := redactLineRange(keepRedactor{}, []byte("a\nb")); string(got) != "a\nb\n" {
+		t.Errorf("redactLineRange(a\\nb) = %q", got)
+	}
+}

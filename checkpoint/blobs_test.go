@@ -1,0 +1,304 @@
+package checkpoint
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/entirecli/entire/agent"
+	_ "github.com/entirecli/entire/agent/geminicli"
+	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// mapValues is a valueSource (and a store) in memory.
+type mapValues map[string][]byte
+
+func (m mapValues) store(v []byte) (string, error) {
+	name := plumbing.ComputeHash(plumbing.BlobObject, v).String()
+	m[name] = bytes.Clone(v)
+	return name, nil
+}
+
+func (m mapValues) valueSize(name string) (int, bool) {
+	v, ok := m[name]
+	return len(v), ok
+}
+
+func (m mapValues) appendValue(dst []byte, name string) ([]byte, error) {
+	return append(dst, m[name]...), nil
+}
+
+// toolResult is a Claude Code line whose tool result holds content.
+func toolResult(id int, content string) []byte {
+	b, _ := json.Marshal(map[string]any{"type": "user", "uuid": fmt.Sprintf("u%d", id), "message": map[string]any{
+		"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("toolu_%d", id), "content": content}},
+	}})
+	return b
+}
+
+// base64ish returns n bytes of base64 alphabet, deterministic.
+func base64ish(n int) string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	b := make([]byte, n)
+	x := uint32(2463534242)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = alphabet[x&63]
+	}
+	return string(b)
+}
+
+func TestExternalizeLineRoundTrip(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("b", 900)
+	tests := []struct {
+		name, line string
+		limit      int
+		moved      int // values moved out; -1: the whole line
+	}{
+		{"fits", `{"a":"` + big + `"}`, 2000, 0},
+		{"largest first", `{"s":"` + big[:300] + `","b":"` + big + `","m":"` + big[:500] + `"}`, 1000, 1},
+		{"two needed", `{"s":"` + big[:300] + `","b":"` + big + `","m":"` + big[:500] + `"}`, 700, 2},
+		{"keys stay", `{"` + big + `":1,"` + big + `x":2}`, 1000, -1},
+		{"escapes kept", `{"a":"` + strings.Repeat(`\"\\\n\u00e9`, 200) + `", "k" : "v"}`, 500, 1},
+		{"array of values", `[1, "` + big + `", {"k": ["` + big + `x"]}]`, 400, 2},
+		{"small strings only", `[` + strings.Repeat(`"ab",`, 300) + `"c"]`, 500, -1},
+		{"not json", strings.Repeat(`x\"y`, 400), 500, -1},
+	}
+	for _, tt := range tests {
+		vals := mapValues{}
+		out, err := externalizeLine([]byte(tt.line), tt.limit, 64, vals.store)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if len(out) > tt.limit {
+			t.Errorf("%s: %d bytes after, limit %d", tt.name, len(out), tt.limit)
+		}
+		switch {
+		case tt.moved < 0:
+			if _, _, ok := parseMarker(out); !ok || len(vals) != 1 || string(vals[string(out[len(markerStart):len(markerStart)+40])]) != tt.line {
+				t.Errorf("%s: want the whole line moved out, got %q", tt.name, out)
+			}
+		case len(vals) != tt.moved:
+			t.Errorf("%s: %d values moved out, want %d: %q", tt.name, len(vals), tt.moved, out)
+		}
+		if json.Valid([]byte(tt.line)) && !json.Valid(out) {
+			t.Errorf("%s: the line is no longer JSON: %q", tt.name, out)
+		}
+		back, err := expandMarkers(out, vals)
+		if err != nil || string(back) != tt.line {
+			t.Errorf("%s: round trip gave %q (%v)", tt.name, back, err)
+		}
+	}
+}
+
+func TestExpandMarkersLeavesTextAlone(t *testing.T) {
+	t.Parallel()
+	vals := mapValues{}
+	name, _ := vals.store([]byte(`"value"`))
+	marker := string(blobMarker(name, 7))
+	other := string(blobMarker(strings.Repeat("a", 40), 7))
+	for in, want := range map[string]string{
+		`{"a":` + marker + `}`:                              `{"a":"value"}`,
+		`{"a":` + marker + `,"b":` + marker + `}`:           `{"a":"value","b":"value"}`,
+		`{"a":"quoted: \` + marker[:len(marker)-1] + `\""}`: `{"a":"quoted: \` + marker[:len(marker)-1] + `\""}`,
+		`{"a":` + other + `}`:                               `{"a":` + other + `}`,
+		`{"a":"entire-blob:v1:` + name + `:x"}`:             `{"a":"entire-blob:v1:` + name + `:x"}`,
+		`"entire-blob:v1:` + name[:39] + `:7"`:              `"entire-blob:v1:` + name[:39] + `:7"`,
+		`"entire-blob:v1:` + other[16:56] + `:1` + marker:   `"entire-blob:v1:` + other[16:56] + `:1"value"`,
+		`{"a":"entire-blob:v1:`:                             `{"a":"entire-blob:v1:`,
+	} {
+		got, err := expandMarkers([]byte(in), vals)
+		if err != nil || string(got) != want {
+			t.Errorf("expand %q = %q (%v), want %q", in, got, err, want)
+		}
+	}
+}
+
+// Lines over SPEC 4.5's 50 MiB limit are stored with their largest values
+// in BlobDir, lines over the 4 MB target but under the limit as chunks of
+// their own, and the transcript reads back byte for byte, across appends.
+func TestAppendJSONLLongLines(t *testing.T) {
+	t.Parallel()
+	repo := openRepo(t, gittest.InitWithCommit(t))
+	small := jsonlOf(40, 2000, 0)
+	six := append(toolResult(1, base64ish(6<<20)), '\n')
+	huge := append(toolResult(2, base64ish(agent.MaxChunkSize+(8<<20))), '\n')
+	var many bytes.Buffer // 52 MiB of small strings: moved out whole
+	many.WriteString(`{"type":"user","list":[`)
+	for many.Len() < agent.MaxChunkSize+(1<<20) {
+		many.WriteString(`"node_modules/some-package/lib/index.js",`)
+	}
+	many.WriteString(`"end"]}` + "\n")
+
+	var all []byte
+	var st *TranscriptState
+	for i, add := range [][]byte{small, six, small, huge, many.Bytes(), jsonlOf(3, 100, 1)} {
+		var err error
+		if st, err = AppendJSONL(repo, st, add); err != nil {
+			t.Fatalf("append %d: %v", i, err)
+		}
+		all = append(all, add...)
+		got, err := ReadTranscript(repo, st.Stored(), "")
+		if err != nil {
+			t.Fatalf("append %d: %v", i, err)
+		}
+		if !bytes.Equal(got, all) {
+			t.Fatalf("append %d: read back %d bytes, want %d", i, len(got), len(all))
+		}
+		if st.Lines != bytes.Count(all, []byte{'\n'}) {
+			t.Errorf("append %d: %d lines, want %d", i, st.Lines, bytes.Count(all, []byte{'\n'}))
+		}
+	}
+	sixAlone := false
+	for i, h := range st.ChunkHashes() {
+		c, err := repo.ReadBlob(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c) > agent.StoreChunkSize && !bytes.Equal(c, bytes.TrimSuffix(six, []byte{'\n'})) {
+			t.Errorf("chunk %d is %d bytes", i, len(c))
+		}
+		sixAlone = sixAlone || bytes.Equal(c, bytes.TrimSuffix(six, []byte{'\n'}))
+	}
+	if !sixAlone {
+		t.Errorf("the 6 MB line is not a chunk of its own")
+	}
+	// Two values moved out: the tool result (in parts, being over the
+	// limit) and the whole line of small strings.
+	blobs, err := repo.Git.TreeObject(plumbing.NewHash(st.Blobs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blobs.Entries) != 2 {
+		t.Fatalf("%s has %d entries, want 2", BlobDir, len(blobs.Entries))
+	}
+	for _, e := range blobs.Entries {
+		if e.Name != e.Hash.String() {
+			t.Errorf("entry %s holds %s", e.Name, e.Hash)
+		}
+		if e.Mode == filemode.Dir {
+			parts, _ := repo.Git.TreeObject(e.Hash)
+			for _, p := range parts.Entries {
+				if n, _ := repo.ObjectSize(p.Hash); n > agent.MaxChunkSize {
+					t.Errorf("part %s is %d bytes", p.Name, n)
+				}
+			}
+		} else if n, _ := repo.ObjectSize(e.Hash); n > agent.MaxChunkSize {
+			t.Errorf("value %s is %d bytes", e.Name, n)
+		}
+	}
+	changes, err := st.TreeChanges(repo, "a3/b2c4d5e6f7/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := changes[len(changes)-1]; last.Path != "a3/b2c4d5e6f7/0/"+BlobDir || last.Mode != filemode.Dir || last.Hash.String() != st.Blobs {
+		t.Errorf("tree changes do not keep %s: %+v", BlobDir, last)
+	}
+	// Re-redaction keeps every line and every value readable, and writes
+	// the values again when the redaction changes them.
+	redact := func(b []byte) []byte {
+		return bytes.ReplaceAll(bytes.ReplaceAll(b, []byte("node_modules"), []byte("REDACTED")), []byte("xyz"), []byte("XYZ"))
+	}
+	redacted, err := RewriteChunks(repo, st, redact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadTranscript(repo, redacted.Stored(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := redact(all); !bytes.Equal(got, want) || bytes.Equal(got, all) {
+		t.Errorf("re-redacted transcript: %d bytes, want %d (changed: %v)", len(got), len(want), !bytes.Equal(got, all))
+	}
+	if redacted.Blobs == st.Blobs {
+		t.Errorf("re-redaction kept the old values")
+	}
+}
+
+func FuzzExpandMarkers(f *testing.F) {
+	vals := mapValues{}
+	name, _ := vals.store([]byte(`"value"`))
+	f.Add([]byte(`{"a":`+string(blobMarker(name, 7))+`}`), 0)
+	f.Add([]byte(`{"a":"`+strings.Repeat("x", 80)+`","b":"\"`+strings.Repeat("y", 70)+`"}`), 60)
+	f.Add([]byte(`"entire-blob:v1:`+name+`:7" \"entire-blob:v1:`+name+`:7\"`), 20)
+	f.Fuzz(func(t *testing.T, data []byte, limit int) {
+		got, err := expandMarkers(data, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(data, markerStart) && !bytes.Equal(got, data) {
+			t.Fatalf("a line without markers changed: %q -> %q", data, got)
+		}
+		// Whatever is moved out of a line comes back, byte for byte.
+		own := mapValues{}
+		out, err := externalizeLine(data, max(limit%256, 0), 16, own.store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := expandMarkers(out, own)
+		if err != nil || !bytes.Equal(back, data) {
+			t.Fatalf("round trip: %q -> %q -> %q (%v)", data, out, back, err)
+		}
+	})
+}
+
+// A Gemini CLI session whose message is over the 4 MB chunk target (a
+// file read whole) is stored in chunks of up to 50 MiB.
+func TestWriteWholeGeminiLongMessage(t *testing.T) {
+	t.Parallel()
+	repo := openRepo(t, gittest.InitWithCommit(t))
+	doc, _ := json.MarshalIndent(map[string]any{"sessionId": "s", "messages": []any{
+		map[string]any{"id": "u1", "type": "user", "content": "read the dump"},
+		map[string]any{"id": "g1", "type": "gemini", "content": base64ish(6 << 20)},
+		map[string]any{"id": "u2", "type": "user", "content": "thanks"},
+	}}, "", "  ")
+	st, err := WriteWhole(repo, doc, agent.AgentTypeGemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadTranscript(repo, st.Stored(), agent.AgentTypeGemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	if json.Unmarshal(got, &a) != nil || json.Unmarshal(doc, &b) != nil || !reflect.DeepEqual(a, b) {
+		t.Errorf("read back %d bytes that differ from the %d stored", len(got), len(doc))
+	}
+}
+
+// A Gemini CLI message over 50 MiB has its largest values moved out,
+// like a JSONL line.
+func TestWriteWholeGeminiHugeMessage(t *testing.T) {
+	t.Parallel()
+	repo := openRepo(t, gittest.InitWithCommit(t))
+	doc, _ := json.MarshalIndent(map[string]any{"sessionId": "s", "messages": []any{
+		map[string]any{"id": "u1", "type": "user", "content": "read the dump"},
+		map[string]any{"id": "g1", "type": "gemini", "content": "here it is", "toolCalls": []any{
+			map[string]any{"id": "r1", "name": "read_file", "result": base64ish(agent.MaxChunkSize + 1<<20)},
+		}},
+		map[string]any{"id": "u2", "type": "user", "content": "thanks"},
+	}}, "", "  ")
+	st, err := WriteWhole(repo, doc, agent.AgentTypeGemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Blobs == "" {
+		t.Fatalf("no values moved out")
+	}
+	got, err := ReadTranscript(repo, st.Stored(), agent.AgentTypeGemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	if json.Unmarshal(got, &a) != nil || json.Unmarshal(doc, &b) != nil || !reflect.DeepEqual(a, b) {
+		t.Errorf("read back %d bytes that differ from the %d stored", len(got), len(doc))
+	}
+}

@@ -110,7 +110,7 @@ func TestUninstallRemovesWhatEnableCreated(t *testing.T) {
 // a particular order, user hooks present.
 var unusualSettings = map[string]map[string]string{
 	"claude-code": {
-		"tabs": "{\n\t\"permissions\": {\n\t\t\"allow\": [\"Bash(ls)\"]\n\t},\n\t\"model\": \"opus\",\n\t\"hooks\": {\n\t\t\"Stop\": [\n\t\t\t{\"matcher\": \"\", \"hooks\": [{\"type\": \"command\", \"command\": \"echo mine\"}]}\n\t\t]\n\t}\n}\n",
+		"tabs":       "{\n\t\"permissions\": {\n\t\t\"allow\": [\"Bash(ls)\"]\n\t},\n\t\"model\": \"opus\",\n\t\"hooks\": {\n\t\t\"Stop\": [\n\t\t\t{\"matcher\": \"\", \"hooks\": [{\"type\": \"command\", \"command\": \"echo mine\"}]}\n\t\t]\n\t}\n}\n",
 		"compact":    `{"zeta":1,"env":{"A":"b"},"alpha":[1,2]}`,
 		"crlf4":      "{\r\n    \"hooks\": {\r\n        \"PostToolUse\": []\r\n    },\r\n    \"env\": {}\r\n}",
 		"empty":      "{}\n",

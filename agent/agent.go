@@ -102,6 +102,9 @@ type HookInstallOptions struct {
 	LocalDev bool
 	// Force removes every Entire hook before adding the current set.
 	Force bool
+	// Log, when not nil, records what the install inserts and creates, for
+	// UninstallHooksIn.
+	Log *InstallLog
 }
 
 // HookInstaller is the path-taking form of HookSupport, implemented by both
@@ -111,11 +114,14 @@ type HookInstallOptions struct {
 // Contract: install merges into the existing settings file, keeps every
 // unknown key and foreign hook, adds Entire's hooks once (a second install
 // leaves the file byte-identical) and reports how many hooks it added.
-// Uninstall removes only Entire's hooks. A settings file that is not valid
+// Uninstall takes out what the install recorded in log (exactly those
+// bytes; see package jsonedit) and every Entire hook, keeping what the user
+// added; with a nil log (an older install) it removes what it recognises as
+// Entire's. A settings file that is not valid
 // JSON is reported as an error wrapping ErrInvalidSettings and left untouched.
 type HookInstaller interface {
 	InstallHooksIn(repoRoot string, opts HookInstallOptions) (int, error)
-	UninstallHooksIn(repoRoot string) error
+	UninstallHooksIn(repoRoot string, log *InstallLog) error
 	HooksInstalledIn(repoRoot string) (bool, error)
 }
 

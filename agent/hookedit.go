@@ -3,6 +3,8 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/entirecli/entire/jsonedit"
 )
 
 // HookEntry is one hook handler an agent wants in its settings file, in the
@@ -20,9 +22,10 @@ type HookEntry struct {
 	Handler json.RawMessage
 }
 
-// HookEditor edits the `hooks` object of an agent settings file. It touches
-// only handlers whose command IsOurs reports as Entire's, and only event
-// values shaped as arrays of matcher groups; anything else is kept verbatim.
+// HookEditor edits the `hooks` object of an agent settings file at the text
+// level. It touches only handlers whose command IsOurs reports as Entire's,
+// and only event values shaped as arrays of matcher groups; anything else
+// is kept byte for byte.
 type HookEditor struct {
 	// IsOurs reports whether a handler command belongs to Entire.
 	IsOurs func(command string) bool
@@ -31,83 +34,68 @@ type HookEditor struct {
 	OmitEmptyMatcher bool
 }
 
-// hookGroup is one parsed matcher group.
-type hookGroup struct {
-	obj      *Object
-	matcher  string
-	handlers []json.RawMessage
-	commands []string // "" for handlers without a string command
-	ok       bool     // false: not a well-formed group, kept verbatim
-	raw      json.RawMessage
+// hookRef is one handler found in the file.
+type hookRef struct {
+	event            string
+	group, handler   int
+	matcher, command string
 }
 
-func parseGroups(raw json.RawMessage) ([]hookGroup, bool) {
-	var elems []json.RawMessage
-	if json.Unmarshal(raw, &elems) != nil {
-		return nil, false
+// scan lists the handlers with a string command in well-formed groups.
+func scan(d *jsonedit.Doc) []hookRef {
+	var out []hookRef
+	if d.Kind("hooks") != '{' {
+		return nil
 	}
-	groups := make([]hookGroup, len(elems))
-	for i, el := range elems {
-		g := hookGroup{raw: el}
-		obj, err := ParseObject(el)
-		if err == nil {
-			g.obj = obj
-			if m, ok := obj.Get("matcher"); ok {
-				_ = json.Unmarshal(m, &g.matcher)
+	for _, ev := range d.Keys("hooks") {
+		if d.Kind("hooks", ev) != '[' {
+			continue
+		}
+		for g := range d.Len("hooks", ev) {
+			if d.Kind("hooks", ev, g) != '{' || d.Kind("hooks", ev, g, "hooks") != '[' {
+				continue
 			}
-			if h, ok := obj.Get("hooks"); ok && json.Unmarshal(h, &g.handlers) == nil {
-				g.ok = true
-				g.commands = make([]string, len(g.handlers))
-				for j, hd := range g.handlers {
-					var c struct {
-						Command string `json:"command"`
-					}
-					if json.Unmarshal(hd, &c) == nil {
-						g.commands[j] = c.Command
-					}
+			var matcher string
+			if raw, ok := d.Get("hooks", ev, g, "matcher"); ok {
+				_ = json.Unmarshal(raw, &matcher)
+			}
+			for h := range d.Len("hooks", ev, g, "hooks") {
+				var cmd string
+				if raw, ok := d.Get("hooks", ev, g, "hooks", h, "command"); ok && json.Unmarshal(raw, &cmd) == nil {
+					out = append(out, hookRef{ev, g, h, matcher, cmd})
 				}
 			}
 		}
-		groups[i] = g
 	}
-	return groups, true
+	return out
 }
 
-func encodeGroups(groups []hookGroup) json.RawMessage {
-	elems := make([]json.RawMessage, 0, len(groups))
-	for _, g := range groups {
-		if g.ok {
-			g.obj.Set("hooks", CompactArray(g.handlers))
-			elems = append(elems, g.obj.Compact())
-			continue
-		}
-		elems = append(elems, g.raw)
+// Install makes the file's hooks hold exactly one copy of every entry in
+// want and no other Entire handler: Entire handlers not wanted (older
+// command forms, matchers) are removed, missing ones appended to the group
+// with the same matcher (or a new group at the end, or a new event at the
+// end of "hooks"). With force every Entire handler is removed first, so all
+// of want is re-added. Groups and event arrays that become empty by a
+// removal are dropped. Insertions are recorded in f.Added. It returns the
+// number of handlers added.
+func (e HookEditor) Install(f *SettingsFile, want []HookEntry, force bool) (int, error) {
+	if k := f.Doc.Kind("hooks"); k != 0 && k != '{' && !isNull(f.Doc, jsonedit.Path{"hooks"}) {
+		return 0, fmt.Errorf("%s: %w: \"hooks\" is not an object", f.Path, ErrInvalidSettings)
 	}
-	return CompactArray(elems)
-}
-
-// Install makes hooks hold exactly one copy of every entry in want and no
-// other Entire handler: Entire handlers not wanted (older command forms,
-// matchers) are removed, missing ones appended to the group with the same
-// matcher (or a new group at the end). With force every Entire handler is
-// removed first, so all of want is re-added. Groups and event arrays that
-// become empty by a removal are dropped. It returns the number of handlers
-// added.
-func (e HookEditor) Install(hooks *Object, want []HookEntry, force bool) (int, error) {
 	wanted := map[[3]string]bool{}
 	if !force {
 		for _, w := range want {
 			wanted[[3]string{w.Event, w.Matcher, w.Command}] = true
 		}
 	}
-	present, _ := e.prune(hooks, wanted)
+	present := e.prune(f.Doc, wanted, true)
 	added := 0
 	for _, w := range want {
 		key := [3]string{w.Event, w.Matcher, w.Command}
 		if present[key] {
 			continue
 		}
-		if err := e.add(hooks, w); err != nil {
+		if err := e.add(f, w); err != nil {
 			return added, err
 		}
 		present[key] = true
@@ -116,121 +104,99 @@ func (e HookEditor) Install(hooks *Object, want []HookEntry, force bool) (int, e
 	return added, nil
 }
 
-func (e HookEditor) add(hooks *Object, w HookEntry) error {
-	var groups []hookGroup
-	if raw, ok := hooks.Get(w.Event); ok {
-		var parsed bool
-		groups, parsed = parseGroups(raw)
-		if !parsed {
-			return fmt.Errorf("add %s hook: %w: hooks.%s is not an array", w.Event, ErrInvalidSettings, w.Event)
-		}
+func (e HookEditor) add(f *SettingsFile, w HookEntry) error {
+	if err := f.Ensure('{', "hooks"); err != nil {
+		return err
 	}
-	for i := range groups {
-		if groups[i].ok && groups[i].matcher == w.Matcher {
-			groups[i].handlers = append(groups[i].handlers, w.Handler)
-			groups[i].commands = append(groups[i].commands, w.Command)
-			hooks.Set(w.Event, encodeGroups(groups))
-			return nil
-		}
-	}
-	obj := &Object{}
+	d := f.Doc
+	group := &Object{}
 	if w.Matcher != "" || !e.OmitEmptyMatcher {
-		obj.Set("matcher", MustString(w.Matcher))
+		group.Set("matcher", MustString(w.Matcher))
 	}
-	groups = append(groups, hookGroup{obj: obj, matcher: w.Matcher, ok: true,
-		handlers: []json.RawMessage{w.Handler}, commands: []string{w.Command}})
-	hooks.Set(w.Event, encodeGroups(groups))
-	return nil
+	group.Set("hooks", CompactArray([]json.RawMessage{w.Handler}))
+	switch d.Kind("hooks", w.Event) {
+	case 0:
+		return f.Insert([]string{"hooks"}, w.Event, CompactArray([]json.RawMessage{group.Compact()}), false)
+	case '[':
+	default:
+		return fmt.Errorf("add %s hook: %w: hooks.%s is not an array", w.Event, ErrInvalidSettings, w.Event)
+	}
+	for g := range d.Len("hooks", w.Event) {
+		if d.Kind("hooks", w.Event, g) != '{' || d.Kind("hooks", w.Event, g, "hooks") != '[' {
+			continue
+		}
+		var matcher string
+		if raw, ok := d.Get("hooks", w.Event, g, "matcher"); ok {
+			_ = json.Unmarshal(raw, &matcher)
+		}
+		if matcher == w.Matcher {
+			return d.Append(jsonedit.Path{"hooks", w.Event, g, "hooks"}, w.Handler)
+		}
+	}
+	return d.Append(jsonedit.Path{"hooks", w.Event}, group.Compact())
 }
 
-// Remove deletes every Entire handler from every event, dropping groups and
-// event arrays it empties. It returns the number of handlers removed.
-func (e HookEditor) Remove(hooks *Object) int {
-	_, removed := e.prune(hooks, nil)
-	return removed
+// Remove deletes every Entire handler from every event, dropping the groups
+// it empties (and, with dropEvents, the event arrays it empties). It
+// returns the number of handlers removed.
+func (e HookEditor) Remove(d *jsonedit.Doc, dropEvents bool) int {
+	before := len(scan(d))
+	e.prune(d, nil, dropEvents)
+	return before - len(scan(d))
 }
 
 // prune removes Entire handlers that are not in wanted (and duplicates of
-// wanted ones). It returns the wanted entries still present and the number of
-// handlers removed.
-func (e HookEditor) prune(hooks *Object, wanted map[[3]string]bool) (map[[3]string]bool, int) {
+// wanted ones), last first so that positions stay valid. It returns the
+// wanted entries still present.
+func (e HookEditor) prune(d *jsonedit.Doc, wanted map[[3]string]bool, dropEvents bool) map[[3]string]bool {
 	present := map[[3]string]bool{}
-	removed := 0
-	for _, event := range hooks.Keys() {
-		raw, _ := hooks.Get(event)
-		groups, ok := parseGroups(raw)
-		if !ok {
+	refs := scan(d)
+	drop := make([]bool, len(refs))
+	for i, r := range refs {
+		if r.command == "" || !e.IsOurs(r.command) {
 			continue
 		}
-		changed := false
-		kept := groups[:0]
-		for _, g := range groups {
-			if !g.ok {
-				kept = append(kept, g)
-				continue
-			}
-			var hs []json.RawMessage
-			var cs []string
-			for j, c := range g.commands {
-				key := [3]string{event, g.matcher, c}
-				if c != "" && e.IsOurs(c) {
-					if !wanted[key] || present[key] {
-						changed = true
-						removed++
-						continue
-					}
-					present[key] = true
-				}
-				hs = append(hs, g.handlers[j])
-				cs = append(cs, c)
-			}
-			if len(hs) == 0 && len(g.handlers) > 0 {
-				continue // emptied by us
-			}
-			g.handlers, g.commands = hs, cs
-			kept = append(kept, g)
-		}
-		if !changed {
+		key := [3]string{r.event, r.matcher, r.command}
+		if !wanted[key] || present[key] {
+			drop[i] = true
 			continue
 		}
-		if len(kept) == 0 {
-			hooks.Delete(event)
-			continue
-		}
-		hooks.Set(event, encodeGroups(kept))
+		present[key] = true
 	}
-	return present, removed
+	for i := len(refs) - 1; i >= 0; i-- {
+		if !drop[i] {
+			continue
+		}
+		r := refs[i]
+		_, _ = d.Remove(jsonedit.Path{"hooks", r.event, r.group, "hooks", r.handler})
+		lastOfGroup := i == 0 || refs[i-1].event != r.event || refs[i-1].group != r.group
+		if lastOfGroup && d.Len("hooks", r.event, r.group, "hooks") == 0 {
+			_, _ = d.Remove(jsonedit.Path{"hooks", r.event, r.group})
+		}
+		lastOfEvent := i == 0 || refs[i-1].event != r.event
+		if dropEvents && lastOfEvent && d.Kind("hooks", r.event) == '[' && d.Len("hooks", r.event) == 0 {
+			_, _ = d.Remove(jsonedit.Path{"hooks", r.event})
+		}
+	}
+	return present
 }
 
 // Contains reports whether event has a handler with exactly command (under
 // any matcher).
-func (e HookEditor) Contains(hooks *Object, event, command string) bool {
-	raw, ok := hooks.Get(event)
-	if !ok {
-		return false
-	}
-	groups, _ := parseGroups(raw)
-	for _, g := range groups {
-		for _, c := range g.commands {
-			if c == command {
-				return true
-			}
+func (e HookEditor) Contains(d *jsonedit.Doc, event, command string) bool {
+	for _, r := range scan(d) {
+		if r.event == event && r.command == command {
+			return true
 		}
 	}
 	return false
 }
 
 // ContainsOurs reports whether any event has an Entire handler.
-func (e HookEditor) ContainsOurs(hooks *Object) bool {
-	for _, event := range hooks.Keys() {
-		raw, _ := hooks.Get(event)
-		groups, _ := parseGroups(raw)
-		for _, g := range groups {
-			for _, c := range g.commands {
-				if c != "" && e.IsOurs(c) {
-					return true
-				}
-			}
+func (e HookEditor) ContainsOurs(d *jsonedit.Doc) bool {
+	for _, r := range scan(d) {
+		if r.command != "" && e.IsOurs(r.command) {
+			return true
 		}
 	}
 	return false

@@ -7,40 +7,43 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/entirecli/entire/atomicfile"
+	"github.com/entirecli/entire/jsonedit"
 )
 
-// SettingsFile is an agent settings file (.claude/settings.json,
-// .gemini/settings.json) opened for a merge-style edit.
+// SettingsFile is a JSON settings file (.claude/settings.json,
+// .gemini/settings.json, .mcp.json) opened for a text-level edit.
 //
-// Formatting contract: the file is re-written as indented JSON using the
-// indent unit found in the existing file (two spaces for new or single-line
-// files) and keeping whether it ended with a newline. Member order, numbers and
-// string escapes are kept as written. Hence a file already in that layout
-// (JSON.stringify(v, null, 2) style, the common case) comes back
-// byte-identical after an install/uninstall round trip; a compact single-line
-// file or one with unusual spacing is re-indented on its first edit.
+// Formatting contract: what is added is inserted into the existing text in
+// the file's own layout (indent unit, line ending, compact or expanded
+// containers; see package jsonedit) and nothing else is re-serialised.
+// Every insertion is noted in Added when it is set, so that an uninstall
+// (Undo) takes out exactly those bytes: a file edited by nothing else
+// comes back byte-identical, and what the user added since is kept.
 type SettingsFile struct {
 	// Path is the file path.
 	Path string
-	// Root is the parsed top-level object (empty for a new file).
-	Root *Object
+	// Doc is the document (an empty object for a new file).
+	Doc *jsonedit.Doc
 	// Exists reports whether the file existed when read.
 	Exists bool
+	// Added, when not nil, receives every insertion made through Insert,
+	// Append and EnsureObject.
+	Added *jsonedit.Record
 
 	original        []byte
-	indent          string
 	trailingNewline bool
 	mode            fs.FileMode
 }
 
-// ReadSettingsFile reads path. A missing file gives an empty Root with
-// Exists false; newFileTrailingNewline selects the final newline used if the
-// file is created. A file that is not a JSON object gives an error wrapping
-// ErrInvalidSettings.
+// ReadSettingsFile reads path. A missing (or blank) file gives an empty
+// object with Exists false (true for a blank one); newFileTrailingNewline
+// selects the final newline used if the file is created. A file that is not
+// a JSON object gives an error wrapping ErrInvalidSettings.
 func ReadSettingsFile(path string, newFileTrailingNewline bool) (*SettingsFile, error) {
-	f := &SettingsFile{Path: path, Root: &Object{}, indent: "  ", trailingNewline: newFileTrailingNewline, mode: 0o600}
+	f := &SettingsFile{Path: path, Doc: jsonedit.New(), trailingNewline: newFileTrailingNewline, mode: 0o600}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
@@ -56,23 +59,90 @@ func ReadSettingsFile(path string, newFileTrailingNewline bool) (*SettingsFile, 
 	if len(bytes.TrimSpace(data)) == 0 {
 		return f, nil
 	}
-	root, err := ParseObject(data)
+	doc, err := jsonedit.Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("read settings %s: %w: %v", path, ErrInvalidSettings, err)
 	}
-	f.Root = root
-	f.indent = detectIndent(data)
-	f.trailingNewline = bytes.HasSuffix(data, []byte("\n"))
+	f.Doc = doc
+	f.trailingNewline = false // the document keeps its own trailing bytes
 	return f, nil
 }
 
 // Encode returns the bytes Save would write.
 func (f *SettingsFile) Encode() []byte {
-	out := f.Root.Indent(f.indent)
+	out := f.Doc.Bytes()
 	if f.trailingNewline {
 		out = append(out, '\n')
 	}
 	return out
+}
+
+// Insert adds member key with value to the object at path and records it
+// (with its value when scalar is true, else as a container taken out only
+// once empty).
+func (f *SettingsFile) Insert(path []string, key string, value []byte, scalar bool) error {
+	if err := f.Doc.Insert(keysPath(path), key, value); err != nil {
+		return fmt.Errorf("%s: %w", f.Path, err)
+	}
+	var v []byte
+	if scalar {
+		v = value
+	}
+	f.Added.Member(append(slices.Clone(path), key), v)
+	return nil
+}
+
+// Append adds value at the end of the array at path and records it.
+func (f *SettingsFile) Append(path []string, value []byte) error {
+	if err := f.Doc.Append(keysPath(path), value); err != nil {
+		return fmt.Errorf("%s: %w", f.Path, err)
+	}
+	f.Added.Element(path, value)
+	return nil
+}
+
+// Ensure makes path hold a container of kind '{' or '[', inserting (and
+// recording) an empty one where it is missing. A member that is null is
+// replaced; one of another kind is an error wrapping ErrInvalidSettings.
+func (f *SettingsFile) Ensure(kind byte, path ...string) error {
+	for i := range path {
+		p := keysPath(path[:i+1])
+		want := byte('{')
+		if i == len(path)-1 {
+			want = kind
+		}
+		empty := []byte("{}")
+		if want == '[' {
+			empty = []byte("[]")
+		}
+		switch k := f.Doc.Kind(p...); {
+		case k == want:
+		case k == 0:
+			if err := f.Insert(path[:i], path[i], empty, false); err != nil {
+				return err
+			}
+		case k == 'v' && isNull(f.Doc, p):
+			if err := f.Doc.Replace(p, empty); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("%s: %w: %s is not an %s", f.Path, ErrInvalidSettings, p, map[byte]string{'{': "object", '[': "array"}[want])
+		}
+	}
+	return nil
+}
+
+func isNull(d *jsonedit.Doc, p jsonedit.Path) bool {
+	v, _ := d.Get(p...)
+	return string(v) == "null"
+}
+
+func keysPath(keys []string) jsonedit.Path {
+	p := make(jsonedit.Path, len(keys))
+	for i, k := range keys {
+		p[i] = k
+	}
+	return p
 }
 
 // Save writes the file atomically if its content changed, creating parent
@@ -90,10 +160,11 @@ func (f *SettingsFile) Save() (bool, error) {
 	return true, nil
 }
 
-// SaveOrRemove saves the file, or removes it (and its parent directory, if
-// that is left empty) when Root has no members left.
-func (f *SettingsFile) SaveOrRemove() error {
-	if f.Root.Len() > 0 {
+// SaveOrRemove saves the file, or, when remove is true and the document is
+// an empty object, removes it (and its parent directory when removeDir is
+// true and the directory is left empty).
+func (f *SettingsFile) SaveOrRemove(remove, removeDir bool) error {
+	if !remove || f.Doc.Len() > 0 {
 		_, err := f.Save()
 		return err
 	}
@@ -103,24 +174,11 @@ func (f *SettingsFile) SaveOrRemove() error {
 	if err := os.Remove(f.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove settings %s: %w", f.Path, err)
 	}
-	_ = os.Remove(filepath.Dir(f.Path)) // only succeeds when empty
+	if removeDir {
+		_ = os.Remove(filepath.Dir(f.Path)) // only succeeds when empty
+	}
 	f.Exists = false
 	return nil
-}
-
-// detectIndent returns the leading whitespace of the first indented line, or
-// two spaces.
-func detectIndent(data []byte) string {
-	for _, line := range bytes.Split(data, []byte("\n"))[1:] {
-		n := 0
-		for n < len(line) && (line[n] == ' ' || line[n] == '\t') {
-			n++
-		}
-		if n > 0 && n < len(line) {
-			return string(line[:n])
-		}
-	}
-	return "  "
 }
 
 // WriteFileAtomic writes data to path atomically (see atomicfile.Write):

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/agent/claudecode"
 	"github.com/entirecli/entire/agent/geminicli"
+	"github.com/entirecli/entire/jsonedit"
 )
 
 // MCPServerName is the name `entire mcp` is registered under; agents show
@@ -40,39 +42,40 @@ func mcpEntry(agentName agent.AgentName) json.RawMessage {
 }
 
 // RegisterMCP registers `entire mcp` for agentName in the repository at
-// repoRoot, merged into the agent's files like the hooks (foreign members
-// kept, nothing rewritten when already in place): for Claude Code
-// mcpServers.entire in .mcp.json and "entire" in enabledMcpjsonServers of
-// .claude/settings.local.json; for Gemini CLI mcpServers.entire in
-// .gemini/settings.json. It reports whether it changed a file. Other agents
-// are a no-op. A file that is not a JSON object is an error wrapping
-// agent.ErrInvalidSettings.
-func RegisterMCP(repoRoot string, agentName agent.AgentName) (bool, error) {
+// repoRoot, inserted into the agent's files at the text level like the
+// hooks (foreign members kept, nothing rewritten when already in place) and
+// recorded in log: for Claude Code mcpServers.entire in .mcp.json and
+// "entire" in enabledMcpjsonServers of .claude/settings.local.json; for
+// Gemini CLI mcpServers.entire in .gemini/settings.json. It reports whether
+// it changed a file. Other agents are a no-op. A file that is not a JSON
+// object is an error wrapping agent.ErrInvalidSettings.
+func RegisterMCP(repoRoot string, agentName agent.AgentName, log *agent.InstallLog) (bool, error) {
 	switch agentName {
 	case agent.AgentNameClaudeCode:
-		a, err := setServer(filepath.Join(repoRoot, ClaudeMCPPath), mcpEntry(agentName))
+		a, err := setServer(repoRoot, ClaudeMCPPath, mcpEntry(agentName), log)
 		if err != nil {
 			return false, err
 		}
-		b, err := editApproval(filepath.Join(repoRoot, ClaudeLocalSettingsPath), true)
+		b, err := editApproval(repoRoot, true, log)
 		return a || b, err
 	case agent.AgentNameGemini:
-		return setServer(filepath.Join(repoRoot, geminicli.SettingsPath), mcpEntry(agentName))
+		return setServer(repoRoot, geminicli.SettingsPath, mcpEntry(agentName), log)
 	}
 	return false, nil
 }
 
-// UnregisterMCP removes what RegisterMCP added for every agent: the
-// "entire" server entries whose command is Entire's, and the approval. An
-// object or file left empty by the removal is removed; missing files are
-// not an error.
-func UnregisterMCP(repoRoot string) error {
+// UnregisterMCP takes out what RegisterMCP recorded in log, byte for byte;
+// a file RegisterMCP created is removed when nothing else is left in it.
+// With a nil log (an older install) it removes the "entire" server entries
+// whose command is Entire's and the approval, and the objects and files
+// that leaves empty. Missing files are not an error.
+func UnregisterMCP(repoRoot string, log *agent.InstallLog) error {
 	for _, p := range []string{ClaudeMCPPath, geminicli.SettingsPath} {
-		if err := removeServer(filepath.Join(repoRoot, p)); err != nil {
+		if err := removeServer(repoRoot, p, log); err != nil {
 			return err
 		}
 	}
-	_, err := editApproval(filepath.Join(repoRoot, ClaudeLocalSettingsPath), false)
+	_, err := editApproval(repoRoot, false, log)
 	return err
 }
 
@@ -82,62 +85,68 @@ func MCPRegistered(repoRoot string) bool {
 	if err != nil || !f.Exists {
 		return false
 	}
-	servers, err := agent.SubObject(f.Root, "mcpServers", f.Path)
-	if err != nil {
-		return false
-	}
-	raw, ok := servers.Get(MCPServerName)
+	raw, ok := f.Doc.Get("mcpServers", MCPServerName)
 	return ok && isOurServer(raw)
 }
 
-func setServer(path string, entry json.RawMessage) (bool, error) {
+func setServer(repoRoot, rel string, entry json.RawMessage, log *agent.InstallLog) (bool, error) {
+	path := filepath.Join(repoRoot, rel)
 	f, err := agent.ReadSettingsFile(path, true)
 	if err != nil {
 		return false, err
 	}
-	servers, err := agent.SubObject(f.Root, "mcpServers", path)
-	if err != nil {
+	f.Added = log.Record(rel)
+	if err := f.Ensure('{', "mcpServers"); err != nil {
 		return false, err
 	}
-	if old, ok := servers.Get(MCPServerName); ok && sameJSON(old, entry) {
+	switch old, ok := f.Doc.Get("mcpServers", MCPServerName); {
+	case !ok:
+		if err := f.Insert([]string{"mcpServers"}, MCPServerName, entry, true); err != nil {
+			return false, err
+		}
+	case sameJSON(old, entry):
 		return false, nil
+	default:
+		if err := f.Doc.Replace(jsonedit.Path{"mcpServers", MCPServerName}, entry); err != nil {
+			return false, err
+		}
+		if isOurServer(old) {
+			f.Added.Member([]string{"mcpServers", MCPServerName}, entry)
+		}
 	}
-	servers.Set(MCPServerName, entry)
-	f.Root.SetObject("mcpServers", servers)
 	if _, err := f.Save(); err != nil {
 		return false, fmt.Errorf("register mcp server in %s: %w", path, err)
 	}
 	return true, nil
 }
 
-func removeServer(path string) error {
+func removeServer(repoRoot, rel string, log *agent.InstallLog) error {
+	path := filepath.Join(repoRoot, rel)
 	f, err := agent.ReadSettingsFile(path, true)
 	if err != nil || !f.Exists {
 		return err
 	}
-	if _, ok := f.Root.Get("mcpServers"); !ok {
+	rec := log.Lookup(rel)
+	if rec == nil {
+		raw, ok := f.Doc.Get("mcpServers", MCPServerName)
+		if !ok || !isOurServer(raw) {
+			return nil
+		}
+		rec = &jsonedit.Record{}
+		rec.Member([]string{"mcpServers"}, nil)
+		rec.Member([]string{"mcpServers", MCPServerName}, raw)
+	}
+	if !f.Doc.Undo(rec) {
 		return nil
 	}
-	servers, err := agent.SubObject(f.Root, "mcpServers", path)
-	if err != nil {
-		return err
-	}
-	raw, ok := servers.Get(MCPServerName)
-	if !ok || !isOurServer(raw) {
-		return nil
-	}
-	servers.Delete(MCPServerName)
-	if servers.Len() == 0 {
-		f.Root.Delete("mcpServers")
-	} else {
-		f.Root.SetObject("mcpServers", servers)
-	}
-	return f.SaveOrRemove()
+	return f.SaveOrRemove(log.WasCreated(rel), log.WasCreated(filepath.ToSlash(filepath.Dir(rel))))
 }
 
 // editApproval adds (add) or removes MCPServerName in the
 // enabledMcpjsonServers array of Claude Code's local settings.
-func editApproval(path string, add bool) (bool, error) {
+func editApproval(repoRoot string, add bool, log *agent.InstallLog) (bool, error) {
+	rel := ClaudeLocalSettingsPath
+	path := filepath.Join(repoRoot, rel)
 	f, err := agent.ReadSettingsFile(path, true)
 	if err != nil {
 		return false, err
@@ -145,38 +154,40 @@ func editApproval(path string, add bool) (bool, error) {
 	if !add && !f.Exists {
 		return false, nil
 	}
-	var names []json.RawMessage
-	if raw, ok := f.Root.Get("enabledMcpjsonServers"); ok && string(raw) != "null" {
-		if json.Unmarshal(raw, &names) != nil {
-			return false, fmt.Errorf("%s: %w: enabledMcpjsonServers is not an array", path, agent.ErrInvalidSettings)
-		}
+	if k := f.Doc.Kind("enabledMcpjsonServers"); k != 0 && k != '[' && k != 'v' {
+		return false, fmt.Errorf("%s: %w: enabledMcpjsonServers is not an array", path, agent.ErrInvalidSettings)
 	}
-	idx := -1
-	for i, n := range names {
-		var s string
-		if json.Unmarshal(n, &s) == nil && s == MCPServerName {
-			idx = i
-			break
+	raw, _ := f.Doc.Get("enabledMcpjsonServers")
+	var names []string
+	_ = json.Unmarshal(raw, &names)
+	has := slices.Contains(names, MCPServerName)
+	if add {
+		if has {
+			return false, nil
 		}
-	}
-	switch {
-	case add && idx >= 0, !add && idx < 0:
-		return false, nil
-	case add:
-		names = append(names, agent.MustString(MCPServerName))
-		f.Root.Set("enabledMcpjsonServers", agent.CompactArray(names))
-		if _, err := f.Save(); err != nil {
+		f.Added = log.Record(rel)
+		if err := f.Ensure('[', "enabledMcpjsonServers"); err != nil {
 			return false, err
 		}
-		return true, nil
+		if err := f.Append([]string{"enabledMcpjsonServers"}, agent.MustString(MCPServerName)); err != nil {
+			return false, err
+		}
+		_, err := f.Save()
+		return err == nil, err
 	}
-	names = append(names[:idx], names[idx+1:]...)
-	if len(names) == 0 {
-		f.Root.Delete("enabledMcpjsonServers")
-	} else {
-		f.Root.Set("enabledMcpjsonServers", agent.CompactArray(names))
+	rec := log.Lookup(rel)
+	if rec == nil {
+		if !has {
+			return false, nil
+		}
+		rec = &jsonedit.Record{}
+		rec.Member([]string{"enabledMcpjsonServers"}, nil)
+		rec.Element([]string{"enabledMcpjsonServers"}, agent.MustString(MCPServerName))
 	}
-	return true, f.SaveOrRemove()
+	if !f.Doc.Undo(rec) {
+		return false, nil
+	}
+	return true, f.SaveOrRemove(log.WasCreated(rel), log.WasCreated(filepath.ToSlash(filepath.Dir(rel))))
 }
 
 // isOurServer reports whether a server entry runs Entire (`entire ...` or

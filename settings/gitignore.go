@@ -126,3 +126,45 @@ func hasLine(content, line string) bool {
 	}
 	return false
 }
+
+// RemoveIgnored takes out of <gitCommonDir>/info/exclude the lines
+// EnsureIgnored adds (its comment and ExcludeEntries), keeping every other
+// byte and the file's mode. A missing file, or one without these lines, is
+// left alone.
+func RemoveIgnored(gitCommonDir string) error {
+	path := filepath.Join(gitCommonDir, "info", "exclude")
+	cur, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	ours := map[string]bool{excludeComment: true}
+	for _, e := range ExcludeEntries() {
+		ours[e] = true
+	}
+	var out strings.Builder
+	rest := string(cur)
+	for rest != "" {
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i+1]
+		}
+		rest = rest[len(line):]
+		if !ours[strings.TrimRight(line, "\r\n")] {
+			out.WriteString(line)
+		}
+	}
+	if out.Len() == len(cur) {
+		return nil
+	}
+	perm := fs.FileMode(0o644)
+	if info, err := os.Stat(path); err == nil {
+		perm = info.Mode().Perm()
+	}
+	if err := atomicfile.Write(path, []byte(out.String()), perm); err != nil {
+		return fmt.Errorf("un-ignore entire's files: %w", err)
+	}
+	return nil
+}

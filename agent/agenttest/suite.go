@@ -109,7 +109,7 @@ func testHooks(t *testing.T, fx Fixture) {
 		if err != nil || nf == 0 {
 			t.Errorf("force install = %d, %v", nf, err)
 		}
-		if err := inst.UninstallHooksIn(root); err != nil {
+		if err := inst.UninstallHooksIn(root, nil); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
@@ -163,7 +163,7 @@ func testHooks(t *testing.T, fx Fixture) {
 				t.Fatal(err)
 			}
 			assertKeepsForeign(t, []byte(content), readFile(t, path), fx.MergedKeys)
-			if err := inst.UninstallHooksIn(root); err != nil {
+			if err := inst.UninstallHooksIn(root, nil); err != nil {
 				t.Fatal(err)
 			}
 			if got := readFile(t, path); !bytes.Equal(got, []byte(content)) {
@@ -184,7 +184,7 @@ func testHooks(t *testing.T, fx Fixture) {
 		if _, err := inst.InstallHooksIn(root, agent.HookInstallOptions{}); !errors.Is(err, agent.ErrInvalidSettings) {
 			t.Errorf("install on invalid JSON: err = %v, want ErrInvalidSettings", err)
 		}
-		if err := inst.UninstallHooksIn(root); !errors.Is(err, agent.ErrInvalidSettings) {
+		if err := inst.UninstallHooksIn(root, nil); !errors.Is(err, agent.ErrInvalidSettings) {
 			t.Errorf("uninstall on invalid JSON: err = %v, want ErrInvalidSettings", err)
 		}
 		if !bytes.Equal(readFile(t, path), bad) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/jsonedit"
 )
 
 // SettingsPath is the project settings file, relative to the repository root.
@@ -157,7 +158,9 @@ func (a *Agent) GetSupportedHooks() []agent.HookType {
 }
 
 // InstallHooksIn merges Entire's hooks (HookTable rows with Install), the
-// metadata deny rule and env.ENTIRE_RENDERABLE_REFS = "1" into <repoRoot>/.claude/settings.json, following the
+// metadata deny rule and env.ENTIRE_RENDERABLE_REFS = "1" into
+// <repoRoot>/.claude/settings.json at the text level (see
+// agent.SettingsFile), recording what it inserts in opts.Log, following the
 // agent.HookInstaller contract. It returns the number of hook handlers added
 // (0, and the file is not rewritten, when everything is in place).
 func InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error) {
@@ -166,38 +169,35 @@ func InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error)
 	if err != nil {
 		return 0, err
 	}
-	hooks, err := agent.SubObject(f.Root, "hooks", path)
-	if err != nil {
-		return 0, err
-	}
-	perms, err := agent.SubObject(f.Root, "permissions", path)
-	if err != nil {
-		return 0, err
-	}
-	n, err := editor().Install(hooks, wantedEntries(opts.LocalDev), opts.Force)
+	f.Added = opts.Log.Record(SettingsPath)
+	n, err := editor().Install(f, wantedEntries(opts.LocalDev), opts.Force)
 	if err != nil {
 		return 0, fmt.Errorf("install hooks in %s: %w", path, err)
 	}
-	f.Root.SetObject("hooks", hooks)
-
-	var deny []json.RawMessage
-	if raw, ok := perms.Get("deny"); ok {
-		if json.Unmarshal(raw, &deny) != nil {
-			return 0, fmt.Errorf("%s: %w: permissions.deny is not an array", path, agent.ErrInvalidSettings)
-		}
-	}
-	if !containsString(deny, MetadataDenyRule) {
-		deny = append(deny, agent.MustString(MetadataDenyRule))
-		perms.Set("deny", agent.CompactArray(deny))
-		f.Root.SetObject("permissions", perms)
-	}
-	env, err := agent.SubObject(f.Root, "env", path)
-	if err != nil {
+	if err := f.Ensure('{', "permissions"); err != nil {
 		return 0, err
 	}
-	if _, ok := env.Get(RenderRefsEnv); !ok {
-		env.Set(RenderRefsEnv, agent.MustString(RenderRefsValue))
-		f.Root.SetObject("env", env)
+	if k := f.Doc.Kind("permissions", "deny"); k != 0 && k != '[' {
+		return 0, fmt.Errorf("%s: %w: permissions.deny is not an array", path, agent.ErrInvalidSettings)
+	}
+	deny, _ := f.Doc.Get("permissions", "deny")
+	var list []json.RawMessage
+	_ = json.Unmarshal(deny, &list)
+	if !containsString(list, MetadataDenyRule) {
+		if err := f.Ensure('[', "permissions", "deny"); err != nil {
+			return 0, err
+		}
+		if err := f.Append([]string{"permissions", "deny"}, agent.MustString(MetadataDenyRule)); err != nil {
+			return 0, err
+		}
+	}
+	if err := f.Ensure('{', "env"); err != nil {
+		return 0, err
+	}
+	if f.Doc.Kind("env", RenderRefsEnv) == 0 {
+		if err := f.Insert([]string{"env"}, RenderRefsEnv, agent.MustString(RenderRefsValue), true); err != nil {
+			return 0, err
+		}
 	}
 	if _, err := f.Save(); err != nil {
 		return 0, err
@@ -205,13 +205,13 @@ func InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error)
 	return n, nil
 }
 
-// UninstallHooksIn removes Entire's hooks, the deny rule and the render
-// references variable (when it is still "1") from
-// <repoRoot>/.claude/settings.json, dropping the hooks/permissions/env
-// objects and the deny array only where that removal emptied them. A file left empty
-// is removed (with .claude/ if that is then empty). A missing file is not an
-// error.
-func UninstallHooksIn(repoRoot string) error {
+// UninstallHooksIn takes out of <repoRoot>/.claude/settings.json what the
+// install recorded in log, byte for byte, and every Entire hook; what the
+// user wrote, before or since, is kept. A file enable created is removed
+// when nothing else is left in it. With a nil log (an older install) the
+// deny rule, the render references variable (when still "1") and the
+// containers these removals empty go too. A missing file is not an error.
+func UninstallHooksIn(repoRoot string, log *agent.InstallLog) error {
 	path := filepath.Join(repoRoot, SettingsPath)
 	f, err := agent.ReadSettingsFile(path, true)
 	if err != nil {
@@ -220,50 +220,32 @@ func UninstallHooksIn(repoRoot string) error {
 	if !f.Exists {
 		return nil
 	}
-	if _, ok := f.Root.Get("hooks"); ok {
-		hooks, err := agent.SubObject(f.Root, "hooks", path)
-		if err != nil {
-			return err
-		}
-		if editor().Remove(hooks) > 0 {
-			if hooks.Len() == 0 {
-				f.Root.Delete("hooks")
-			} else {
-				f.Root.SetObject("hooks", hooks)
-			}
-		}
+	if k := f.Doc.Kind("hooks"); k != 0 && k != '{' && k != 'v' {
+		return fmt.Errorf("%s: %w: \"hooks\" is not an object", path, agent.ErrInvalidSettings)
 	}
-	if _, ok := f.Root.Get("permissions"); ok {
-		perms, err := agent.SubObject(f.Root, "permissions", path)
-		if err != nil {
-			return err
-		}
-		var deny []json.RawMessage
-		if raw, ok := perms.Get("deny"); ok && json.Unmarshal(raw, &deny) == nil && containsString(deny, MetadataDenyRule) {
-			kept := deny[:0]
-			for _, d := range deny {
-				var s string
-				if json.Unmarshal(d, &s) == nil && s == MetadataDenyRule {
-					continue
-				}
-				kept = append(kept, d)
-			}
-			if len(kept) == 0 {
-				perms.Delete("deny")
-			} else {
-				perms.Set("deny", agent.CompactArray(kept))
-			}
-			if perms.Len() == 0 {
-				f.Root.Delete("permissions")
-			} else {
-				f.Root.SetObject("permissions", perms)
-			}
-		}
+	editor().Remove(f.Doc, log == nil)
+	rec := log.Lookup(SettingsPath)
+	if rec == nil {
+		rec = fallbackRecord()
 	}
-	if err := removeRenderRefsEnv(f.Root, path); err != nil {
-		return err
+	f.Doc.Undo(rec)
+	return f.SaveOrRemove(log.WasCreated(SettingsPath), log.WasCreated(filepath.ToSlash(filepath.Dir(SettingsPath))))
+}
+
+// fallbackRecord is what an install into a missing file inserts, used to
+// uninstall an install made before the log was kept.
+func fallbackRecord() *jsonedit.Record {
+	r := &jsonedit.Record{}
+	r.Member([]string{"hooks"}, nil)
+	for _, s := range HookTable() {
+		r.Member([]string{"hooks", s.Event}, nil)
 	}
-	return f.SaveOrRemove()
+	r.Member([]string{"permissions"}, nil)
+	r.Member([]string{"permissions", "deny"}, nil)
+	r.Element([]string{"permissions", "deny"}, agent.MustString(MetadataDenyRule))
+	r.Member([]string{"env"}, nil)
+	r.Member([]string{"env", RenderRefsEnv}, agent.MustString(RenderRefsValue))
+	return r
 }
 
 // HooksInstalledIn reports whether <repoRoot>/.claude/settings.json has
@@ -275,44 +257,19 @@ func HooksInstalledIn(repoRoot string) (bool, error) {
 	if err != nil || !f.Exists {
 		return false, err
 	}
-	hooks, err := agent.SubObject(f.Root, "hooks", path)
-	if err != nil {
-		return false, err
+	if k := f.Doc.Kind("hooks"); k != 0 && k != '{' && k != 'v' {
+		return false, fmt.Errorf("%s: %w: \"hooks\" is not an object", path, agent.ErrInvalidSettings)
 	}
 	for _, c := range []string{
 		HookCommand(VerbStop, false), HookCommand(VerbStop, true),
 		"entire hooks claudecode stop", "entire rewind claude-hook --stop",
 		ownedLocalDevPrefix + "hooks claudecode stop", ownedLocalDevPrefix + "rewind claude-hook --stop",
 	} {
-		if editor().Contains(hooks, "Stop", c) {
+		if editor().Contains(f.Doc, "Stop", c) {
 			return true, nil
 		}
 	}
 	return false, nil
-}
-
-// removeRenderRefsEnv drops RenderRefsEnv from the "env" object when it has
-// RenderRefsValue, and the object itself when that emptied it.
-func removeRenderRefsEnv(root *agent.Object, path string) error {
-	if _, ok := root.Get("env"); !ok {
-		return nil
-	}
-	env, err := agent.SubObject(root, "env", path)
-	if err != nil {
-		return err
-	}
-	raw, ok := env.Get(RenderRefsEnv)
-	var v string
-	if !ok || json.Unmarshal(raw, &v) != nil || v != RenderRefsValue {
-		return nil
-	}
-	env.Delete(RenderRefsEnv)
-	if env.Len() == 0 {
-		root.Delete("env")
-	} else {
-		root.SetObject("env", env)
-	}
-	return nil
 }
 
 func containsString(list []json.RawMessage, s string) bool {
@@ -331,7 +288,9 @@ func (a *Agent) InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (
 }
 
 // UninstallHooksIn implements agent.HookInstaller.
-func (a *Agent) UninstallHooksIn(repoRoot string) error { return UninstallHooksIn(repoRoot) }
+func (a *Agent) UninstallHooksIn(repoRoot string, log *agent.InstallLog) error {
+	return UninstallHooksIn(repoRoot, log)
+}
 
 // HooksInstalledIn implements agent.HookInstaller.
 func (a *Agent) HooksInstalledIn(repoRoot string) (bool, error) { return HooksInstalledIn(repoRoot) }
@@ -353,7 +312,7 @@ func (a *Agent) UninstallHooks() error {
 	if err != nil {
 		return err
 	}
-	return UninstallHooksIn(root)
+	return UninstallHooksIn(root, nil)
 }
 
 // AreHooksInstalled reports whether the hooks are installed in the

@@ -92,7 +92,7 @@ func TestUpgradeOldInstall(t *testing.T) {
 	if strings.Count(s, "Read(./.entire/metadata/**)") != 1 {
 		t.Errorf("deny rule duplicated")
 	}
-	if err := claudecode.UninstallHooksIn(root); err != nil {
+	if err := claudecode.UninstallHooksIn(root, nil); err != nil {
 		t.Fatal(err)
 	}
 	data, _ = os.ReadFile(path)
@@ -130,7 +130,7 @@ func TestRenderRefsEnv(t *testing.T) {
 			if strings.Count(string(data), "ENTIRE_RENDERABLE_REFS") != 1 {
 				t.Errorf("variable duplicated:\n%s", data)
 			}
-			if err := claudecode.UninstallHooksIn(root); err != nil {
+			if err := claudecode.UninstallHooksIn(root, nil); err != nil {
 				t.Fatal(err)
 			}
 			data, _ = os.ReadFile(path)

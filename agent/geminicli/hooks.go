@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/jsonedit"
 )
 
 // SettingsPath is the project settings file, relative to the repository root.
@@ -163,9 +164,10 @@ func (a *Agent) GetSupportedHooks() []agent.HookType {
 
 // InstallHooksIn merges Entire's hooks into <repoRoot>/.gemini/settings.json
 // and sets hooksConfig.enabled to true (Gemini CLI 0.26 runs no hooks
-// without it), following the agent.HookInstaller contract. New files are
-// written without a trailing newline, as Gemini CLI writes them. It returns
-// the number of handlers added.
+// without it), at the text level (see agent.SettingsFile), recording what
+// it inserts in opts.Log, following the agent.HookInstaller contract. New
+// files are written without a trailing newline, as Gemini CLI writes them.
+// It returns the number of handlers added.
 //
 // It always rewrites Entire's handlers to exactly the installed rows of
 // HookTable: handlers of no-op verbs and older command forms are removed
@@ -178,36 +180,40 @@ func InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error)
 	if err != nil {
 		return 0, err
 	}
-	hooks, err := agent.SubObject(f.Root, "hooks", path)
-	if err != nil {
-		return 0, err
+	f.Added = opts.Log.Record(SettingsPath)
+	if k := f.Doc.Kind("hooksConfig"); k != 0 && k != '{' && k != 'v' {
+		return 0, fmt.Errorf("%s: %w: \"hooksConfig\" is not an object", path, agent.ErrInvalidSettings)
 	}
-	cfg, err := agent.SubObject(f.Root, "hooksConfig", path)
-	if err != nil {
-		return 0, err
-	}
-	n, err := editor().Install(hooks, wantedEntries(opts.LocalDev), opts.Force)
+	n, err := editor().Install(f, wantedEntries(opts.LocalDev), opts.Force)
 	if err != nil {
 		return 0, fmt.Errorf("install hooks in %s: %w", path, err)
 	}
-	if raw, ok := cfg.Get("enabled"); !ok || string(raw) != "true" {
-		cfg.Set("enabled", []byte("true"))
-		f.Root.SetObject("hooksConfig", cfg)
+	if err := f.Ensure('{', "hooksConfig"); err != nil {
+		return 0, err
 	}
-	f.Root.SetObject("hooks", hooks)
+	switch raw, ok := f.Doc.Get("hooksConfig", "enabled"); {
+	case !ok:
+		if err := f.Insert([]string{"hooksConfig"}, "enabled", []byte("true"), true); err != nil {
+			return 0, err
+		}
+	case string(raw) != "true":
+		if err := f.Doc.Replace(jsonedit.Path{"hooksConfig", "enabled"}, []byte("true")); err != nil {
+			return 0, err
+		}
+	}
 	if _, err := f.Save(); err != nil {
 		return 0, err
 	}
 	return n, nil
 }
 
-// UninstallHooksIn removes Entire's hooks from <repoRoot>/.gemini/settings.json.
-// When that leaves no hook events at all, it also removes
-// hooksConfig.enabled (and an emptied hooksConfig). When foreign hooks remain, enabled stays, as
-// they need it: a file whose foreign hooks ran without hooksConfig.enabled
-// (Gemini CLI 0.27+ defaults it to true) therefore keeps the key after an
-// install/uninstall round trip. A file left empty is removed.
-func UninstallHooksIn(repoRoot string) error {
+// UninstallHooksIn takes out of <repoRoot>/.gemini/settings.json what the
+// install recorded in log, byte for byte (hooksConfig.enabled included when
+// the install added it), and every Entire hook; what the user wrote, before
+// or since, is kept. A file enable created is removed when nothing else is
+// left in it. With a nil log (an older install) hooksConfig.enabled goes
+// only when no hook events are left.
+func UninstallHooksIn(repoRoot string, log *agent.InstallLog) error {
 	path := filepath.Join(repoRoot, SettingsPath)
 	f, err := agent.ReadSettingsFile(path, false)
 	if err != nil {
@@ -216,45 +222,41 @@ func UninstallHooksIn(repoRoot string) error {
 	if !f.Exists {
 		return nil
 	}
-	if _, ok := f.Root.Get("hooks"); !ok {
-		return nil
+	if k := f.Doc.Kind("hooks"); k != 0 && k != '{' && k != 'v' {
+		return fmt.Errorf("%s: %w: \"hooks\" is not an object", path, agent.ErrInvalidSettings)
 	}
-	hooks, err := agent.SubObject(f.Root, "hooks", path)
-	if err != nil {
-		return err
-	}
-	if editor().Remove(hooks) == 0 {
-		return nil
-	}
-	if hooks.Len() == 0 {
-		f.Root.Delete("hooks")
-	} else {
-		f.Root.SetObject("hooks", hooks)
-	}
-	if hasEvents(hooks) {
-		return f.SaveOrRemove()
-	}
-	if _, ok := f.Root.Get("hooksConfig"); ok {
-		cfg, err := agent.SubObject(f.Root, "hooksConfig", path)
-		if err != nil {
-			return err
+	removed := editor().Remove(f.Doc, log == nil)
+	rec := log.Lookup(SettingsPath)
+	if rec == nil {
+		if removed == 0 {
+			return nil
 		}
-		if raw, ok := cfg.Get("enabled"); ok && string(raw) == "true" {
-			cfg.Delete("enabled")
-			if cfg.Len() == 0 {
-				f.Root.Delete("hooksConfig")
-			} else {
-				f.Root.SetObject("hooksConfig", cfg)
-			}
-		}
+		rec = fallbackRecord(!hasEvents(f.Doc))
 	}
-	return f.SaveOrRemove()
+	f.Doc.Undo(rec)
+	return f.SaveOrRemove(log.WasCreated(SettingsPath), log.WasCreated(filepath.ToSlash(filepath.Dir(SettingsPath))))
+}
+
+// fallbackRecord is what an install into a missing file inserts, used to
+// uninstall an install made before the log was kept; hooksConfig.enabled
+// only with enabled.
+func fallbackRecord(enabled bool) *jsonedit.Record {
+	r := &jsonedit.Record{}
+	r.Member([]string{"hooks"}, nil)
+	for _, s := range HookTable() {
+		r.Member([]string{"hooks", s.Event}, nil)
+	}
+	if enabled {
+		r.Member([]string{"hooksConfig"}, nil)
+		r.Member([]string{"hooksConfig", "enabled"}, []byte("true"))
+	}
+	return r
 }
 
 // hasEvents reports whether hooks still holds event arrays (the loader
 // ignores the legacy keys enabled, disabled and notifications).
-func hasEvents(hooks *agent.Object) bool {
-	for _, k := range hooks.Keys() {
+func hasEvents(d *jsonedit.Doc) bool {
+	for _, k := range d.Keys("hooks") {
 		if k != "enabled" && k != "disabled" && k != "notifications" {
 			return true
 		}
@@ -270,11 +272,10 @@ func HooksInstalledIn(repoRoot string) (bool, error) {
 	if err != nil || !f.Exists {
 		return false, err
 	}
-	hooks, err := agent.SubObject(f.Root, "hooks", path)
-	if err != nil {
-		return false, err
+	if k := f.Doc.Kind("hooks"); k != 0 && k != '{' && k != 'v' {
+		return false, fmt.Errorf("%s: %w: \"hooks\" is not an object", path, agent.ErrInvalidSettings)
 	}
-	return editor().ContainsOurs(hooks), nil
+	return editor().ContainsOurs(f.Doc), nil
 }
 
 // InstallHooksIn implements agent.HookInstaller.
@@ -283,7 +284,9 @@ func (a *Agent) InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (
 }
 
 // UninstallHooksIn implements agent.HookInstaller.
-func (a *Agent) UninstallHooksIn(repoRoot string) error { return UninstallHooksIn(repoRoot) }
+func (a *Agent) UninstallHooksIn(repoRoot string, log *agent.InstallLog) error {
+	return UninstallHooksIn(repoRoot, log)
+}
 
 // HooksInstalledIn implements agent.HookInstaller.
 func (a *Agent) HooksInstalledIn(repoRoot string) (bool, error) { return HooksInstalledIn(repoRoot) }
@@ -305,7 +308,7 @@ func (a *Agent) UninstallHooks() error {
 	if err != nil {
 		return err
 	}
-	return UninstallHooksIn(root)
+	return UninstallHooksIn(root, nil)
 }
 
 // AreHooksInstalled reports whether hooks are installed in the repository

@@ -66,7 +66,7 @@ func TestGeminiInstall(t *testing.T) {
 	if ok, _ := geminicli.HooksInstalledIn(root); !ok {
 		t.Errorf("not installed")
 	}
-	if err := geminicli.UninstallHooksIn(root); err != nil {
+	if err := geminicli.UninstallHooksIn(root, nil); err != nil {
 		t.Fatal(err)
 	}
 	data, _ = os.ReadFile(path)

@@ -351,7 +351,7 @@ func assertCommands(t *testing.T, data []byte) {
 // only Entire's content may be gone.
 func assertUninstalled(t *testing.T, root string, foreign bool) {
 	t.Helper()
-	if err := geminicli.UninstallHooksIn(root); err != nil {
+	if err := geminicli.UninstallHooksIn(root, nil); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(filepath.Join(root, geminicli.SettingsPath))

@@ -319,18 +319,22 @@ func runUninstall(ctx context.Context, opts *disableOptions, repo *gitrepo.Repo)
 		failed = true
 		fmt.Fprintf(errOut, "Warning: "+format+"\n", a...)
 	}
+	log, err := loadInstallLog(repo)
+	if err != nil {
+		warn("%v", err)
+	}
 	for _, name := range agent.List() {
 		a, err := agent.Get(name)
 		if err != nil {
 			continue
 		}
 		if inst, ok := a.(agent.HookInstaller); ok {
-			if err := inst.UninstallHooksIn(repo.Root); err != nil {
+			if err := inst.UninstallHooksIn(repo.Root, log); err != nil {
 				warn("remove %s hooks: %v", a.Type(), err)
 			}
 		}
 	}
-	if err := hooks.UnregisterMCP(repo.Root); err != nil {
+	if err := hooks.UnregisterMCP(repo.Root, log); err != nil {
 		warn("remove the entire MCP server registration: %v", err)
 	}
 	if _, err := githook.Uninstall(githook.Options{RepoRoot: repo.Root, Warn: errOut}); err != nil {
@@ -341,6 +345,12 @@ func runUninstall(ctx context.Context, opts *disableOptions, repo *gitrepo.Repo)
 	}
 	if err := os.RemoveAll(filepath.Join(repo.Root, settings.Dir)); err != nil {
 		warn("remove %s: %v", settings.Dir, err)
+	}
+	if err := settings.RemoveIgnored(repo.CommonDir); err != nil {
+		warn("%v", err)
+	}
+	if err := removeCreatedDirs(repo, log); err != nil {
+		warn("remove the install log: %v", err)
 	}
 	if len(plan.Shadow) > 0 {
 		// git branch -D refuses to delete a branch checked out in any

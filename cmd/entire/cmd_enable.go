@@ -165,11 +165,15 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 		fmt.Fprintf(out, "Agent: %s (use --agent to change)\n", ag.Type())
 	}
 	localDev := opts.LocalDev || current.LocalDev
-	added, err := installer.InstallHooksIn(repo.Root, agent.HookInstallOptions{LocalDev: localDev, Force: opts.Force})
+	track, err := trackInstall(repo)
+	if err != nil {
+		return err
+	}
+	added, err := installer.InstallHooksIn(repo.Root, agent.HookInstallOptions{LocalDev: localDev, Force: opts.Force, Log: track.log})
 	if err != nil {
 		return fmt.Errorf("install %s hooks: %w", ag.Type(), err)
 	}
-	if _, err := hooks.RegisterMCP(repo.Root, ag.Name()); err != nil {
+	if _, err := hooks.RegisterMCP(repo.Root, ag.Name(), track.log); err != nil {
 		return fmt.Errorf("register the entire MCP server for %s: %w", ag.Type(), err)
 	}
 	if _, err := settings.EnsureDir(repo.Root); err != nil {
@@ -184,6 +188,9 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 		return err
 	}
 	if _, err := githook.Install(githook.Options{RepoRoot: repo.Root, LocalDev: merged.LocalDev, Warn: errOut}); err != nil {
+		return err
+	}
+	if err := track.finish(); err != nil {
 		return err
 	}
 	if mode == modeAgent {
@@ -342,13 +349,19 @@ func refreshInstalledAgents(repo *gitrepo.Repo, s *settings.Settings, out, errOu
 		if installed, err := inst.HooksInstalledIn(repo.Root); err != nil || !installed {
 			continue
 		}
-		if n, err := inst.InstallHooksIn(repo.Root, agent.HookInstallOptions{LocalDev: s.LocalDev}); err != nil {
+		log, _ := loadInstallLog(repo)
+		if n, err := inst.InstallHooksIn(repo.Root, agent.HookInstallOptions{LocalDev: s.LocalDev, Log: log}); err != nil {
 			fmt.Fprintf(errOut, "Warning: could not update %s hooks: %v\n", a.Type(), err)
 		} else if n > 0 {
 			fmt.Fprintf(out, "Updated %s hooks (%d added)\n", a.Type(), n)
 		}
-		if _, err := hooks.RegisterMCP(repo.Root, name); err != nil {
+		if _, err := hooks.RegisterMCP(repo.Root, name, log); err != nil {
 			fmt.Fprintf(errOut, "Warning: could not register the entire MCP server for %s: %v\n", a.Type(), err)
+		}
+		if log != nil {
+			if err := (&installTracker{repo: repo, log: log}).finish(); err != nil {
+				fmt.Fprintf(errOut, "Warning: %v\n", err)
+			}
 		}
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/entirecli/entire/jsonedit"
+	"github.com/entirecli/entire/internal/jsonedit"
 )
 
 // HookEntry is one hook handler an agent wants in its settings file, in the

@@ -3,7 +3,7 @@ package agent
 import (
 	"slices"
 
-	"github.com/entirecli/entire/jsonedit"
+	"github.com/entirecli/entire/internal/jsonedit"
 )
 
 // InstallLog is what `entire enable` added to a work tree, kept in the git

@@ -10,7 +10,7 @@ import (
 	"slices"
 
 	"github.com/entirecli/entire/atomicfile"
-	"github.com/entirecli/entire/jsonedit"
+	"github.com/entirecli/entire/internal/jsonedit"
 )
 
 // SettingsFile is a JSON settings file (.claude/settings.json,

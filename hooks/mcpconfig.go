@@ -9,7 +9,7 @@ import (
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/agent/claudecode"
 	"github.com/entirecli/entire/agent/geminicli"
-	"github.com/entirecli/entire/jsonedit"
+	"github.com/entirecli/entire/internal/jsonedit"
 )
 
 // MCPServerName is the name `entire mcp` is registered under; agents show

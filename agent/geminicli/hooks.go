@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/jsonedit"
+	"github.com/entirecli/entire/internal/jsonedit"
 )
 
 // SettingsPath is the project settings file, relative to the repository root.

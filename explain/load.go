@@ -128,7 +128,7 @@ func (l *Loader) Resolve(id string) (checkpoint.ID, error) {
 type ViewOptions struct {
 	Mode Mode
 	// SearchAll looks for linked commits in every ref without a depth
-	// limit instead of the last 500 first-parent commits of HEAD.
+	// limit instead of the first 500 commits `git log HEAD` walks.
 	SearchAll bool
 }
 

@@ -55,8 +55,8 @@ func (l *Loader) List(ctx context.Context, session string) (*ListView, error) {
 		}
 		g := byID[string(id)]
 		if g == nil {
-			if len(byID) >= listLimit {
-				continue
+			if len(groups) >= listLimit {
+				continue // only the checkpoints listed count
 			}
 			cp, err := l.Store.Read(id)
 			if err != nil && !errors.Is(err, checkpoint.ErrNotFound) {

@@ -35,6 +35,55 @@ type Loader struct {
 	// ("main", "origin/main"); "" when unknown. The list view of another
 	// branch stops at commits reachable from it.
 	DefaultBranch string
+	// Remote is the checkpoint remote, named in the fetch command shown
+	// for transcript objects missing here ("" means origin).
+	Remote string
+}
+
+// MissingObjects returns the hashes of the objects of s's stored
+// transcript (its chunks, and the tree of values moved out of long lines
+// with its entries) that are not in the repository, as in a partial
+// clone; nil when none is missing.
+func (l *Loader) MissingObjects(s *checkpoint.Session) []string {
+	st := s.StoredTranscript()
+	var out []string
+	check := func(h plumbing.Hash) bool {
+		if l.Repo.HasObject(h) {
+			return true
+		}
+		out = append(out, h.String())
+		return false
+	}
+	for _, h := range st.Chunks {
+		check(h)
+	}
+	if !st.Blobs.IsZero() && check(st.Blobs) {
+		if t, err := l.Repo.Git.TreeObject(st.Blobs); err == nil {
+			for _, e := range t.Entries {
+				if check(e.Hash) && !e.Mode.IsFile() {
+					if sub, err := l.Repo.Git.TreeObject(e.Hash); err == nil {
+						for _, se := range sub.Entries {
+							check(se.Hash)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// FetchCommand is the git command that fetches the given objects from the
+// checkpoint remote.
+func (l *Loader) FetchCommand(objects []string) string {
+	return fetchCommand(l.Remote, objects)
+}
+
+func fetchCommand(remote string, objects []string) string {
+	if remote == "" {
+		remote = "origin"
+	}
+	return "git fetch " + remote + " " + strings.Join(objects, " ")
 }
 
 // Resolve returns the committed checkpoint that id names: the ID itself
@@ -79,7 +128,7 @@ func (l *Loader) Resolve(id string) (checkpoint.ID, error) {
 type ViewOptions struct {
 	Mode Mode
 	// SearchAll looks for linked commits in every ref without a depth
-	// limit instead of the last 500 first-parent commits of HEAD.
+	// limit instead of the first 500 commits `git log HEAD` walks.
 	SearchAll bool
 }
 
@@ -91,15 +140,18 @@ func (l *Loader) Checkpoint(ctx context.Context, id checkpoint.ID, opts ViewOpti
 	if err != nil {
 		return nil, nil, err
 	}
-	v := &CheckpointView{ID: string(id), Files: cp.Root.FilesTouched, CommitsSearched: true, SearchedAll: opts.SearchAll}
+	v := &CheckpointView{ID: string(id), Files: cp.Root.FilesTouched, CommitsSearched: true, SearchedAll: opts.SearchAll,
+		FetchRemote: l.Remote}
 	tokens := &agent.TokenUsage{}
+	recorded := false
 	for _, s := range cp.Sessions {
 		m := s.Metadata
 		if v.Created.IsZero() || (!m.CreatedAt.IsZero() && m.CreatedAt.Before(v.Created)) {
 			v.Created = m.CreatedAt
 		}
+		recorded = recorded || m.TokenUsage != nil
 		tokens.Add(m.TokenUsage)
-		sv, err := sessionView(s, opts.Mode)
+		sv, err := l.sessionView(s, opts.Mode)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -112,14 +164,18 @@ func (l *Loader) Checkpoint(ctx context.Context, id checkpoint.ID, opts ViewOpti
 		}
 	}
 	if r := cp.Root.TokenUsage; r != nil {
+		recorded = true
 		// The root summary's totals, with the sessions' subagent usage
-		// that SPEC's root summary leaves out.
-		sub := tokens.SubagentTokens
-		root := *r
-		tokens = &root
-		tokens.SubagentTokens = sub
+		// that SPEC's root summary leaves out; a root of zeros over
+		// sessions that recorded usage does not hide theirs.
+		if !r.IsZero() || tokens.IsZero() {
+			sub := tokens.SubagentTokens
+			root := *r
+			tokens = &root
+			tokens.SubagentTokens = sub
+		}
 	}
-	if !tokens.IsZero() {
+	if recorded {
 		v.Tokens = tokens
 	}
 	latest := cp.Sessions[len(cp.Sessions)-1].Metadata
@@ -139,9 +195,23 @@ func Scope(m checkpoint.SessionMetadata) int {
 	return m.TranscriptLinesAtStart
 }
 
+// ScopedTranscript returns the condensed entries of a session's checkpoint
+// scope (SPEC 4.3). A legacy transcript_lines_at_start (without
+// checkpoint_transcript_start) past the end of the stored transcript
+// counted the lines of another file than the one stored: the scope is then
+// the whole transcript.
+func ScopedTranscript(content []byte, m checkpoint.SessionMetadata) ([]Entry, error) {
+	entries, n, err := parseTranscript(content, Scope(m))
+	if err == nil && m.CheckpointTranscriptStart == 0 && m.TranscriptLinesAtStart > n {
+		return ParseTranscript(content, 0)
+	}
+	return entries, err
+}
+
 // sessionView reads one session's prompts and, unless mode is ModeShort,
-// its condensed transcript.
-func sessionView(s *checkpoint.Session, mode Mode) (SessionView, error) {
+// its condensed transcript. A transcript whose objects are not in the
+// repository is reported in the view (MissingObjects), not as an error.
+func (l *Loader) sessionView(s *checkpoint.Session, mode Mode) (SessionView, error) {
 	m := s.Metadata
 	sv := SessionView{ID: m.SessionID, Agent: m.Agent, Tokens: m.TokenUsage}
 	if m.IsTask {
@@ -154,9 +224,10 @@ func sessionView(s *checkpoint.Session, mode Mode) (SessionView, error) {
 	content, err := s.Transcript()
 	if err != nil {
 		sv.Prompts = s.Prompts()
+		sv.MissingObjects = l.MissingObjects(s)
 		return sv, nil // a session without transcript still has its metadata
 	}
-	scoped, err := ParseTranscript(content, Scope(m))
+	scoped, err := ScopedTranscript(content, m)
 	if err != nil {
 		return sv, fmt.Errorf("session %s: %w", m.SessionID, err)
 	}
@@ -297,19 +368,23 @@ func (l *Loader) hasHead() bool {
 	return err == nil && !h.IsZero()
 }
 
-// LinkedCommits returns the commits whose Entire-Checkpoint trailer is id,
-// newest first: among the last 500 first-parent commits of HEAD, or with
-// searchAll among all commits of all branches (shadow and metadata branches
-// excluded).
+// LinkedCommits returns the commits that carry checkpoint id (one of
+// their Entire-Checkpoint trailers is id), in the order git log walks
+// them: among the first 500 commits `git log HEAD` walks, merged-in
+// commits included, or with searchAll among all commits of all branches
+// (shadow and metadata branches excluded).
 func (l *Loader) LinkedCommits(ctx context.Context, id checkpoint.ID, searchAll bool) ([]Commit, error) {
-	args := []string{"--grep=Entire-Checkpoint: *" + string(id), "--extended-regexp"}
+	var args []string
 	if searchAll {
-		args = append(args, "--exclude=entire/*", "--branches", "--exclude=*/entire/*", "--remotes", "--tags")
+		args = []string{"--grep=Entire-Checkpoint: *" + string(id), "--extended-regexp",
+			"--exclude=entire/*", "--branches", "--exclude=*/entire/*", "--remotes", "--tags"}
 	} else {
 		if !l.hasHead() {
 			return nil, nil
 		}
-		args = append(args, "--first-parent", "-n", strconv.Itoa(historyLimit), "HEAD")
+		// The bound counts the commits walked, not the matches: the
+		// messages are filtered here.
+		args = []string{"-n", strconv.Itoa(historyLimit), "HEAD"}
 	}
 	entries, err := l.gitLog(ctx, args...)
 	if err != nil {
@@ -317,9 +392,25 @@ func (l *Loader) LinkedCommits(ctx context.Context, id checkpoint.ID, searchAll 
 	}
 	var out []Commit
 	for _, e := range entries {
-		if got, ok := checkpoint.CheckpointOf(e.Message); ok && got == id {
+		if carries(e.Message, id) {
 			out = append(out, e.Commit)
 		}
 	}
 	return out, nil
+}
+
+// carries reports whether a commit message links to checkpoint id: by one
+// of its Entire-Checkpoint trailers (a squash commit has several), or by
+// the line CheckpointOf finds outside the trailer block.
+func carries(msg string, id checkpoint.ID) bool {
+	if !strings.Contains(msg, string(id)) {
+		return false
+	}
+	for _, v := range checkpoint.ParseTrailers(msg).All(checkpoint.TrailerCheckpoint) {
+		if got, err := checkpoint.ParseID(strings.TrimSpace(v)); err == nil && got == id {
+			return true
+		}
+	}
+	got, ok := checkpoint.CheckpointOf(msg)
+	return ok && got == id
 }

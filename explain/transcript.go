@@ -72,6 +72,13 @@ type line struct {
 // skipped; a document that looks like Gemini JSON but does not parse is an
 // error.
 func ParseTranscript(content []byte, start int) ([]Entry, error) {
+	entries, _, err := parseTranscript(content, start)
+	return entries, err
+}
+
+// parseTranscript is ParseTranscript that also returns the number of lines
+// (JSONL) or messages (Gemini's JSON document) of the whole transcript.
+func parseTranscript(content []byte, start int) ([]Entry, int, error) {
 	if start < 0 {
 		start = 0
 	}
@@ -80,7 +87,7 @@ func ParseTranscript(content []byte, start int) ([]Entry, error) {
 			Messages []line `json:"messages"`
 		}
 		if err := json.Unmarshal(content, &doc); err != nil {
-			return nil, fmt.Errorf("parse transcript: %w", err)
+			return nil, 0, fmt.Errorf("parse transcript: %w", err)
 		}
 		var out []Entry
 		for i := range doc.Messages {
@@ -88,7 +95,7 @@ func ParseTranscript(content []byte, start int) ([]Entry, error) {
 				out = appendLine(out, &doc.Messages[i])
 			}
 		}
-		return out, nil
+		return out, len(doc.Messages), nil
 	}
 	r := records{byID: map[string]int{}}
 	n := 0
@@ -118,7 +125,7 @@ func ParseTranscript(content []byte, start int) ([]Entry, error) {
 			r.add(&g)
 		}
 	}
-	return r.entries(), nil
+	return r.entries(), n, nil
 }
 
 // records collects the entries of JSONL records in order. Records with a

@@ -46,6 +46,10 @@ type SessionView struct {
 	// checkpoint records ("" when it is not a task checkpoint); commit
 	// subjects show only its first 12 characters.
 	ToolUseID string
+	// MissingObjects are the hashes of the stored transcript's objects
+	// that are not in this repository (a partial clone): the transcript
+	// cannot be shown until they are fetched.
+	MissingObjects []string
 }
 
 // CheckpointView is everything the checkpoint view of `entire explain`
@@ -72,6 +76,9 @@ type CheckpointView struct {
 	CommitsSearched bool
 	// SearchedAll says the commits were looked for in every branch.
 	SearchedAll bool
+	// FetchRemote is the remote named in the fetch command of a missing
+	// transcript ("" means origin).
+	FetchRemote string
 	// Summary is the AI summary of the latest session (nil: not generated).
 	Summary     *checkpoint.Summary
 	Files       []string
@@ -218,12 +225,31 @@ func writeDetails(b *strings.Builder, v *CheckpointView, mode Mode) {
 		} else {
 			p("%s\n", title)
 		}
+		if len(s.MissingObjects) > 0 {
+			writeMissing(b, v.FetchRemote, s.MissingObjects)
+			continue
+		}
 		if len(s.Transcript) == 0 {
 			p("(empty)\n")
 			continue
 		}
 		_ = WriteTranscript(b, s.Transcript) // a strings.Builder does not fail
 	}
+}
+
+// writeMissing says that a transcript's objects are not here and how to
+// fetch them.
+func writeMissing(b *strings.Builder, remote string, objects []string) {
+	short := make([]string, len(objects))
+	for i, o := range objects {
+		short[i] = o[:min(12, len(o))]
+	}
+	if len(objects) == 1 {
+		fmt.Fprintf(b, "(not available here: the transcript's object %s is missing from this repository, as in a partial clone)\nTo fetch it, run:\n", short[0])
+	} else {
+		fmt.Fprintf(b, "(not available here: the transcript's objects %s are missing from this repository, as in a partial clone)\nTo fetch them, run:\n", strings.Join(short, ", "))
+	}
+	fmt.Fprintf(b, "  %s\n", fetchCommand(remote, objects))
 }
 
 func list(b *strings.Builder, title, bullet string, items []string) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -82,9 +81,6 @@ type Options struct {
 	// Now is the clock for undo points and rewind steps; nil means
 	// time.Now.
 	Now func() time.Time
-	// Home returns the home directory, against which committed
-	// checkpoints store transcript paths; nil means os.UserHomeDir.
-	Home func() (string, error)
 	// Progress receives one line per file changed and other notes meant
 	// for a person; nil discards them.
 	Progress io.Writer
@@ -96,19 +92,15 @@ type Rewinder struct {
 	repo     *gitrepo.Repo
 	sessions *session.Store
 	now      func() time.Time
-	home     func() (string, error)
 	out      io.Writer
 	undo     *undostore.Store // opened by undoStore
 }
 
 // New returns a Rewinder over opts.
 func New(opts Options) *Rewinder {
-	r := &Rewinder{repo: opts.Repo, sessions: opts.Sessions, now: opts.Now, home: opts.Home, out: opts.Progress}
+	r := &Rewinder{repo: opts.Repo, sessions: opts.Sessions, now: opts.Now, out: opts.Progress}
 	if r.now == nil {
 		r.now = time.Now
-	}
-	if r.home == nil {
-		r.home = os.UserHomeDir
 	}
 	if r.out == nil {
 		r.out = io.Discard

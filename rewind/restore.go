@@ -223,7 +223,7 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 		return nil, err
 	}
 	if data != nil {
-		path, ag, err := r.transcriptTarget(p.SessionID, st, "")
+		path, ag, err := r.transcriptTarget(p.SessionID, st, "", data)
 		if err != nil {
 			return nil, err
 		}

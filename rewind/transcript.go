@@ -47,10 +47,13 @@ type sessionFilePather interface {
 	SessionFilePath(*agent.AgentSession) (string, error)
 }
 
-// transcriptTarget returns where a session's transcript lives (SPEC 4.6):
-// the state's live transcript path, else the agent's naming in its session
-// directory. st may be nil; agentType may be empty.
-func (r *Rewinder) transcriptTarget(sessionID string, st *session.State, agentType string) (string, agent.Agent, error) {
+// transcriptTarget returns where a session's transcript is written back:
+// the state's live transcript path (the file the agent uses on this
+// machine), else the file the agent's own session writer picks in its
+// session directory for this repository, as resume writes it (data, the
+// transcript to write, picks Gemini CLI's file name). st may be nil;
+// agentType may be empty.
+func (r *Rewinder) transcriptTarget(sessionID string, st *session.State, agentType string, data []byte) (string, agent.Agent, error) {
 	if st != nil && agentType == "" {
 		agentType = st.AgentType
 	}
@@ -61,7 +64,7 @@ func (r *Rewinder) transcriptTarget(sessionID string, st *session.State, agentTy
 	if ag == nil {
 		return "", nil, fmt.Errorf("session %s: no transcript path recorded and unknown agent %q", sessionID, agentType)
 	}
-	s := &agent.AgentSession{SessionID: sessionID, AgentName: ag.Name(), RepoPath: r.repo.Root}
+	s := &agent.AgentSession{SessionID: sessionID, AgentName: ag.Name(), RepoPath: r.repo.Root, NativeData: data}
 	if p, ok := ag.(sessionFilePather); ok {
 		path, err := p.SessionFilePath(s)
 		return path, ag, err
@@ -131,9 +134,12 @@ func prefixChunks(s checkpoint.Stored) []plumbing.Hash {
 }
 
 // checkpointTranscripts returns the transcripts of every session slot of a
-// committed checkpoint with their targets (SPEC 6.3 step 4): $HOME plus the
-// slot's transcript_path, else the session state's, else the agent's
-// naming. Slots without a session ID or a transcript are skipped.
+// committed checkpoint with their targets: the session state's live path,
+// else the file the agent's session writer picks for this repository, as
+// resume does, so that the printed resume command finds the session. SPEC
+// 4.6 put $HOME plus the slot's transcript_path first, a path of the
+// machine that recorded the session. Slots without a session ID or a
+// transcript are skipped.
 func (r *Rewinder) checkpointTranscripts(id checkpoint.ID) ([]Transcript, error) {
 	cp, err := checkpoint.NewStore(r.repo, r.now).Read(id)
 	if err != nil {
@@ -157,17 +163,8 @@ func (r *Rewinder) checkpointTranscripts(id checkpoint.ID) ([]Transcript, error)
 		if st != nil && st.TranscriptPath != "" && st.AgentType != "" && st.AgentType != string(label) {
 			st = nil // another agent's session with the same ID
 		}
-		path, ag, err := r.transcriptTarget(m.SessionID, st, string(label))
-		if m.TranscriptPath != "" {
-			path = m.TranscriptPath
-			if !filepath.IsAbs(path) {
-				home, herr := r.home()
-				if herr != nil {
-					return nil, fmt.Errorf("home directory: %w", herr)
-				}
-				path = filepath.Join(home, filepath.FromSlash(path))
-			}
-		} else if err != nil {
+		path, ag, err := r.transcriptTarget(m.SessionID, st, string(label), data)
+		if err != nil {
 			return nil, err
 		}
 		t := Transcript{SessionID: m.SessionID, Path: path, data: data, chunks: prefixChunks(s.StoredTranscript())}

@@ -145,7 +145,8 @@ func runExplain(ctx context.Context, opts *explainOptions) error {
 	if err := session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: f.Now}).AwaitTurnFinishes(5 * time.Second); err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v\n", err)
 	}
-	l := &explain.Loader{Repo: repo, Store: checkpoint.NewStore(repo, f.Now), DefaultBranch: defaultBranch(repo)}
+	l := &explain.Loader{Repo: repo, Store: checkpoint.NewStore(repo, f.Now), DefaultBranch: defaultBranch(repo),
+		Remote: loadSettings(repo).CheckpointRemote()}
 	var buf bytes.Buffer
 	switch {
 	case opts.Commit != "":
@@ -298,7 +299,7 @@ func rawTranscript(opts *explainOptions, l *explain.Loader, id checkpoint.ID) er
 	}
 	data, err := cp.Sessions[len(cp.Sessions)-1].Transcript()
 	if err != nil {
-		return err
+		return missingTranscript(l, cp.Sessions[len(cp.Sessions)-1], err)
 	}
 	if opts.f.IO.IsStdoutTTY() {
 		data = []byte(iostreams.Escape(string(data)))
@@ -321,9 +322,9 @@ func generateSummary(ctx context.Context, opts *explainOptions, l *explain.Loade
 	}
 	content, err := s.Transcript()
 	if err != nil {
-		return fmt.Errorf("cannot summarize checkpoint %s: %w", id, err)
+		return fmt.Errorf("cannot summarize checkpoint %s: %w", id, missingTranscript(l, s, err))
 	}
-	entries, err := explain.ParseTranscript(content, explain.Scope(s.Metadata))
+	entries, err := explain.ScopedTranscript(content, s.Metadata)
 	if err != nil {
 		return err
 	}
@@ -344,6 +345,15 @@ func generateSummary(ctx context.Context, opts *explainOptions, l *explain.Loade
 	}
 	fmt.Fprintln(f.IO.Out, "✓ Summary generated and saved")
 	return nil
+}
+
+// missingTranscript turns the error of reading a session's transcript
+// into one that names the fetch to run when its objects are not here.
+func missingTranscript(l *explain.Loader, s *checkpoint.Session, err error) error {
+	if missing := l.MissingObjects(s); len(missing) > 0 {
+		return fmt.Errorf("the transcript of session %s is not in this repository (a partial clone?); fetch it with: %s", s.Metadata.SessionID, l.FetchCommand(missing))
+	}
+	return err
 }
 
 // runProgram is the explain.Runner of the real process.

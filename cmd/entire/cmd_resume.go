@@ -43,7 +43,9 @@ that continues each session (claude -r <id>, gemini --resume <id>).
 
 It works in a fresh clone on another machine. A local transcript with newer
 entries than the checkpoint's is only overwritten after confirmation or with
---force. Nothing is changed when something is wrong.`,
+--force. Nothing is changed when something is wrong. Sessions that only
+older checkpoints of the branch hold are named, each with the
+` + "`entire rewind --to <commit> --logs-only`" + ` that restores it.`,
 		Example: `  entire resume feature/login
   entire resume feature/login --force`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -167,6 +169,7 @@ func runResume(ctx context.Context, opts *resumeOptions) error {
 	syncSideBranches(ctx, f, repo)
 	restoreCheckpointNotes(ctx, f, repo, plans, opts.Force)
 	printResumeCommands(f, plans)
+	printOtherSessions(ctx, f, repo, store, tip, b, found.commit, plans)
 	return nil
 }
 

@@ -6,7 +6,6 @@ import (
 
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -100,7 +99,6 @@ func runRewind(ctx context.Context, opts *rewindOptions) error {
 		Repo:     repo,
 		Sessions: session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: f.Now}),
 		Now:      f.Now,
-		Home:     homeDir(f),
 		Progress: f.IO.ErrOut,
 	})
 	switch {
@@ -146,16 +144,6 @@ func (o *rewindOptions) validate() error {
 		return usageErrorf("--dry-run cannot be combined with --reset")
 	}
 	return nil
-}
-
-// homeDir returns the home directory as the factory's environment sees it.
-func homeDir(f *factory) func() (string, error) {
-	return func() (string, error) {
-		if h := f.Getenv("HOME"); h != "" {
-			return h, nil
-		}
-		return os.UserHomeDir()
-	}
 }
 
 // rewindTo rewinds to p as the flags say, without asking.

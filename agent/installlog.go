@@ -18,6 +18,19 @@ type InstallLog struct {
 	Created []string `json:"created,omitempty"`
 	// Files maps an edited JSON file to what was inserted into it.
 	Files map[string]*jsonedit.Record `json:"files,omitempty"`
+	// Appended maps a text file to the text enable appended to its end.
+	Appended map[string]string `json:"appended,omitempty"`
+}
+
+// AddAppended notes that enable appended text to the end of file rel.
+func (l *InstallLog) AddAppended(rel, text string) {
+	if l == nil || text == "" {
+		return
+	}
+	if l.Appended == nil {
+		l.Appended = map[string]string{}
+	}
+	l.Appended[rel] += text
 }
 
 // Record returns the record of file rel, creating it (nil for a nil log).

@@ -21,16 +21,18 @@ func GitignoreEntries() []string {
 // .entire/.gitignore contains every GitignoreEntries line: each missing
 // entry is appended on its own line (an entry counts as present if the file
 // contains it as a substring, as Entire 0.4.x does). Existing content is
-// kept. It reports whether it wrote anything; a second call returns false.
-func EnsureDir(repoRoot string) (bool, error) {
+// kept. It returns the text it appended (with the newline that ends a last
+// line that had none), "" when it wrote nothing; a second call returns "".
+// RemoveAppended takes that text out again.
+func EnsureDir(repoRoot string) (string, error) {
 	dir := filepath.Join(repoRoot, Dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return false, fmt.Errorf("create %s: %w", dir, err)
+		return "", fmt.Errorf("create %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, ".gitignore")
 	cur, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("read %s: %w", path, err)
+		return "", fmt.Errorf("read %s: %w", path, err)
 	}
 	content := string(cur)
 	var add strings.Builder
@@ -40,15 +42,51 @@ func EnsureDir(repoRoot string) (bool, error) {
 		}
 	}
 	if add.Len() == 0 {
-		return false, nil
+		return "", nil
 	}
+	appended := add.String()
 	if content != "" && !strings.HasSuffix(content, "\n") {
-		content += "\n"
+		appended = "\n" + appended
 	}
-	if err := atomicfile.Write(path, []byte(content+add.String()), 0o644); err != nil {
-		return false, err
+	if err := atomicfile.Write(path, []byte(content+appended), 0o644); err != nil {
+		return "", err
 	}
-	return true, nil
+	return appended, nil
+}
+
+// RemoveAppended takes appended, the text EnsureDir appended to the file at
+// path, out of it again: from the end of the file when it is still there,
+// else the last occurrence of each of its lines. Every other byte is kept.
+// A missing file is left alone.
+func RemoveAppended(path, appended string) error {
+	cur, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) || appended == "" {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	content := string(cur)
+	if strings.HasSuffix(content, appended) {
+		content = strings.TrimSuffix(content, appended)
+	} else {
+		for _, line := range strings.Split(strings.Trim(appended, "\n"), "\n") {
+			if i := strings.LastIndex("\n"+content, "\n"+line+"\n"); i >= 0 {
+				content = content[:i] + content[i+len(line)+1:]
+			}
+		}
+	}
+	if content == string(cur) {
+		return nil
+	}
+	perm := fs.FileMode(0o644)
+	if info, err := os.Stat(path); err == nil {
+		perm = info.Mode().Perm()
+	}
+	if err := atomicfile.Write(path, []byte(content), perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // excludeComment heads the lines EnsureIgnored adds to info/exclude.

@@ -30,19 +30,26 @@ func TestEnsureDir(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			changed, err := EnsureDir(root)
+			appended, err := EnsureDir(root)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if changed != (tt.existing != tt.want) {
-				t.Errorf("changed = %v", changed)
+			if (appended != "") != (tt.existing != tt.want) {
+				t.Errorf("appended = %q", appended)
 			}
 			got, _ := os.ReadFile(path)
 			if string(got) != tt.want {
 				t.Fatalf(".gitignore = %q, want %q", got, tt.want)
 			}
-			if changed, err := EnsureDir(root); changed || err != nil {
-				t.Fatalf("second EnsureDir = %v %v", changed, err)
+			if again, err := EnsureDir(root); again != "" || err != nil {
+				t.Fatalf("second EnsureDir = %q %v", again, err)
+			}
+			// What was appended comes out again, byte for byte.
+			if err := RemoveAppended(path, appended); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(path); string(got) != tt.existing && !(tt.existing == "" && string(got) == "") {
+				t.Errorf("after RemoveAppended: %q, want %q", got, tt.existing)
 			}
 		})
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -343,7 +342,7 @@ func runUninstall(ctx context.Context, opts *disableOptions, repo *gitrepo.Repo)
 	if err := os.RemoveAll(plan.SessionDir); err != nil {
 		warn("remove session state: %v", err)
 	}
-	if err := os.RemoveAll(filepath.Join(repo.Root, settings.Dir)); err != nil {
+	if err := removeEntireDir(repo, log); err != nil {
 		warn("remove %s: %v", settings.Dir, err)
 	}
 	if err := settings.RemoveIgnored(repo.CommonDir); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/hooks/githook"
+	"github.com/entirecli/entire/internal/jsonedit"
 	"github.com/entirecli/entire/settings"
 )
 
@@ -176,10 +177,12 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 	if _, err := hooks.RegisterMCP(repo.Root, ag.Name(), track.log); err != nil {
 		return fmt.Errorf("register the entire MCP server for %s: %w", ag.Type(), err)
 	}
-	if _, err := settings.EnsureDir(repo.Root); err != nil {
+	appended, err := settings.EnsureDir(repo.Root)
+	if err != nil {
 		return err
 	}
-	target, err := writeEnableSettings(repo.Root, opts, mode, out)
+	track.log.AddAppended(settingsGitignore, appended)
+	target, err := writeEnableSettings(repo.Root, opts, mode, track.log, out)
 	if err != nil {
 		return err
 	}
@@ -225,7 +228,14 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 // file is written, keys the local file also sets are updated there too, so
 // that an override (typically "enabled": false from `entire disable`) does
 // not undo the enable.
-func writeEnableSettings(root string, opts *enableOptions, mode enableMode, info io.Writer) (string, error) {
+func writeEnableSettings(root string, opts *enableOptions, mode enableMode, log *agent.InstallLog, info io.Writer) (string, error) {
+	record := func(path string) *jsonedit.Record {
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return nil
+		}
+		return log.Record(filepath.ToSlash(rel))
+	}
 	project, local := settings.ProjectPath(root), settings.LocalPath(root)
 	_, statErr := os.Stat(project)
 	projectExists := statErr == nil
@@ -255,7 +265,7 @@ func writeEnableSettings(root string, opts *enableOptions, mode enableMode, info
 	default:
 		// The project file is shared: leave it alone, unless it already
 		// says everything this run would write.
-		changes, err := edit.apply(project, false, true)
+		changes, err := edit.apply(project, nil, false, true)
 		if err != nil {
 			return "", err
 		}
@@ -265,11 +275,11 @@ func writeEnableSettings(root string, opts *enableOptions, mode enableMode, info
 			fmt.Fprintln(info, "  Use --project to update the project settings file.")
 		}
 	}
-	if _, err := edit.apply(target, false, false); err != nil {
+	if _, err := edit.apply(target, record(target), false, false); err != nil {
 		return "", err
 	}
 	if target == project {
-		if _, err := edit.apply(local, true, false); err != nil {
+		if _, err := edit.apply(local, record(local), true, false); err != nil {
 			return "", err
 		}
 	}

@@ -222,3 +222,24 @@ func TestUninstallKeepsUserEditsAfterEnable(t *testing.T) {
 		})
 	}
 }
+
+// TestUninstallKeepsAnExistingEntireDir: a .entire/ the project already had
+// (a teammate's committed settings and .gitignore, in their own layout)
+// comes back byte for byte; only what enable added to it is taken out,
+// including the working files hooks wrote there.
+func TestUninstallKeepsAnExistingEntireDir(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	writeFileT(t, filepath.Join(dir, ".entire", "settings.json"), "{\n\t\"log_level\": \"debug\",\n\t\"strategy\": \"manual-commit\"\n}")
+	writeFileT(t, filepath.Join(dir, ".entire", ".gitignore"), "# team\nlogs/")
+	writeFileT(t, filepath.Join(dir, ".entire", "README"), "ours\n")
+	before := treeSnapshot(t, dir)
+	enableUninstall(t, dir, "claude-code", func() {
+		got, err := os.ReadFile(filepath.Join(dir, ".entire", "settings.json"))
+		if err != nil || !bytes.Contains(got, []byte("\t\"enabled\": true")) {
+			t.Fatalf("settings after enable, in the file's own layout: %v\n%s", err, got)
+		}
+		writeFileT(t, filepath.Join(dir, ".entire", "logs", "entire.log"), "a hook's log\n")
+	})
+	diffTrees(t, before, treeSnapshot(t, dir))
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/hooks/githook"
+	"github.com/entirecli/entire/internal/jsonedit"
 	"github.com/entirecli/entire/settings"
 )
 
@@ -49,7 +50,8 @@ type installTracker struct {
 }
 
 // trackInstall opens the install log for an enable run: the existing one,
-// or a new one when nothing of Entire is installed yet. An install made
+// or a new one when nothing of Entire is installed yet (no agent hooks,
+// git hooks or MCP registration). An install made
 // before logs were kept gets none (nil), and uninstalling it falls back to
 // removing what Entire recognises as its own.
 func trackInstall(repo *gitrepo.Repo) (*installTracker, error) {
@@ -58,7 +60,9 @@ func trackInstall(repo *gitrepo.Repo) (*installTracker, error) {
 		return nil, err
 	}
 	if log == nil {
-		if st := inspectSetup(repo); !st.EntireDir && len(st.Agents) == 0 && st.GitHooks == 0 && !hooks.MCPRegistered(repo.Root) {
+		// A .entire/ alone is not an install: a project may commit its
+		// settings for teammates who have not enabled Entire yet.
+		if st := inspectSetup(repo); len(st.Agents) == 0 && st.GitHooks == 0 && !hooks.MCPRegistered(repo.Root) {
 			log = &agent.InstallLog{}
 		}
 	}
@@ -72,7 +76,7 @@ func trackInstall(repo *gitrepo.Repo) (*installTracker, error) {
 // paths are the files and directories enable may create, relative to the
 // work tree root.
 func (t *installTracker) paths() []string {
-	out := []string{settings.Dir, hooks.ClaudeMCPPath, filepath.ToSlash(filepath.Dir(hooks.ClaudeLocalSettingsPath)), hooks.ClaudeLocalSettingsPath}
+	out := []string{settings.Dir, settingsGitignore, settingsRel(settings.ProjectPath), settingsRel(settings.LocalPath), hooks.ClaudeMCPPath, filepath.ToSlash(filepath.Dir(hooks.ClaudeLocalSettingsPath)), hooks.ClaudeLocalSettingsPath}
 	for _, name := range agent.List() {
 		if a, err := agent.Get(name); err == nil {
 			if p := a.GetHookConfigPath(); p != "" {
@@ -109,6 +113,15 @@ func (t *installTracker) finish() error {
 	return nil
 }
 
+// settingsGitignore is .entire/.gitignore, relative to the work tree root.
+const settingsGitignore = settings.Dir + "/.gitignore"
+
+// settingsRel is the path of a settings file (settings.ProjectPath or
+// settings.LocalPath) relative to the work tree root.
+func settingsRel(pathIn func(root string) string) string {
+	return filepath.ToSlash(pathIn(""))
+}
+
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
@@ -131,4 +144,60 @@ func removeCreatedDirs(repo *gitrepo.Repo, log *agent.InstallLog) error {
 		return err
 	}
 	return nil
+}
+
+// removeEntireDir takes .entire/ out of the work tree: the whole directory
+// when enable created it (or the install predates the log), else only what
+// enable added to it: the files it created, its keys in the settings files
+// and its lines in .entire/.gitignore, plus entire's working directories
+// (logs, tmp, metadata), so that a .entire/ the project already had (a
+// teammate's committed settings) comes back as it was.
+func removeEntireDir(repo *gitrepo.Repo, log *agent.InstallLog) error {
+	dir := filepath.Join(repo.Root, settings.Dir)
+	if log.WasCreated(settings.Dir) {
+		return os.RemoveAll(dir)
+	}
+	var errs []error
+	for _, sub := range []string{"logs", "tmp", "metadata"} {
+		errs = append(errs, os.RemoveAll(filepath.Join(dir, sub)))
+	}
+	for _, rel := range []string{settingsRel(settings.ProjectPath), settingsRel(settings.LocalPath), settingsGitignore} {
+		path := filepath.Join(repo.Root, filepath.FromSlash(rel))
+		switch {
+		case log.WasCreated(rel):
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		case rel == settingsGitignore:
+			errs = append(errs, settings.RemoveAppended(path, log.Appended[rel]))
+		default:
+			errs = append(errs, undoJSON(path, log.Lookup(rel)))
+		}
+	}
+	_ = os.Remove(dir) // only when nothing else is left in it
+	return errors.Join(errs...)
+}
+
+// undoJSON takes what rec records out of the JSON file at path, keeping
+// every other byte and the file's mode. A missing file is left alone.
+func undoJSON(path string, rec *jsonedit.Record) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	doc, err := jsonedit.Parse(data)
+	if err != nil {
+		return fmt.Errorf("parse %s: %w", path, err)
+	}
+	if !doc.Undo(rec) {
+		return nil
+	}
+	perm := fs.FileMode(0o644)
+	if info, err := os.Stat(path); err == nil {
+		perm = info.Mode().Perm()
+	}
+	return atomicfile.Write(path, doc.Bytes(), perm)
 }

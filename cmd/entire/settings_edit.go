@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +12,7 @@ import (
 
 	"github.com/entirecli/entire/atomicfile"
 
-	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/internal/jsonedit"
 	"github.com/entirecli/entire/settings"
 )
 
@@ -39,7 +40,12 @@ type settingsEdit struct {
 // line with what was just written to the project file. It reports whether
 // the file changed. A file that is not valid settings is an error and is
 // left untouched.
-func (e settingsEdit) apply(path string, onlyPresent, dryRun bool) (bool, error) {
+//
+// The file is edited as text (jsonedit): a key it has gets its value
+// replaced where it stands, a missing key is added at the end of its object
+// in the file's own layout and noted in added (nil notes nothing), so that
+// `disable --uninstall` can take out exactly what enable added.
+func (e settingsEdit) apply(path string, added *jsonedit.Record, onlyPresent, dryRun bool) (bool, error) {
 	data, err := os.ReadFile(path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -48,50 +54,66 @@ func (e settingsEdit) apply(path string, onlyPresent, dryRun bool) (bool, error)
 	if !exists && onlyPresent {
 		return false, nil
 	}
-	obj := &agent.Object{}
+	doc := jsonedit.New()
 	if exists {
 		if _, err := settings.LoadFile(path); err != nil {
 			return false, fmt.Errorf("%w (fix or remove the file, then run the command again)", err)
 		}
-		if obj, err = agent.ParseObject(data); err != nil {
+		if doc, err = jsonedit.Parse(data); err != nil {
 			return false, fmt.Errorf("parse settings %s: %w", path, err)
 		}
 	}
-	set := func(o *agent.Object, key string, v any) {
-		if _, has := o.Get(key); onlyPresent && !has {
-			return
-		}
+	var setErr error
+	set := func(obj []string, key string, v any) {
 		raw, _ := json.Marshal(v) // strings, bools and plain values only
-		o.Set(key, raw)
+		at := append(slices.Clone(obj), key)
+		cur, has := doc.Get(toPath(at)...)
+		switch {
+		case has && string(compactJSON(cur)) == string(raw):
+		case has:
+			setErr = errors.Join(setErr, doc.Replace(toPath(at), raw))
+		case onlyPresent:
+		default:
+			if err := doc.Insert(toPath(obj), key, raw); err != nil {
+				setErr = errors.Join(setErr, err)
+				return
+			}
+			added.Member(at, raw)
+		}
 	}
 	if e.Strategy != nil {
-		set(obj, "strategy", *e.Strategy)
+		set(nil, "strategy", *e.Strategy)
 	}
 	if e.Enabled != nil {
-		set(obj, "enabled", *e.Enabled)
+		set(nil, "enabled", *e.Enabled)
 	}
 	if e.LocalDev != nil {
-		set(obj, "local_dev", *e.LocalDev)
+		set(nil, "local_dev", *e.LocalDev)
 	}
 	if e.Telemetry != nil {
-		set(obj, "telemetry", *e.Telemetry)
+		set(nil, "telemetry", *e.Telemetry)
 	}
 	if len(e.Options) > 0 {
-		opts := &agent.Object{}
-		if raw, ok := obj.Get("strategy_options"); ok {
-			if opts, err = agent.ParseObject(raw); err != nil {
-				return false, fmt.Errorf("parse settings %s: strategy_options: %w", path, err)
+		const opts = "strategy_options"
+		if doc.Kind(opts) == 0 && !onlyPresent {
+			if err := doc.Insert(nil, opts, []byte("{}")); err != nil {
+				return false, fmt.Errorf("settings %s: %w", path, err)
+			}
+			added.Member([]string{opts}, nil)
+		}
+		if doc.Kind(opts) == '{' {
+			for _, k := range slices.Sorted(maps.Keys(e.Options)) {
+				set([]string{opts}, k, e.Options[k])
 			}
 		}
-		before := string(opts.Compact())
-		for _, k := range slices.Sorted(maps.Keys(e.Options)) {
-			set(opts, k, e.Options[k])
-		}
-		if string(opts.Compact()) != before {
-			obj.SetObject("strategy_options", opts)
-		}
 	}
-	out := append(obj.Indent("  "), '\n')
+	if setErr != nil {
+		return false, fmt.Errorf("edit settings %s: %w", path, setErr)
+	}
+	out := doc.Bytes()
+	if !exists {
+		out = append(out, '\n')
+	}
 	if exists && string(out) == string(data) {
 		return false, nil
 	}
@@ -102,4 +124,23 @@ func (e settingsEdit) apply(path string, onlyPresent, dryRun bool) (bool, error)
 		return false, err
 	}
 	return true, nil
+}
+
+// toPath turns member names into a jsonedit path.
+func toPath(keys []string) jsonedit.Path {
+	p := make(jsonedit.Path, len(keys))
+	for i, k := range keys {
+		p[i] = k
+	}
+	return p
+}
+
+// compactJSON is raw without insignificant whitespace (raw itself when it
+// is not valid JSON).
+func compactJSON(raw []byte) []byte {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return raw
+	}
+	return b.Bytes()
 }

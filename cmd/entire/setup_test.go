@@ -32,8 +32,9 @@ func TestSettingsEdit(t *testing.T) {
 			name:     "keeps other keys and their order",
 			existing: "{\"log_level\": \"debug\", \"enabled\": false, \"strategy_options\": {\"summarize\": {\"enabled\": true}, \"push_timeout\": 2.50}}",
 			edit:     settingsEdit{Enabled: &yes, Telemetry: &no, Options: map[string]any{settings.OptPushSessions: false}},
-			want: "{\n  \"log_level\": \"debug\",\n  \"enabled\": true,\n  \"strategy_options\": {\n    \"summarize\": {\n" +
-				"      \"enabled\": true\n    },\n    \"push_timeout\": 2.50,\n    \"push_sessions\": false\n  },\n  \"telemetry\": false\n}\n",
+			// Edited in place, in the file's own (compact) layout.
+			want: "{\"log_level\": \"debug\", \"enabled\": true, \"strategy_options\": {\"summarize\": {\"enabled\": true}, " +
+				"\"push_timeout\": 2.50, \"push_sessions\": false}, \"telemetry\": false}",
 			wantChanged: true,
 		},
 		{
@@ -73,11 +74,11 @@ func TestSettingsEdit(t *testing.T) {
 				}
 			}
 			// A dry run reports the same change and writes nothing.
-			dry, dryErr := tt.edit.apply(path, tt.onlyPresent, true)
+			dry, dryErr := tt.edit.apply(path, nil, tt.onlyPresent, true)
 			if got, _ := os.ReadFile(path); string(got) != tt.existing {
 				t.Fatalf("dry run wrote %q", got)
 			}
-			changed, err := tt.edit.apply(path, tt.onlyPresent, false)
+			changed, err := tt.edit.apply(path, nil, tt.onlyPresent, false)
 			if (err != nil) != tt.wantErr || (dryErr != nil) != tt.wantErr {
 				t.Fatalf("err = %v, dry err = %v", err, dryErr)
 			}

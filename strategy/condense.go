@@ -156,48 +156,17 @@ func (m *ManualCommit) moveBase(st *session.State, head plumbing.Hash) {
 	}
 }
 
-// commitIncludesWork reports whether the commit changed a file the session
-// touched (or, for a session that has not saved a step yet, a file its
-// transcript modified).
+// commitIncludesWork reports whether the commit holds the session's work
+// (see holdsWork); when it cannot tell, it keeps the link.
 func (m *ManualCommit) commitIncludesWork(st *session.State, commit *object.Commit) bool {
-	files := st.FilesTouched
-	if len(files) == 0 {
-		files = m.transcriptModified(st)
-	}
-	if len(files) == 0 {
-		return false
-	}
-	changed, err := changedPaths(m, commit, files)
+	ok, err := m.holdsWork(st, func(paths []string) (map[string]committedFile, error) {
+		return m.commitChanges(commit, paths)
+	})
 	if err != nil {
-		return true // when in doubt, keep the link
+		m.env.Log.Warn("compare the commit with the session's work", "session_id", st.SessionID, "error", err)
+		return true
 	}
-	return len(changed) > 0
-}
-
-// changedPaths returns which of paths differ between commit and its first
-// parent, by looking the paths up in both trees (no tree walk).
-func changedPaths(m *ManualCommit, commit *object.Commit, paths []string) ([]string, error) {
-	tree, err := commit.Tree()
-	if err != nil {
-		return nil, err
-	}
-	var parent *object.Tree
-	if len(commit.ParentHashes) > 0 {
-		pc, err := m.env.Repo.Git.CommitObject(commit.ParentHashes[0])
-		if err != nil {
-			return nil, err
-		}
-		if parent, err = pc.Tree(); err != nil {
-			return nil, err
-		}
-	}
-	var out []string
-	for _, p := range paths {
-		if entryHash(tree, p) != entryHash(parent, p) {
-			out = append(out, p)
-		}
-	}
-	return out, nil
+	return ok
 }
 
 // entryHash is the blob hash at path in t (ZeroHash when absent).

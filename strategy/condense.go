@@ -248,7 +248,7 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	m.env.Log.Info("condensed session", "session_id", st.SessionID, "checkpoint_id", id.String(), "slot", slot)
 	m.env.printf("[entire] Condensed session %s: %s (%d checkpoints)\n", short8(st.SessionID), id, st.CheckpointCount)
 
-	remaining := m.remainingWork(st, tip, commit)
+	remaining := m.remainingWork(st, files, tip, commit)
 	st.ShadowTranscript = ts
 	setCursor(st, a.To)
 	st.BaseCommit, st.AttributionBaseCommit = commit.Hash.String(), commit.Hash.String()
@@ -274,31 +274,43 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	return nil
 }
 
-// remainingWork returns the touched files whose agent changes the commit
-// did not take whole: not in the commit, or committed with other content
-// than the shadow snapshot (a partial `git add -p`).
-func (m *ManualCommit) remainingWork(st *session.State, tip plumbing.Hash, commit *object.Commit) []string {
-	if tip.IsZero() || len(st.FilesTouched) == 0 {
-		return nil
+// remainingWork returns the session's files (files: those it touched and
+// those its transcript modified in the scope) whose agent changes the
+// commit may not have taken whole, for carryForward to check against the
+// work tree: all but the touched files the commit holds as the shadow
+// snapshot does. Without a shadow branch (the commit came before the
+// session's first turn end) that is every file: the ones the commit left
+// out stay pending, and a later commit of them is linked too.
+func (m *ManualCommit) remainingWork(st *session.State, files []string, tip plumbing.Hash, commit *object.Commit) []string {
+	if len(files) == 0 || commit.Hash == tip {
+		return nil // condensed against its own snapshot (CondenseSession)
 	}
-	shadow, err := m.env.Repo.Git.CommitObject(tip)
-	if err != nil {
-		return nil
-	}
-	shadowTree, err := shadow.Tree()
-	if err != nil {
-		return nil
+	var shadowTree *object.Tree
+	if !tip.IsZero() {
+		shadow, err := m.env.Repo.Git.CommitObject(tip)
+		if err != nil {
+			return nil
+		}
+		if shadowTree, err = shadow.Tree(); err != nil {
+			return nil
+		}
 	}
 	headTree, err := commit.Tree()
 	if err != nil {
 		return nil
 	}
-	var out []string
+	touched := make(map[string]bool, len(st.FilesTouched))
 	for _, f := range st.FilesTouched {
-		s, h := entryHash(shadowTree, f), entryHash(headTree, f)
-		if s != h {
-			out = append(out, f)
+		touched[f] = true
+	}
+	var out []string
+	for _, f := range files {
+		// A touched file is in the shadow snapshot (present, or absent as
+		// the agent deleted it); any other file's state there says nothing.
+		if shadowTree != nil && touched[f] && entryHash(shadowTree, f) == entryHash(headTree, f) {
+			continue
 		}
+		out = append(out, f)
 	}
 	return out
 }

@@ -209,7 +209,9 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 		// Stored by earlier steps, under the rules of their time.
 		earlier = m.redactAll(readShadowPrompts(repo, tip, st.SessionID))
 	}
-	prompts := a.prompts(earlier, m.redactAll(a.Prompts))
+	// Every prompt of the session so far (SPEC 5.2.5), as 0.4.x stores
+	// them: the previous checkpoint's, then the scope's.
+	prompts := append(m.promptsBefore(st, a.From), a.prompts(earlier, m.redactAll(a.Prompts))...)
 	files := m.env.dropIgnored(ctx, unionSorted(st.FilesTouched, transcriptFiles(repo, "", a.ModifiedFiles)), nil)
 	usage := a.tokens(st.TokenUsage)
 	branchName, _ := repo.HeadBranch()

@@ -40,8 +40,10 @@ type TranscriptState struct {
 	FullSum []byte `json:"full_sum,omitempty"`
 	// Lines is the number of lines stored.
 	Lines int `json:"lines"`
-	// ContentHash is "sha256:<hex>" of the stored transcript: the chunks
-	// joined by "\n", plus the final newline.
+	// ContentHash is "sha256:<hex>" of exactly the stored transcript:
+	// the chunks joined by "\n" (for a JSONL transcript, whose chunks keep
+	// no final newline, the source without its last newline), which is
+	// what a 0.4.x reader checks it against.
 	ContentHash string `json:"content_hash"`
 	// SourceOffset is the byte offset in the source file (the live,
 	// unredacted transcript) up to which lines are stored.
@@ -200,7 +202,6 @@ func appendJSONL(repo *gitrepo.Repo, prev *TranscriptState, lines []byte) (*Tran
 	if next.FullSum, err = saveSum(sum); err != nil {
 		return nil, err
 	}
-	sum.Write([]byte{'\n'})
 	next.ContentHash = "sha256:" + hex.EncodeToString(sum.Sum(nil))
 	return next, nil
 }
@@ -272,7 +273,15 @@ func WriteWhole(repo *gitrepo.Repo, content []byte, agentType agent.AgentType) (
 		next.Chunks = append(next.Chunks, h.String())
 		next.LastSize = int64(len(c))
 	}
-	sum := sha256.Sum256(content)
+	// The hash of the stored bytes: the one chunk when there is one (a
+	// chunker may write the document otherwise than it came); the
+	// document as it came when it takes several (SPEC 4.5: the whole
+	// redacted transcript), which no join of standalone chunks gives back.
+	hashed := content
+	if len(chunks) == 1 {
+		hashed = chunks[0]
+	}
+	sum := sha256.Sum256(hashed)
 	next.ContentHash = "sha256:" + hex.EncodeToString(sum[:])
 	return next, nil
 }

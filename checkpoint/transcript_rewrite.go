@@ -78,7 +78,6 @@ func RewriteChunks(repo *gitrepo.Repo, s *TranscriptState, fn func([]byte) []byt
 	if next.FullSum, err = saveSum(sum); err != nil {
 		return nil, err
 	}
-	sum.Write([]byte{'\n'})
 	next.ContentHash = "sha256:" + hex.EncodeToString(sum.Sum(nil))
 	return &next, nil
 }

@@ -61,7 +61,9 @@ func TestAppendJSONLIsIncrementalAndExact(t *testing.T) {
 		if !bytes.Equal(got, all) {
 			t.Fatalf("turn %d: stored transcript differs", turn)
 		}
-		sum := sha256.Sum256(all)
+		// The hash of exactly the stored bytes: the chunks joined with
+		// "\n", without the final newline a chunk does not keep.
+		sum := sha256.Sum256(bytes.TrimSuffix(all, []byte{'\n'}))
 		if st.ContentHash != "sha256:"+hex.EncodeToString(sum[:]) {
 			t.Fatalf("turn %d: content hash %s", turn, st.ContentHash)
 		}
@@ -162,7 +164,7 @@ func TestRewriteChunksKeepsUnchangedChunks(t *testing.T) {
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("transcript after rewrite and append differs (%v)", err)
 	}
-	sum := sha256.Sum256(want)
+	sum := sha256.Sum256(bytes.TrimSuffix(want, []byte{'\n'}))
 	if next.ContentHash != "sha256:"+hex.EncodeToString(sum[:]) || next.Lines != bytes.Count(want, []byte{'\n'}) {
 		t.Errorf("state after rewrite and append: hash %s, lines %d", next.ContentHash, next.Lines)
 	}
@@ -246,5 +248,62 @@ func TestReadSourceAllocatesOnce(t *testing.T) {
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > uint64(len(data))*5/4 {
 		t.Errorf("ReadSource allocated %d MB for %d MB", n>>20, len(data)>>20)
+	}
+}
+
+// The content hash is SHA-256 of exactly the stored bytes, the chunk blobs
+// joined with "\n" (what 0.4.x readers hash to check it), after a first
+// store, appends that merge into the last chunk or start a new one, and a
+// rewrite; and of the one chunk of a small whole document.
+func TestContentHashIsOfStoredChunks(t *testing.T) {
+	t.Parallel()
+	repo := openRepo(t, gittest.InitWithCommit(t))
+	check := func(what string, st *TranscriptState) {
+		t.Helper()
+		var joined []byte
+		for i, h := range st.ChunkHashes() {
+			b, err := repo.ReadBlob(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i > 0 {
+				joined = append(joined, '\n')
+			}
+			joined = append(joined, b...)
+		}
+		sum := sha256.Sum256(joined)
+		if want := "sha256:" + hex.EncodeToString(sum[:]); st.ContentHash != want {
+			t.Errorf("%s: content hash %s, want %s (%d chunks)", what, st.ContentHash, want, len(st.Chunks))
+		}
+	}
+	st, err := AppendJSONL(repo, nil, jsonlOf(3, 10, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("first store", st)
+	if st, err = AppendJSONL(repo, st, jsonlOf(3, 10, 3)); err != nil {
+		t.Fatal(err)
+	}
+	check("append merged into the last chunk", st)
+	if st, err = AppendJSONL(repo, st, jsonlOf(3000, 1500, 6)); err != nil {
+		t.Fatal(err)
+	}
+	check("append over several chunks", st)
+	if st, err = AppendJSONL(repo, st, jsonlOf(2, 10, 3006)); err != nil {
+		t.Fatal(err)
+	}
+	check("append after a full chunk", st)
+	rw, err := RewriteChunks(repo, st, func(c []byte) []byte { return bytes.ReplaceAll(c, []byte(`"u-1"`), []byte(`"X"`)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("rewrite", rw)
+	doc := []byte(`{"sessionId":"s","messages":[{"type":"user","content":"hi"}]}`)
+	whole, err := WriteWhole(repo, doc, agent.AgentTypeGemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole.Chunks) == 1 {
+		check("whole document", whole)
 	}
 }

@@ -105,11 +105,10 @@ func writeMessage(msgFile, msg string) error {
 	return nil
 }
 
-// sessionWithStagedWork returns the first session whose touched files (or,
-// for an active session that has not saved a step yet, whose transcript's
-// modified files) are staged for this commit.
+// sessionWithStagedWork returns the first session whose work is staged
+// for this commit (see holdsWork).
 func (m *ManualCommit) sessionWithStagedWork(ctx context.Context, sums []session.Summary) *session.State {
-	staged, err := m.stagedFiles(ctx)
+	staged, err := m.stagedChanges(ctx)
 	if err != nil {
 		m.env.Log.Warn("list staged files", "error", err)
 		return nil
@@ -125,14 +124,9 @@ func (m *ManualCommit) sessionWithStagedWork(ctx context.Context, sums []session
 		if err != nil {
 			continue
 		}
-		files := st.FilesTouched
-		if s.Phase == session.PhaseActive {
-			files = append(files, m.transcriptModified(st)...)
-		}
-		for _, f := range files {
-			if staged[f] {
-				return st
-			}
+		ok, _ := m.holdsWork(st, func([]string) (map[string]committedFile, error) { return staged, nil })
+		if ok {
+			return st
 		}
 	}
 	return nil
@@ -143,23 +137,6 @@ func (m *ManualCommit) sessionWithStagedWork(ctx context.Context, sums []session
 func (m *ManualCommit) transcriptModified(st *session.State) []string {
 	a := m.scan(m.turnInput(st), cursorOf(st))
 	return transcriptFiles(m.env.Repo, "", a.ModifiedFiles)
-}
-
-// stagedFiles lists the paths staged for the commit in progress (git
-// honours GIT_INDEX_FILE, which `git commit <paths>` points at a temporary
-// index).
-func (m *ManualCommit) stagedFiles(ctx context.Context) (map[string]bool, error) {
-	out, err := m.env.Repo.RunGit(ctx, "diff", "--cached", "--name-only", "-z", "--no-renames")
-	if err != nil {
-		return nil, err
-	}
-	set := map[string]bool{}
-	for _, p := range strings.Split(string(out), "\x00") {
-		if p != "" {
-			set[p] = true
-		}
-	}
-	return set, nil
 }
 
 // lastPrompt is the last prompt of a session's current scope, from its

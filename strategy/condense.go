@@ -156,48 +156,17 @@ func (m *ManualCommit) moveBase(st *session.State, head plumbing.Hash) {
 	}
 }
 
-// commitIncludesWork reports whether the commit changed a file the session
-// touched (or, for a session that has not saved a step yet, a file its
-// transcript modified).
+// commitIncludesWork reports whether the commit holds the session's work
+// (see holdsWork); when it cannot tell, it keeps the link.
 func (m *ManualCommit) commitIncludesWork(st *session.State, commit *object.Commit) bool {
-	files := st.FilesTouched
-	if len(files) == 0 {
-		files = m.transcriptModified(st)
-	}
-	if len(files) == 0 {
-		return false
-	}
-	changed, err := changedPaths(m, commit, files)
+	ok, err := m.holdsWork(st, func(paths []string) (map[string]committedFile, error) {
+		return m.commitChanges(commit, paths)
+	})
 	if err != nil {
-		return true // when in doubt, keep the link
+		m.env.Log.Warn("compare the commit with the session's work", "session_id", st.SessionID, "error", err)
+		return true
 	}
-	return len(changed) > 0
-}
-
-// changedPaths returns which of paths differ between commit and its first
-// parent, by looking the paths up in both trees (no tree walk).
-func changedPaths(m *ManualCommit, commit *object.Commit, paths []string) ([]string, error) {
-	tree, err := commit.Tree()
-	if err != nil {
-		return nil, err
-	}
-	var parent *object.Tree
-	if len(commit.ParentHashes) > 0 {
-		pc, err := m.env.Repo.Git.CommitObject(commit.ParentHashes[0])
-		if err != nil {
-			return nil, err
-		}
-		if parent, err = pc.Tree(); err != nil {
-			return nil, err
-		}
-	}
-	var out []string
-	for _, p := range paths {
-		if entryHash(tree, p) != entryHash(parent, p) {
-			out = append(out, p)
-		}
-	}
-	return out, nil
+	return ok
 }
 
 // entryHash is the blob hash at path in t (ZeroHash when absent).
@@ -240,7 +209,9 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 		// Stored by earlier steps, under the rules of their time.
 		earlier = m.redactAll(readShadowPrompts(repo, tip, st.SessionID))
 	}
-	prompts := a.prompts(earlier, m.redactAll(a.Prompts))
+	// Every prompt of the session so far (SPEC 5.2.5), as 0.4.x stores
+	// them: the previous checkpoint's, then the scope's.
+	prompts := append(m.promptsBefore(st, a.From), a.prompts(earlier, m.redactAll(a.Prompts))...)
 	files := m.env.dropIgnored(ctx, unionSorted(st.FilesTouched, transcriptFiles(repo, "", a.ModifiedFiles)), nil)
 	usage := a.tokens(st.TokenUsage)
 	branchName, _ := repo.HeadBranch()
@@ -279,7 +250,7 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	m.env.Log.Info("condensed session", "session_id", st.SessionID, "checkpoint_id", id.String(), "slot", slot)
 	m.env.printf("[entire] Condensed session %s: %s (%d checkpoints)\n", short8(st.SessionID), id, st.CheckpointCount)
 
-	remaining := m.remainingWork(st, tip, commit)
+	remaining := m.remainingWork(st, files, tip, commit)
 	st.ShadowTranscript = ts
 	setCursor(st, a.To)
 	st.BaseCommit, st.AttributionBaseCommit = commit.Hash.String(), commit.Hash.String()
@@ -305,31 +276,43 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	return nil
 }
 
-// remainingWork returns the touched files whose agent changes the commit
-// did not take whole: not in the commit, or committed with other content
-// than the shadow snapshot (a partial `git add -p`).
-func (m *ManualCommit) remainingWork(st *session.State, tip plumbing.Hash, commit *object.Commit) []string {
-	if tip.IsZero() || len(st.FilesTouched) == 0 {
-		return nil
+// remainingWork returns the session's files (files: those it touched and
+// those its transcript modified in the scope) whose agent changes the
+// commit may not have taken whole, for carryForward to check against the
+// work tree: all but the touched files the commit holds as the shadow
+// snapshot does. Without a shadow branch (the commit came before the
+// session's first turn end) that is every file: the ones the commit left
+// out stay pending, and a later commit of them is linked too.
+func (m *ManualCommit) remainingWork(st *session.State, files []string, tip plumbing.Hash, commit *object.Commit) []string {
+	if len(files) == 0 || commit.Hash == tip {
+		return nil // condensed against its own snapshot (CondenseSession)
 	}
-	shadow, err := m.env.Repo.Git.CommitObject(tip)
-	if err != nil {
-		return nil
-	}
-	shadowTree, err := shadow.Tree()
-	if err != nil {
-		return nil
+	var shadowTree *object.Tree
+	if !tip.IsZero() {
+		shadow, err := m.env.Repo.Git.CommitObject(tip)
+		if err != nil {
+			return nil
+		}
+		if shadowTree, err = shadow.Tree(); err != nil {
+			return nil
+		}
 	}
 	headTree, err := commit.Tree()
 	if err != nil {
 		return nil
 	}
-	var out []string
+	touched := make(map[string]bool, len(st.FilesTouched))
 	for _, f := range st.FilesTouched {
-		s, h := entryHash(shadowTree, f), entryHash(headTree, f)
-		if s != h {
-			out = append(out, f)
+		touched[f] = true
+	}
+	var out []string
+	for _, f := range files {
+		// A touched file is in the shadow snapshot (present, or absent as
+		// the agent deleted it); any other file's state there says nothing.
+		if shadowTree != nil && touched[f] && entryHash(shadowTree, f) == entryHash(headTree, f) {
+			continue
 		}
+		out = append(out, f)
 	}
 	return out
 }

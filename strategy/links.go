@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/hide"
@@ -166,33 +167,62 @@ func (m *ManualCommit) hidesInScope(st *session.State) []string {
 // when base is not linked, the session has no slot there, or it cannot be
 // read).
 func (m *ManualCommit) previousHides(base, sessionID string) (int64, map[string]bool) {
-	if base == "" {
+	s := m.previousSlot(base, sessionID)
+	if s == nil {
 		return 0, nil
+	}
+	seen := map[string]bool{}
+	ids, _ := SessionHideIDs(s)
+	for _, h := range ids {
+		seen[h] = true
+	}
+	return s.Metadata.CreatedAt.Unix(), seen
+}
+
+// previousSlot returns the session's slot of the checkpoint linked to
+// commit base (see hidesInScope for which commit that is); nil when base
+// is not linked, the session has no slot there, or it cannot be read.
+func (m *ManualCommit) previousSlot(base, sessionID string) *checkpoint.Session {
+	if base == "" {
+		return nil
 	}
 	c, err := m.env.Repo.Git.CommitObject(plumbing.NewHash(base))
 	if err != nil {
-		return 0, nil
+		return nil
 	}
 	id, ok := checkpoint.CheckpointOf(c.Message)
 	if !ok {
-		return 0, nil
+		return nil
 	}
 	cp, err := m.env.checkpoints().Read(id)
 	if err != nil {
-		return 0, nil
+		return nil
 	}
 	for _, s := range cp.Sessions {
-		if s.Metadata.SessionID != sessionID {
-			continue
+		if s.Metadata.SessionID == sessionID {
+			return s
 		}
-		seen := map[string]bool{}
-		ids, _ := SessionHideIDs(s)
-		for _, h := range ids {
-			seen[h] = true
-		}
-		return s.Metadata.CreatedAt.Unix(), seen
 	}
-	return 0, nil
+	return nil
+}
+
+// promptsBefore returns the prompts of the session before the checkpoint
+// scope a condensation scanned from from: those its previous checkpoint
+// lists (which held every prompt up to its own scope's end, where this
+// scope starts). None when the scan started at the transcript's start.
+// It reads one slot's prompt.txt, not the transcript.
+func (m *ManualCommit) promptsBefore(st *session.State, from agent.Position) []string {
+	if from == (agent.Position{}) {
+		return nil
+	}
+	base := st.AttributionBaseCommit
+	if base == "" {
+		base = st.BaseCommit
+	}
+	if s := m.previousSlot(base, st.SessionID); s != nil {
+		return s.Prompts()
+	}
+	return nil
 }
 
 // keptLinks returns the HidesFile and NotesDir an existing slot holds, for

@@ -1,6 +1,8 @@
 package strategy
 
 import (
+	"slices"
+
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 )
@@ -42,9 +44,19 @@ func (m *ManualCommit) mergePreviousSlot(id checkpoint.ID, meta *checkpoint.Sess
 			meta.TokenUsage = usage
 		}
 		meta.InitialAttribution = mergeAttribution(prev.InitialAttribution, meta.InitialAttribution)
-		return append(sess.Prompts(), prompts...)
+		if prev := sess.Prompts(); !hasPrefix(prompts, prev) {
+			// prompts lacks the earlier ones (condense found no
+			// previous checkpoint): put them first.
+			return append(prev, prompts...)
+		}
+		return prompts
 	}
 	return prompts
+}
+
+// hasPrefix reports whether list starts with prefix.
+func hasPrefix(list, prefix []string) bool {
+	return len(prefix) <= len(list) && slices.Equal(list[:len(prefix)], prefix)
 }
 
 // mergeAttribution adds up two line attributions of one checkpoint (nil

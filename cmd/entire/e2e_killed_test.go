@@ -114,7 +114,7 @@ func TestE2EKilledCondensationCompletedByNextTurn(t *testing.T) {
 		t.Errorf("checkpoint %s prompts: %q", first, p)
 	}
 	second, _ := r.commit("second", nil, "-A")
-	if p := r.slotFile(second, "prompt.txt"); !strings.Contains(p, "second turn") || strings.Contains(p, "first turn") {
+	if p := r.slotFile(second, "prompt.txt"); p != "first turn\n\n---\n\nsecond turn" {
 		t.Errorf("checkpoint %s prompts: %q", second, p)
 	}
 	for _, rev := range []string{"HEAD~1", "HEAD"} {
@@ -160,7 +160,7 @@ func TestE2EPostCommitNeverRanCompletedByNextTurn(t *testing.T) {
 		t.Errorf("checkpoint %s prompts: %q", first, p)
 	}
 	second, _ := r.commit("second", nil, "-A")
-	if p := r.slotFile(second, "prompt.txt"); !strings.Contains(p, "second turn") || strings.Contains(p, "first turn") {
+	if p := r.slotFile(second, "prompt.txt"); p != "first turn\n\n---\n\nsecond turn" {
 		t.Errorf("checkpoint %s prompts: %q", second, p)
 	}
 	r.assertNoPendingMarks()
@@ -269,7 +269,7 @@ func TestE2EKilledAfterCheckpointCompletedOnce(t *testing.T) {
 		t.Errorf("the condensed shadow branch %s is left", shadow)
 	}
 	second, _ := r.commit("more work", nil, "-A")
-	if p := r.slotFile(second, "prompt.txt"); !strings.Contains(p, "more work") || strings.Contains(p, "the work\n") {
+	if p := r.slotFile(second, "prompt.txt"); p != "the work\n\n---\n\nmore work" {
 		t.Errorf("second checkpoint prompts: %q", p)
 	}
 	assertStoreClean(t, r.dir, id, second)

@@ -221,7 +221,8 @@ func TestE2ERebaseDuringSession(t *testing.T) {
 	if ft := anyStrings(m["files_touched"]); !slices.Equal(ft, []string{"b.txt", "c.txt"}) || m["checkpoints_count"] != float64(2) {
 		t.Errorf("checkpoint after rebase: files %v count %v", ft, m["checkpoints_count"])
 	}
-	if p := gittest.Git(t, r.dir, "show", cpPath(id2, "0/prompt.txt")); p != "Write b\n\n---\n\nWrite c" {
+	// Every prompt of the session so far (SPEC 5.2.5).
+	if p := gittest.Git(t, r.dir, "show", cpPath(id2, "0/prompt.txt")); p != "Write a\n\n---\n\nWrite b\n\n---\n\nWrite c" {
 		t.Errorf("prompt.txt %q", p)
 	}
 	assertStoreClean(t, r.dir, id1, id2)
@@ -271,7 +272,7 @@ func TestE2ERebaseConflictResolvedByAgent(t *testing.T) {
 	if id2 == "" || id2 == id1 {
 		t.Fatalf("commit after the rebase: checkpoint %q", id2)
 	}
-	if p := gittest.Git(t, r.dir, "show", cpPath(id2, "0/prompt.txt")); p != "Resolve the conflict" {
+	if p := gittest.Git(t, r.dir, "show", cpPath(id2, "0/prompt.txt")); p != "Write conf\n\n---\n\nResolve the conflict" {
 		t.Errorf("prompt.txt %q", p)
 	}
 	if left := shadowBranches(t, r.dir); len(left) != 0 {

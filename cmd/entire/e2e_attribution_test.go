@@ -86,8 +86,8 @@ func TestE2EAttributionUserEditsBetweenTurns(t *testing.T) {
 	if len(pa) != 2 {
 		t.Fatalf("prompt_attributions = %v, want one per step", st["prompt_attributions"])
 	}
-	if second, _ := pa[1].(map[string]any); second["user_lines_added"] != float64(5) || second["checkpoint_number"] != float64(2) {
-		t.Errorf("prompt_attributions[1] = %v, want 5 user lines at checkpoint 2", pa[1])
+	if second, _ := pa[1].(map[string]any); second["user_lines_added"] != float64(5) || second["checkpoint_number"] != float64(2) || second["agent_lines_added"] != float64(10) {
+		t.Errorf("prompt_attributions[1] = %v, want 5 user lines (and the agent's 10 so far) at checkpoint 2", pa[1])
 	}
 	id, _ := r.commit("a", nil, "a.txt")
 	assertAttribution(t, r, id, 13, 5, 0, 0, 18, 100.0*13/18,

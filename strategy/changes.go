@@ -54,7 +54,7 @@ func (m *ManualCommit) recordUserEdits(st *session.State, head plumbing.Hash, ws
 		return nil, err
 	}
 	var step *object.Tree
-	if sinceID != "" {
+	if sinceID != "" && len(edits) > 0 {
 		if step, err = repo.Git.TreeObject(since); err != nil {
 			return nil, fmt.Errorf("read checkpoint tree: %w", err)
 		}

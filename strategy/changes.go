@@ -1,11 +1,14 @@
 package strategy
 
 import (
+	"fmt"
+
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/session"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // changeRecord returns the session's record of who changed which paths,
@@ -22,8 +25,10 @@ func changeRecord(st *session.State) *session.ChangeRecord {
 // recordUserEdits measures, at a turn start, what changed in the work tree
 // since the newest checkpoint of the session's shadow branch (HEAD's tree
 // when the branch has none): the edits between turns are the user's. It
-// records them in the session and returns the state on disk of the paths
-// git status reported, which the turn end compares with (turnChanges).
+// records them in the session, counts them in lines for the attribution
+// (promptAttribution; pending until the turn's step) and returns the state
+// on disk of the paths git status reported, which the turn end compares
+// with (turnChanges).
 // Only the dirty paths are read (ws is the hook's one git status).
 func (m *ManualCommit) recordUserEdits(st *session.State, head plumbing.Hash, ws *worktreeStatus) (map[string]checkpoint.Entry, error) {
 	repo := m.env.Repo
@@ -43,10 +48,18 @@ func (m *ManualCommit) recordUserEdits(st *session.State, head plumbing.Hash, ws
 		}
 		since, sinceID = tc.TreeHash, tip.String()
 	}
+	st.PendingPromptAttribution = nil
 	edits, disk, err := checkpoint.MeasureEdits(repo, since, hc.TreeHash, ws.Dirty, st.SnapshotCache, isProtected)
 	if err != nil {
 		return nil, err
 	}
+	var step *object.Tree
+	if sinceID != "" && len(edits) > 0 {
+		if step, err = repo.Git.TreeObject(since); err != nil {
+			return nil, fmt.Errorf("read checkpoint tree: %w", err)
+		}
+	}
+	st.PendingPromptAttribution = m.promptAttribution(st, edits, step)
 	user := make([]session.UserEdit, len(edits))
 	for i, e := range edits {
 		user[i] = session.UserEdit{Path: e.Path, TurnID: st.TurnID, Since: sinceID}

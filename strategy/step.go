@@ -300,6 +300,7 @@ func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnI
 		st.TranscriptIdentifierAtStart = a.From.LastID
 	}
 	st.CheckpointCount++
+	recordPromptAttribution(st)
 	st.FilesTouched = unionSorted(st.FilesTouched, stepFiles)
 	st.TokenUsage = a.tokens(st.TokenUsage)
 	return step, nil

@@ -159,6 +159,9 @@ func runExplain(ctx context.Context, opts *explainOptions) error {
 			fmt.Fprintln(f.IO.Out, "The commit has no Entire-Checkpoint trailer: it was not made from an agent session recorded by Entire.")
 			return nil
 		}
+		if err := combinedAttribution(ctx, repo, l, opts.Commit, &buf); err != nil {
+			return err
+		}
 		if err := explainCheckpoint(ctx, opts, l, id, &buf); err != nil {
 			return err
 		}
@@ -207,6 +210,29 @@ func commitCheckpoint(ctx context.Context, repo *gitrepo.Repo, rev string) (chec
 	}
 	id, ok := checkpoint.CheckpointOf(c.Message)
 	return id, ok, nil
+}
+
+// combinedAttribution writes, for a commit that carries several
+// checkpoints (a squash merge), their line attributions combined, each
+// checkpoint counted once; nothing for a commit with one.
+func combinedAttribution(ctx context.Context, repo *gitrepo.Repo, l *explain.Loader, rev string, w io.Writer) error {
+	out, err := repo.RunGit(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		return fmt.Errorf("unknown commit %q: no such revision in this repository", rev)
+	}
+	c, err := repo.Git.CommitObject(plumbing.NewHash(strings.TrimSpace(string(out))))
+	if err != nil {
+		return fmt.Errorf("read commit %s: %w", rev, err)
+	}
+	ids := checkpoint.CheckpointsOf(c.Message)
+	if len(ids) < 2 {
+		return nil
+	}
+	a, n, err := l.CommitAttribution(ids)
+	if err != nil || n < 2 {
+		return err
+	}
+	return explain.RenderCombinedAttribution(w, n, a)
 }
 
 func explainCheckpoint(ctx context.Context, opts *explainOptions, l *explain.Loader, id checkpoint.ID, w io.Writer) error {

@@ -205,7 +205,7 @@ func byHistory(ctx context.Context, repo *gitrepo.Repo, carried []pushedRef, rem
 	if err != nil {
 		errs = append(errs, err)
 	}
-	known, err := remoteKnown(repo, carried, remote)
+	known, err := remoteKnown(repo, carried, remote, true)
 	if err != nil {
 		return nil, errors.Join(append(errs, err)...)
 	}
@@ -221,9 +221,13 @@ func byHistory(ctx context.Context, repo *gitrepo.Repo, carried []pushedRef, rem
 		add(hit, why)
 	}
 	// History a purge removed, under any name.
-	roots, err := purgeRoots(repo)
+	purged, err := recordedPurges(repo)
 	if err != nil {
 		errs = append(errs, err)
+	}
+	var roots []plumbing.Hash
+	if purged != nil {
+		roots = purged.roots
 	}
 	if len(roots) > 0 {
 		var todo []pushedRef
@@ -232,7 +236,13 @@ func byHistory(ctx context.Context, repo *gitrepo.Repo, carried []pushedRef, rem
 				todo = append(todo, p)
 			}
 		}
-		hit, err := reachingAny(ctx, repo, todo, known, hashStrings(roots))
+		// What the remote has under the pushed names does not count: a
+		// ref moving from purged history to purged history is refused.
+		clean, err := remoteKnown(repo, carried, remote, false)
+		if err != nil {
+			return nil, errors.Join(append(errs, err)...)
+		}
+		hit, err := carryingPurged(ctx, repo, todo, clean, purged.rewritten)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -271,9 +281,16 @@ func isEntireBranch(p pushedRef) bool {
 	return ok && p.local == p.remote && branchPattern.MatchString(b)
 }
 
-// purgeRoots returns the roots of the purges recorded on the metadata
-// branch and on its remote-tracking refs, those this clone has.
-func purgeRoots(repo *gitrepo.Repo) ([]plumbing.Hash, error) {
+// purgedHistory is what the recorded purges removed: the commits they
+// rewrote, and the earliest of them that this clone has.
+type purgedHistory struct {
+	rewritten map[string]bool
+	roots     []plumbing.Hash
+}
+
+// recordedPurges returns the purges recorded on the metadata branch and on
+// its remote-tracking refs, merged (nil when none is).
+func recordedPurges(repo *gitrepo.Repo) (*purgedHistory, error) {
 	tips := []plumbing.Hash{}
 	if h, err := repo.ReadRef(headRef(checkpoint.MetadataBranch)); err != nil {
 		return nil, err
@@ -297,21 +314,72 @@ func purgeRoots(repo *gitrepo.Repo) ([]plumbing.Hash, error) {
 		}
 		all.Merge(p)
 	}
-	var out []plumbing.Hash
+	if len(all.Purges) == 0 {
+		return nil, nil
+	}
+	out := &purgedHistory{rewritten: map[string]bool{}}
+	for _, r := range all.Purges {
+		for _, c := range r.Rewritten {
+			out.rewritten[c] = true
+		}
+	}
 	for _, r := range all.Roots() {
 		if repo.HasObject(r) {
-			out = append(out, r)
+			out.roots = append(out.roots, r)
 		}
 	}
 	return out, nil
 }
 
-func hashStrings(hs []plumbing.Hash) []string {
-	out := make([]string, len(hs))
-	for i, h := range hs {
-		out[i] = h.String()
+// carryingPurged returns the pushed refs whose new commits (not reachable
+// from known) include a commit in rewritten. It lists the new commits
+// once, and once per ref only when one is found.
+func carryingPurged(ctx context.Context, repo *gitrepo.Repo, pushed []pushedRef, known []string, rewritten map[string]bool) ([]pushedRef, error) {
+	var todo []pushedRef
+	for _, p := range pushed {
+		if repo.HasObject(plumbing.NewHash(p.localSHA)) {
+			todo = append(todo, p)
+		}
 	}
-	return out
+	carries := func(ps []pushedRef) (bool, error) {
+		var in strings.Builder
+		for _, p := range ps {
+			in.WriteString(p.localSHA + "\n")
+		}
+		for _, k := range known {
+			in.WriteString("^" + k + "\n")
+		}
+		out, err := repo.RunGitInput(ctx, []byte(in.String()), "rev-list", "--stdin")
+		if err != nil {
+			return false, fmt.Errorf("check the pushed history: %w", err)
+		}
+		for _, c := range strings.Fields(string(out)) {
+			if rewritten[c] {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	if len(todo) == 0 {
+		return nil, nil
+	}
+	if hit, err := carries(todo); err != nil || !hit {
+		return nil, err
+	}
+	if len(todo) == 1 {
+		return todo, nil
+	}
+	var out []pushedRef
+	for _, p := range todo {
+		hit, err := carries([]pushedRef{p})
+		if err != nil {
+			return nil, err
+		}
+		if hit {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // restCommand returns the git command that pushes rest (what a refused
@@ -515,15 +583,19 @@ func entireTips(repo *gitrepo.Repo, meta bool) ([]string, error) {
 }
 
 // remoteKnown returns the commits the remote is known to have under names
-// other than entire's: the remote SHAs of the pushed refs that exist here,
-// and the remote-tracking refs of a named remote but its entire/ ones
-// (that the remote has entire's history as entire's branches does not
-// make a copy under another name harmless).
-func remoteKnown(repo *gitrepo.Repo, pushed []pushedRef, remote string) ([]string, error) {
+// other than entire's: with inputs, the remote SHAs of the pushed refs that
+// exist here; and the remote-tracking refs of a named remote but its
+// entire/ ones (that the remote has entire's history as entire's branches
+// does not make a copy under another name harmless) and those being pushed
+// themselves (`git push --mirror` sends them as they are here, not as the
+// remote has them).
+func remoteKnown(repo *gitrepo.Repo, pushed []pushedRef, remote string, inputs bool) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
+	pushing := map[string]bool{}
 	for _, p := range pushed {
-		if p.remoteSHA != zeroSHA && !seen[p.remoteSHA] && repo.HasObject(plumbing.NewHash(p.remoteSHA)) {
+		pushing[p.local] = true
+		if inputs && p.remoteSHA != zeroSHA && !seen[p.remoteSHA] && repo.HasObject(plumbing.NewHash(p.remoteSHA)) {
 			seen[p.remoteSHA] = true
 			out = append(out, p.remoteSHA)
 		}
@@ -537,7 +609,7 @@ func remoteKnown(repo *gitrepo.Repo, pushed []pushedRef, remote string) ([]strin
 		return nil, err
 	}
 	for name, h := range refs {
-		if strings.HasPrefix(string(name), "refs/remotes/"+remote+"/entire/") {
+		if strings.HasPrefix(string(name), "refs/remotes/"+remote+"/entire/") || pushing[string(name)] {
 			continue
 		}
 		if s := h.String(); !seen[s] {

@@ -148,12 +148,13 @@ func TestGuardPurgedHistory(t *testing.T) {
 	repo := openRepo(t, dir)
 	tree := gittest.Git(t, dir, "rev-parse", "HEAD^{tree}")
 	head := gittest.Git(t, dir, "rev-parse", "HEAD")
-	// The old history (its root purged) and the rewritten one, with the
-	// record of the purge on top.
+	// The old history (its second commit purged) and the rewritten one,
+	// which keeps the unchanged first commit, with the record of the purge
+	// on top.
 	old0 := gittest.Git(t, dir, "commit-tree", tree, "-m", "Initialize metadata branch")
 	old1 := gittest.Git(t, dir, "commit-tree", tree, "-p", old0, "-m", "Checkpoint: old")
-	new0 := gittest.Git(t, dir, "commit-tree", tree, "-m", "Initialize metadata branch (purged)")
-	rec := &secretscan.Purges{Purges: []secretscan.PurgeRecord{{Branch: "entire/checkpoints/v1", OldTip: old1, NewTip: new0, Roots: []string{old0}, Rewritten: []string{old0, old1}}}}
+	new0 := gittest.Git(t, dir, "commit-tree", tree, "-p", old0, "-m", "Checkpoint: old (purged)")
+	rec := &secretscan.Purges{Purges: []secretscan.PurgeRecord{{Branch: "entire/checkpoints/v1", OldTip: old1, NewTip: new0, Roots: []string{old1}, Rewritten: []string{old1}}}}
 	new1, err := secretscan.WritePurges(repo, plumbing.NewHash(new0), rec, "Record purge", fixedNow())
 	if err != nil {
 		t.Fatal(err)

@@ -10,13 +10,11 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/hooks/githook"
 	"github.com/entirecli/entire/internal/panics"
 	"github.com/entirecli/entire/logging"
 	"github.com/entirecli/entire/push"
 	"github.com/entirecli/entire/strategy"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // GitHookNames are the git hooks entire handles, with the arguments git
@@ -78,18 +76,7 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 			fmt.Fprintf(env.Stderr, "[entire] %v\n", gerr)
 			return refusePush(env, log)
 		}
-		fetched := metadataTracking(senv)
 		err = prePush(ctx, senv, arg(0), namedEntireBranches(refs))
-		if fetched != metadataTracking(senv) {
-			// The hook fetched the remote's metadata branch: a purge it
-			// records may refuse what git is about to push (a stale
-			// remote-tracking ref carried by --mirror).
-			if gerr := guardPush(ctx, senv, arg(0), bytes.NewReader(refs)); gerr != nil {
-				log.Warn("push refused", "error", gerr)
-				fmt.Fprintf(env.Stderr, "[entire] %v\n", gerr)
-				return refusePush(env, log)
-			}
-		}
 		if errors.Is(err, push.ErrSecretsFound) {
 			// The user's own push goes on, without the session data; a
 			// push that names an entire branch itself is refused.
@@ -158,13 +145,6 @@ func guardPush(ctx context.Context, senv *strategy.Env, remote string, stdin io.
 		return err
 	}
 	return nil
-}
-
-// metadataTracking returns the checkpoint remote's remote-tracking ref of
-// the metadata branch (zero when missing or unreadable).
-func metadataTracking(senv *strategy.Env) plumbing.Hash {
-	h, _ := senv.Repo.ReadRef(plumbing.ReferenceName("refs/remotes/" + senv.Settings.CheckpointRemote() + "/" + checkpoint.MetadataBranch))
-	return h
 }
 
 // maxPushedRefs bounds git's list of pushed refs read by the pre-push hook.

@@ -254,24 +254,64 @@ func byHistory(ctx context.Context, repo *gitrepo.Repo, carried []pushedRef, rem
 		if refused[p] || p.remoteSHA == zeroSHA {
 			continue
 		}
-		remoteTip, localTip := plumbing.NewHash(p.remoteSHA), plumbing.NewHash(p.localSHA)
-		if repo.HasObject(remoteTip) {
-			if ff, err := isAncestor(ctx, repo, remoteTip, localTip); err != nil {
-				errs = append(errs, fmt.Errorf("check the pushed history: %w", err))
-				continue
-			} else if ff {
-				continue
-			}
-			if purged, err := reachesPurged(ctx, repo, remoteTip, roots); err != nil {
-				errs = append(errs, fmt.Errorf("check the pushed history: %w", err))
-				continue
-			} else if purged {
-				continue
-			}
+		ok, err := mayReplace(ctx, repo, p, purged)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("check the pushed history: %w", err))
+			continue
+		}
+		if ok {
+			continue
 		}
 		add([]pushedRef{p}, "forced: it would drop session data the remote has; pushed without it, the pre-push hook merges both")
+		// This clone's copies of the branch are as stale: the remote's
+		// history may be a purge this clone has not heard of.
+		for _, c := range carried {
+			if r, ok := strings.CutPrefix(c.local, "refs/remotes/"); ok && strings.HasSuffix(r, "/"+strings.TrimPrefix(p.remote, "refs/heads/")) {
+				add([]pushedRef{c}, "the remote's branch has moved past it")
+			}
+		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// mayReplace reports whether p, an update of an entire/<name>/v1 branch
+// the remote has, may go: a fast-forward; or an update replacing history a
+// purge removed: the remote's tip reaches a purged commit, or, when this
+// clone does not have the remote's tip, the branch is the result of this
+// clone's purge on its first push since (it descends from the purge's new
+// tip, and the purge dropped the remote-tracking ref).
+func mayReplace(ctx context.Context, repo *gitrepo.Repo, p pushedRef, purged *purgedHistory) (bool, error) {
+	remoteTip, localTip := plumbing.NewHash(p.remoteSHA), plumbing.NewHash(p.localSHA)
+	if repo.HasObject(remoteTip) {
+		if ff, err := isAncestor(ctx, repo, remoteTip, localTip); err != nil || ff {
+			return ff, err
+		}
+	}
+	if purged == nil {
+		return false, nil
+	}
+	if repo.HasObject(remoteTip) {
+		return reachesPurged(ctx, repo, remoteTip, purged.roots)
+	}
+	branch := strings.TrimPrefix(p.remote, "refs/heads/")
+	tracking, err := repo.ListRefs("refs/remotes/")
+	if err != nil {
+		return false, err
+	}
+	for name := range tracking {
+		if strings.HasSuffix(string(name), "/"+branch) {
+			return false, nil
+		}
+	}
+	for _, h := range purged.newTips[branch] {
+		if !repo.HasObject(h) {
+			continue
+		}
+		if ok, err := isAncestor(ctx, repo, h, localTip); err != nil || ok {
+			return ok, err
+		}
+	}
+	return false, nil
 }
 
 // isEntireBranch reports whether p pushes an entire/<name>/v1 branch as
@@ -286,6 +326,8 @@ func isEntireBranch(p pushedRef) bool {
 type purgedHistory struct {
 	rewritten map[string]bool
 	roots     []plumbing.Hash
+	// newTips are the rewritten tips of each purged branch.
+	newTips map[string][]plumbing.Hash
 }
 
 // recordedPurges returns the purges recorded on the metadata branch and on
@@ -317,10 +359,13 @@ func recordedPurges(repo *gitrepo.Repo) (*purgedHistory, error) {
 	if len(all.Purges) == 0 {
 		return nil, nil
 	}
-	out := &purgedHistory{rewritten: map[string]bool{}}
+	out := &purgedHistory{rewritten: map[string]bool{}, newTips: map[string][]plumbing.Hash{}}
 	for _, r := range all.Purges {
 		for _, c := range r.Rewritten {
 			out.rewritten[c] = true
+		}
+		if h := plumbing.NewHash(r.NewTip); !h.IsZero() {
+			out.newTips[r.Branch] = append(out.newTips[r.Branch], h)
 		}
 	}
 	for _, r := range all.Roots() {

@@ -174,7 +174,8 @@ func TestGuardPurgedHistory(t *testing.T) {
 		{"the purge's force push", line("refs/heads/entire/checkpoints/v1", new1.String(), "refs/heads/entire/checkpoints/v1", old1), ""},
 		{"fast-forward", line("refs/heads/entire/checkpoints/v1", new1.String(), "refs/heads/entire/checkpoints/v1", new0), ""},
 		{"forced over history this clone has", line("refs/heads/entire/checkpoints/v1", new1.String(), "refs/heads/entire/checkpoints/v1", other), "entire/checkpoints/v1 (forced"},
-		{"forced over history this clone lacks", line("refs/heads/entire/checkpoints/v1", new1.String(), "refs/heads/entire/checkpoints/v1", strings.Repeat("1", 40)), "entire/checkpoints/v1 (forced"},
+		{"the purge's force push over history this clone lacks", line("refs/heads/entire/checkpoints/v1", new1.String(), "refs/heads/entire/checkpoints/v1", strings.Repeat("1", 40)), ""},
+		{"forced over history this clone lacks, not a purge", line("refs/heads/entire/checkpoints/v1", other, "refs/heads/entire/checkpoints/v1", strings.Repeat("1", 40)), "entire/checkpoints/v1 (forced"},
 	}
 	for _, tt := range tests {
 		err := Guard(context.Background(), repo, strings.NewReader(tt.refs), Options{Remote: "origin", PushSessions: true})
@@ -188,6 +189,17 @@ func TestGuardPurgedHistory(t *testing.T) {
 			t.Errorf("%s: %v", tt.name, err)
 		}
 	}
+	// Once pushed (the remote-tracking ref is back), the purge's result
+	// no longer replaces history it does not have; the stale copy a
+	// mirror would carry is refused with it.
+	gittest.Git(t, dir, "update-ref", "refs/remotes/origin/entire/checkpoints/v1", new1.String())
+	mirror := line("refs/heads/entire/checkpoints/v1", new1.String(), "refs/heads/entire/checkpoints/v1", strings.Repeat("1", 40)) +
+		line("refs/remotes/origin/entire/checkpoints/v1", new1.String(), "refs/remotes/origin/entire/checkpoints/v1", zeroSHA) + main
+	err = Guard(context.Background(), repo, strings.NewReader(mirror), Options{Remote: "origin", PushSessions: true})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "entire/checkpoints/v1 (forced") || !strings.Contains(err.Error(), "refs/remotes/origin/entire/checkpoints/v1 (the remote's branch has moved past it)") {
+		t.Errorf("forced after the purge's push: %v", err)
+	}
+	gittest.Git(t, dir, "update-ref", "-d", "refs/remotes/origin/entire/checkpoints/v1")
 	err = Guard(context.Background(), repo, strings.NewReader(tests[0].refs), Options{Remote: "origin", PushSessions: true})
 	if want := "To push the rest:\n  git push origin refs/heads/main:refs/heads/main"; err == nil || !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("rest command: %v", err)

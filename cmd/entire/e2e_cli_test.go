@@ -1,10 +1,14 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/entirecli/entire/gitrepo/gittest"
 )
 
 // `entire --version` prints what `entire version` does, and both name the
@@ -63,5 +67,49 @@ func TestUnknownHookVerb(t *testing.T) {
 	}
 	if log := logText(r.dir); strings.Count(log, `"unknown hook verb"`) != 2 || !strings.Contains(log, `"hook":"no-such-verb"`) {
 		t.Errorf("log:\n%s", log)
+	}
+}
+
+// enable lists every file it writes and keeps Claude Code's personal
+// settings file out of git: through info/exclude, unless a .gitignore
+// already covers it.
+func TestEnableListsFilesAndIgnoresLocalSettings(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	out, errOut, code := runEntire(t, dir, nil, "", "enable", "--agent", "claude-code")
+	if code != 0 {
+		t.Fatalf("enable: exit %d %s", code, errOut)
+	}
+	for _, f := range []string{".claude/settings.json", ".mcp.json", ".claude/settings.local.json", ".entire/settings.json", ".entire/.gitignore", ".git/hooks/", "permissions.deny", "env",
+		"personal: ignored through .git/info/exclude", "from its PATH"} {
+		if !strings.Contains(out, f) {
+			t.Errorf("enable's output does not name %q:\n%s", f, out)
+		}
+	}
+	if st := gittest.Git(t, dir, "status", "--porcelain", "--untracked-files=all"); strings.Contains(st, "settings.local.json") {
+		t.Errorf("settings.local.json is not ignored:\n%s", st)
+	}
+	exclude, _ := os.ReadFile(filepath.Join(dir, ".git", "info", "exclude"))
+	if strings.Count(string(exclude), "/.claude/settings.local.json") != 1 {
+		t.Errorf("info/exclude:\n%s", exclude)
+	}
+	// Again: nothing added twice.
+	if _, _, code := runEntire(t, dir, nil, "", "enable", "--agent", "claude-code"); code != 0 {
+		t.Fatal("second enable failed")
+	}
+	if again, _ := os.ReadFile(filepath.Join(dir, ".git", "info", "exclude")); string(again) != string(exclude) {
+		t.Errorf("info/exclude changed by a second enable:\n%s", again)
+	}
+
+	// A .gitignore that covers it already: info/exclude is left alone.
+	dir = gittest.InitWithCommit(t)
+	gittest.WriteFile(t, dir, ".gitignore", ".claude/settings.local.json\n")
+	before, _ := os.ReadFile(filepath.Join(dir, ".git", "info", "exclude"))
+	out, _, code = runEntire(t, dir, nil, "", "enable", "--agent", "claude-code")
+	if code != 0 || !strings.Contains(out, "personal: already ignored") {
+		t.Errorf("enable with a .gitignore: exit %d\n%s", code, out)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, ".git", "info", "exclude")); string(after) != string(before) {
+		t.Errorf("info/exclude changed:\n%s", after)
 	}
 }

@@ -34,7 +34,9 @@ const sessionStartMessage = "\n\nPowered by Entire:\n  This conversation will be
 // non-zero codes, so a Gemini hook always exits 0 and reports problems in
 // its JSON answer. Outside a repository, or with entire disabled, a hook
 // does nothing and exits 0; so does a verb the agent no longer installs
-// (agent.NoOpHookVerbs), before even looking for the repository.
+// (agent.NoOpHookVerbs), before even looking for the repository, and a
+// verb entire does not know, which is logged as a warning (nothing on
+// stdout, which the agent may read into its context).
 //
 // A panic anywhere in the hook, in its goroutine or one it started, is
 // recovered and answered like any other failure.
@@ -91,7 +93,15 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 		hookType, ok = resolver.HookTypeForVerb(verb)
 	}
 	if !ok {
-		return fail(fmt.Errorf("entire: unknown hook %q for %s", verb, agentName))
+		// Whatever a hook prints on stdout may reach the agent's context:
+		// an unknown verb (a newer or hand-edited hook entry) says nothing
+		// there and is logged.
+		drain(env.Stdin)
+		if _, log, err := open(env, repo, "hooks"); err == nil {
+			log.Warn("unknown hook verb", "agent", string(agentName), "hook", verb)
+			log.Close()
+		}
+		return 0
 	}
 	in, err := ag.ParseHookInput(hookType, env.Stdin)
 	senv, log, oerr := open(env, repo, "hooks")

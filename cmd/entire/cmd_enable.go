@@ -190,7 +190,8 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := githook.Install(githook.Options{RepoRoot: repo.Root, LocalDev: merged.LocalDev, Warn: errOut}); err != nil {
+	gitHooks, err := githook.Install(githook.Options{RepoRoot: repo.Root, LocalDev: merged.LocalDev, Warn: errOut})
+	if err != nil {
 		return err
 	}
 	if err := track.finish(); err != nil {
@@ -217,6 +218,14 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 	if created {
 		fmt.Fprintf(errOut, "✓ Created orphan branch '%s' for session metadata\n", checkpoint.MetadataBranch)
 	}
+	ignored := ""
+	if ag.Name() == agent.AgentNameClaudeCode {
+		if ignored, err = ignoreLocalSettings(ctx, repo); err != nil {
+			fmt.Fprintf(errOut, "Warning: %v\n", err)
+			ignored = "add it to .git/info/exclude"
+		}
+	}
+	printEnableFiles(out, ag, target, relHooksDir(repo, gitHooks.Dir), ignored)
 	fmt.Fprintln(out, resolvePushTarget(ctx, repo, merged).enableLine())
 	fmt.Fprintln(out, "\nReady.")
 	return nil
@@ -331,10 +340,7 @@ func newEnableGitHookCmd(f *factory) *cobra.Command {
 
 // printGitHookSummary prints what githook.Install did.
 func printGitHookSummary(w io.Writer, repo *gitrepo.Repo, res githook.Result) {
-	dir := res.Dir
-	if rel, err := filepath.Rel(repo.Root, dir); err == nil && !strings.HasPrefix(rel, "..") {
-		dir = filepath.ToSlash(rel)
-	}
+	dir := relHooksDir(repo, res.Dir)
 	if res.Changed > 0 {
 		fmt.Fprintf(w, "✓ Installed %d git hooks in %s\n", res.Changed, dir)
 	} else {
@@ -374,4 +380,13 @@ func refreshInstalledAgents(repo *gitrepo.Repo, s *settings.Settings, out, errOu
 			}
 		}
 	}
+}
+
+// relHooksDir returns the git hooks directory relative to the work tree
+// when it is inside it.
+func relHooksDir(repo *gitrepo.Repo, dir string) string {
+	if rel, err := filepath.Rel(repo.Root, dir); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return dir
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -126,7 +127,7 @@ func TestEnableModes(t *testing.T) {
 			name: "interactive",
 			args: []string{"enable"},
 			wantOut: "Agent: Claude Code (use --agent to change)\n✓ Hooks installed\n" +
-				"✓ Project configured (.entire/settings.json)\n" + pushLineNoRemote + "\nReady.\n",
+				"✓ Project configured (.entire/settings.json)\n" + enableFiles("claude-code", "settings.json", "ignored through .git/info/exclude") + pushLineNoRemote + "\nReady.\n",
 			wantSettings: "{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": true\n}\n",
 			check:        checkClaudeHooks,
 		},
@@ -134,7 +135,7 @@ func TestEnableModes(t *testing.T) {
 			name: "agent claude-code",
 			args: []string{"enable", "--agent", "claude-code"},
 			wantOut: "Agent: Claude Code\nInstalled 10 hooks for Claude Code - Anthropic's agentic coding CLI\n" +
-				"✓ Project configured (.entire/settings.json)\n" + pushLineNoRemote + "\nReady.\n",
+				"✓ Project configured (.entire/settings.json)\n" + enableFiles("claude-code", "settings.json", "ignored through .git/info/exclude") + pushLineNoRemote + "\nReady.\n",
 			wantSettings: "{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": true\n}\n",
 			check:        checkClaudeHooks,
 		},
@@ -142,7 +143,7 @@ func TestEnableModes(t *testing.T) {
 			name: "agent gemini, auto-commit, no push",
 			args: []string{"enable", "--agent=gemini", "--strategy", "auto-commit", "--skip-push-sessions"},
 			wantOut: "Agent: Gemini CLI\nInstalled 7 hooks for Gemini CLI - Google's AI coding agent (Preview)\n" +
-				"✓ Project configured (.entire/settings.json)\n" + pushLineOff + "\nReady.\n",
+				"✓ Project configured (.entire/settings.json)\n" + enableFiles("gemini", "settings.json", "") + pushLineOff + "\nReady.\n",
 			wantSettings: "{\n  \"strategy\": \"auto-commit\",\n  \"enabled\": true,\n" +
 				"  \"strategy_options\": {\n    \"push_sessions\": false\n  }\n}\n",
 			check: func(t *testing.T, dir string) {
@@ -163,7 +164,7 @@ func TestEnableModes(t *testing.T) {
 			name: "strategy only",
 			args: []string{"enable", "--strategy", "auto-commit"},
 			wantOut: "✓ Hooks installed\n✓ Project configured (.entire/settings.json)\n" +
-				pushLineNoRemote + "\nReady.\n",
+				enableFiles("claude-code", "settings.json", "ignored through .git/info/exclude") + pushLineNoRemote + "\nReady.\n",
 			wantSettings: "{\n  \"strategy\": \"auto-commit\",\n  \"enabled\": true\n}\n",
 			check:        checkClaudeHooks,
 		},
@@ -171,7 +172,7 @@ func TestEnableModes(t *testing.T) {
 			name: "local-dev and telemetry opt-out",
 			args: []string{"enable", "--agent", "claude-code", "--local-dev", "--telemetry=false", "--ignore-untracked"},
 			wantOut: "Agent: Claude Code\nInstalled 10 hooks for Claude Code - Anthropic's agentic coding CLI\n" +
-				"✓ Project configured (.entire/settings.json)\n" + pushLineNoRemote + "\nReady.\n",
+				"✓ Project configured (.entire/settings.json)\n" + enableFiles("claude-code", "settings.json", "ignored through .git/info/exclude") + pushLineNoRemote + "\nReady.\n",
 			wantSettings: "{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": true,\n  \"local_dev\": true,\n  \"telemetry\": false\n}\n",
 			check: func(t *testing.T, dir string) {
 				c := readJSON(t, filepath.Join(dir, ".claude", "settings.json"))
@@ -262,7 +263,7 @@ func TestEnableInteractiveAlreadyEnabled(t *testing.T) {
 	// shared project file is left alone when it already says it all.
 	out, _, code = runEntire(t, dir, nil, "", "enable", "--force")
 	want = "Agent: Claude Code (use --agent to change)\n✓ Hooks installed\n" +
-		"✓ Project configured (.entire/settings.json)\n" + pushLineOrigin + "\nReady.\n"
+		"✓ Project configured (.entire/settings.json)\n" + enableFiles("claude-code", "settings.json", "already ignored") + pushLineOrigin + "\nReady.\n"
 	if code != 0 || out != want {
 		t.Fatalf("enable --force: exit %d\nstdout %q\nwant   %q", code, out, want)
 	}
@@ -277,7 +278,7 @@ func TestEnableWritesLocalWhenProjectDiffers(t *testing.T) {
 	want := "Agent: Claude Code (use --agent to change)\n" +
 		"Info: Project settings exist. Saving to settings.local.json instead.\n" +
 		"  Use --project to update the project settings file.\n" +
-		"✓ Hooks installed\n✓ Project configured (.entire/settings.local.json)\n" + pushLineNoRemote + "\nReady.\n"
+		"✓ Hooks installed\n✓ Project configured (.entire/settings.local.json)\n" + enableFiles("claude-code", "settings.local.json", "ignored through .git/info/exclude") + pushLineNoRemote + "\nReady.\n"
 	if code != 0 || out != want {
 		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", code, out, want, errOut)
 	}
@@ -428,4 +429,28 @@ func TestEnableFlagParsing(t *testing.T) {
 			t.Errorf("%v: got %+v, want %+v", tt.args, *got, tt.want)
 		}
 	}
+}
+
+// enableFiles is the list of files enable prints for an agent, the settings
+// file it wrote and how .claude/settings.local.json is ignored.
+func enableFiles(agentName, settingsFile, ignored string) string {
+	var b strings.Builder
+	b.WriteString("Files:\n")
+	row := func(path, what string) { fmt.Fprintf(&b, "  %-28s %s\n", path, what) }
+	if agentName == "claude-code" {
+		row(".claude/settings.json", "hooks, permissions.deny, env (commit it: teammates' sessions are recorded too)")
+		row(".mcp.json", "the entire MCP server (commit it)")
+		row(".claude/settings.local.json", "approves that server for you (personal: "+ignored+")")
+	} else {
+		row(".gemini/settings.json", "hooks, the entire MCP server (commit it)")
+	}
+	if settingsFile == "settings.local.json" {
+		row(".entire/settings.local.json", "your settings (personal: ignored by .entire/.gitignore)")
+	} else {
+		row(".entire/settings.json", "project settings (commit it)")
+	}
+	row(".entire/.gitignore", "keeps entire's local files out of git (commit it)")
+	row(".git/hooks/", "git hooks prepare-commit-msg, commit-msg, post-commit, pre-push (not versioned)")
+	b.WriteString("The agent runs `entire` from its PATH: install it where the agent's process finds it.\n")
+	return b.String()
 }

@@ -24,7 +24,19 @@ func newHooksCmd(f *factory) *cobra.Command {
 		if err != nil {
 			continue
 		}
-		ac := &cobra.Command{Use: string(name), Short: "Handle " + string(a.Type()) + " hook calls", Hidden: true}
+		ac := &cobra.Command{Use: string(name), Short: "Handle " + string(a.Type()) + " hook calls", Hidden: true,
+			// A verb without a subcommand (a newer or hand-edited hook
+			// entry) reaches RunAgentHook, which logs it and exits 0.
+			Args:               cobra.ArbitraryArgs,
+			DisableFlagParsing: true,
+			RunE: func(c *cobra.Command, args []string) error {
+				verb := ""
+				if len(args) > 0 {
+					verb = args[0]
+				}
+				return exitWith(hooks.RunAgentHook(c.Context(), env(), name, verb))
+			},
+		}
 		var verbs []string
 		if hh, ok := a.(agent.HookHandler); ok {
 			verbs = hh.GetHookNames()

@@ -58,8 +58,10 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	out := f.IO.Out
 	repo, err := f.OpenRepo()
 	if errors.Is(err, errNotRepository) {
+		// Exit 1 like every error (SPEC 1.5 exits 0: see the README's
+		// departures).
 		fmt.Fprintln(out, "✕ not a git repository")
-		return nil
+		return silentError(err)
 	}
 	if err != nil {
 		return err

@@ -66,7 +66,7 @@ func TestStatusStates(t *testing.T) {
 		want    string
 		wantErr bool
 	}{
-		{"not a repo", func(t *testing.T) string { return t.TempDir() }, nil, "✕ not a git repository\n", false},
+		{"not a repo", func(t *testing.T) string { return t.TempDir() }, nil, "✕ not a git repository\n", true},
 		{"not set up", func(t *testing.T) string { return gittest.InitWithCommit(t) }, nil, "○ not set up (run `entire enable` to get started)\n", false},
 		{"pushed to origin", func(t *testing.T) string {
 			dir := gittest.InitWithCommit(t)
@@ -103,7 +103,7 @@ func TestStatusStates(t *testing.T) {
 			if (code != exitOK) != tt.wantErr || out.String() != tt.want {
 				t.Errorf("exit %d\nstdout %q\nwant   %q\nstderr %q", code, out, tt.want, errOut)
 			}
-			if tt.wantErr && !strings.Contains(errOut.String(), "bogus") {
+			if tt.name == "invalid settings" && !strings.Contains(errOut.String(), "bogus") {
 				t.Errorf("error does not name the bad key: %q", errOut)
 			}
 		})

@@ -97,6 +97,35 @@ func TestPurgeSticksAcrossClones(t *testing.T) {
 		t.Fatal("the secret is still on the remote after the purge's push")
 	}
 
+	// B has not heard of the purge and mirrors its clone: its
+	// entire/checkpoints/v1 and its remote-tracking ref hold the old
+	// history. The forced update of the branch is refused (the hook merges
+	// it instead, onto the purged history, at B's next push), and so is
+	// the stale remote-tracking ref. The printed command, run as printed,
+	// pushes the rest.
+	out, err = b.gitIn(b.dir, nil, "push", "--mirror", "origin")
+	if err == nil || !strings.Contains(out, "not pushing entire/checkpoints/v1 (forced") || !strings.Contains(out, "refs/remotes/origin/entire/checkpoints/v1 (the remote's branch has moved past it)") {
+		t.Fatalf("B's git push --mirror: %v\n%s", err, out)
+	}
+	for i := 0; err != nil; i++ {
+		if i == 3 {
+			t.Fatalf("still refused after %d printed commands:\n%s", i, out)
+		}
+		printed := printedPush(t, out)
+		cmd := exec.Command("sh", "-c", printed)
+		cmd.Dir = b.dir
+		cmd.Env = append(gittest.Env(t.TempDir()), b.env...)
+		o, cerr := cmd.CombinedOutput()
+		out, err = string(o), cerr
+		t.Logf("%s: %v\n%s", printed, err, out)
+		if err != nil && !strings.Contains(out, "not pushing ") {
+			t.Fatalf("%s: %v\n%s", printed, err, out)
+		}
+	}
+	if len(objectsHolding(t, remote, secret, "--all")) > 0 {
+		t.Fatal("the teammate's mirror brought the secret back")
+	}
+
 	// B has not heard of the purge: its next push must not bring the old
 	// history back, and keeps its new checkpoint.
 	b.playTurn("Write b2", map[string]string{"b2.txt": "b2\n"})

@@ -54,8 +54,8 @@ func TestPushPrivacyEndToEnd(t *testing.T) {
 
 // The pre-push hook judges a push by the commits it carries: a tag or a raw
 // SHA whose history reaches the metadata branch is refused on its way to a
-// fork, and to the checkpoint remote; a tag on the user's own commits goes
-// through.
+// fork, not to the checkpoint remote; a shadow branch's history is refused
+// everywhere; a tag on the user's own commits goes through.
 func TestPushGuardFollowsHistory(t *testing.T) {
 	t.Parallel()
 	r := newSessionRepo(t)
@@ -87,9 +87,18 @@ func TestPushGuardFollowsHistory(t *testing.T) {
 	if refs := gittest.Git(t, fork, "for-each-ref", "--format=%(refname)"); refs != "refs/tags/v1.0" {
 		t.Errorf("fork refs after pushing a user tag:\n%s", refs)
 	}
-	// Not even the checkpoint remote receives the metadata history under
-	// another name: a purge of the entire branches would not reach it.
-	if out, err := r.gitIn(r.dir, nil, "push", "origin", "leak"); err == nil || !strings.Contains(out, "its history holds commits of entire's branches") {
+	// The checkpoint remote receives session data: the tag goes there.
+	if out, err := r.gitIn(r.dir, nil, "push", "origin", "leak"); err != nil {
 		t.Errorf("git push origin leak: err=%v\n%s", err, out)
+	}
+	// A shadow branch's history goes nowhere, not even under another name.
+	r.agentTurn("Add another", map[string]string{"b.txt": "b\n"})
+	shadow := shadowBranches(t, r.dir)
+	if len(shadow) == 0 {
+		t.Fatal("setup: no shadow branch")
+	}
+	tip := gittest.Git(t, r.dir, "rev-parse", shadow[0])
+	if out, err := r.gitIn(r.dir, nil, "push", "origin", tip+":refs/heads/backup"); err == nil || !strings.Contains(out, "its history holds commits of a shadow branch") {
+		t.Errorf("git push origin <shadow tip>:refs/heads/backup: err=%v\n%s", err, out)
 	}
 }

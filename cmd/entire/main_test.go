@@ -23,7 +23,13 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	entireBin = filepath.Join(dir, "entire")
-	build := exec.Command("go", "build", "-o", entireBin, ".")
+	// Stamped with the commit as scripts/install.sh does (the Go
+	// toolchain's own VCS stamp is off on some machines and in worktrees).
+	commit := "dev"
+	if out, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
+		commit = strings.TrimSpace(string(out))
+	}
+	build := exec.Command("go", "build", "-ldflags", "-X main.commit="+commit, "-o", entireBin, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		panic("build entire: " + err.Error())

@@ -29,7 +29,12 @@ func newRootCmd(f *factory) *cobra.Command {
 			return cmd.Help()
 		},
 	}
-	root.CompletionOptions.HiddenDefaultCmd = true
+	// `entire completion bash|zsh|fish|powershell` is listed in help (SPEC
+	// 1.1 hides it: see the README's departures).
+	root.CompletionOptions.HiddenDefaultCmd = false
+	// `entire --version` prints what `entire version` does.
+	root.Version = version
+	root.SetVersionTemplate(versionText())
 	root.SetHelpCommand(newHelpCmd())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &usageError{err}

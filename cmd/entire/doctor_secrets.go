@@ -83,6 +83,15 @@ func runDoctorSecrets(ctx context.Context, opts *doctorOptions) error {
 			return err
 		}
 	}
+	// Copies of the old history on the remote (a mirror pushed before the
+	// purge) are deleted by the same push.
+	copies, err := secretscan.RemoteCopies(ctx, repo, s.CheckpointRemote(), recs)
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "Warning: %v; other refs there that hold the old history (from a `git push --mirror`) are not deleted by the push below.\n", err)
+	}
+	for _, ref := range copies {
+		push += " :" + ref
+	}
 	fmt.Fprintf(out, "Now push the rewritten branches (teammates' clones follow at their next push), and rotate the credentials:\n  %s\n", push)
 	return nil
 }

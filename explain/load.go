@@ -297,7 +297,8 @@ func (l *Loader) hasHead() bool {
 	return err == nil && !h.IsZero()
 }
 
-// LinkedCommits returns the commits whose Entire-Checkpoint trailer is id,
+// LinkedCommits returns the commits that carry checkpoint id (its trailer,
+// or a squash or rebase that brought it along: checkpoint.Carries),
 // newest first: among the last 500 first-parent commits of HEAD, or with
 // searchAll among all commits of all branches (shadow and metadata branches
 // excluded).
@@ -317,7 +318,7 @@ func (l *Loader) LinkedCommits(ctx context.Context, id checkpoint.ID, searchAll 
 	}
 	var out []Commit
 	for _, e := range entries {
-		if got, ok := checkpoint.CheckpointOf(e.Message); ok && got == id {
+		if checkpoint.Carries(e.Message, id) { // its own trailer, or brought by a squash
 			out = append(out, e.Commit)
 		}
 	}

@@ -35,6 +35,9 @@ func (m *ManualCommit) recentSessions() []session.Summary {
 // problems are logged.
 func (m *ManualCommit) PrepareCommitMsg(ctx context.Context, msgFile, source string) error {
 	repo := m.env.Repo
+	if session.RebaseInProgress(repo.GitDir) {
+		return m.restoreSkippedTrailers(msgFile)
+	}
 	if source == "merge" || source == "squash" || session.SequenceOperationInProgress(repo.GitDir) {
 		return nil
 	}
@@ -93,6 +96,23 @@ func (m *ManualCommit) PrepareCommitMsg(ctx context.Context, msgFile, source str
 	// runs (killed with this hook's successors) leaves a trace
 	// CompletePending follows.
 	m.markTrailer(id)
+	return writeMessage(msgFile, msg)
+}
+
+// restoreSkippedTrailers puts back, during a rebase, the trailers of the
+// messages git comments out in the message of a combined commit (a fixup's,
+// "# The commit message #2 will be skipped"): git would strip them with
+// the comments. It never adds a new link: the commits of a rebase replay
+// work already linked.
+func (m *ManualCommit) restoreSkippedTrailers(msgFile string) error {
+	data, err := os.ReadFile(msgFile)
+	if err != nil {
+		return fmt.Errorf("read commit message: %w", err)
+	}
+	msg, changed := checkpoint.AddCheckpointTrailers(string(data), checkpoint.CommentedCheckpoints(string(data)))
+	if !changed {
+		return nil
+	}
 	return writeMessage(msgFile, msg)
 }
 

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -100,21 +102,33 @@ func (m *ManualCommit) PrepareCommitMsg(ctx context.Context, msgFile, source str
 }
 
 // restoreSkippedTrailers puts back, during a rebase, the trailers of the
-// messages git comments out in the message of a combined commit (a fixup's,
-// "# The commit message #2 will be skipped"): git would strip them with
-// the comments. It never adds a new link: the commits of a rebase replay
-// work already linked.
+// messages git comments out for a combined commit (a fixup's: "# The
+// commit message #2 will be skipped"), which git would strip with the
+// comments. They are in the message itself when a squash opens the
+// editor; for a chain of fixups git gives the first message alone and
+// keeps the combined one in rebase-merge/message-squash. It never adds a
+// new link: the commits of a rebase replay work already linked.
 func (m *ManualCommit) restoreSkippedTrailers(msgFile string) error {
 	data, err := os.ReadFile(msgFile)
 	if err != nil {
 		return fmt.Errorf("read commit message: %w", err)
 	}
-	msg, changed := checkpoint.AddCheckpointTrailers(string(data), checkpoint.CommentedCheckpoints(string(data)))
+	ids := checkpoint.CommentedCheckpoints(string(data))
+	if f, err := os.Open(filepath.Join(m.env.Repo.GitDir, "rebase-merge", "message-squash")); err == nil {
+		squash, _ := io.ReadAll(io.LimitReader(f, maxSquashMessage))
+		f.Close()
+		ids = append(ids, checkpoint.CommentedCheckpoints(string(squash))...)
+	}
+	msg, changed := checkpoint.AddCheckpointTrailers(string(data), ids)
 	if !changed {
 		return nil
 	}
 	return writeMessage(msgFile, msg)
 }
+
+// maxSquashMessage bounds the combined message of a rebase read by
+// restoreSkippedTrailers.
+const maxSquashMessage = 16 << 20
 
 // writeMessage replaces the commit message file atomically: a hook killed
 // while writing it must not leave git an empty or cut message.

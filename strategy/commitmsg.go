@@ -33,8 +33,9 @@ func (m *ManualCommit) recentSessions() []session.Summary {
 }
 
 // PrepareCommitMsg adds an Entire-Checkpoint trailer to a commit that
-// includes an agent session's work (SPEC 5.2.3). It never fails a commit:
-// problems are logged.
+// includes an agent session's work (SPEC 5.2.3). During a rebase it adds
+// no new link, but keeps the trailers of the messages git drops
+// (restoreSkippedTrailers). It never fails a commit: problems are logged.
 func (m *ManualCommit) PrepareCommitMsg(ctx context.Context, msgFile, source string) error {
 	repo := m.env.Repo
 	if session.RebaseInProgress(repo.GitDir) {

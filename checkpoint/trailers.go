@@ -157,32 +157,6 @@ func CheckpointOf(msg string) (ID, bool) {
 	return "", false
 }
 
-// CheckpointsOf returns every checkpoint ID a commit message links to, in
-// order and without duplicates, found as CheckpointOf finds one: a squash
-// merge carries the trailers of all the commits it squashes.
-func CheckpointsOf(msg string) []ID {
-	var out []ID
-	seen := map[ID]bool{}
-	add := func(v string) {
-		if id, err := ParseID(strings.TrimSpace(v)); err == nil && !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	for _, v := range ParseTrailers(msg).All(TrailerCheckpoint) {
-		add(v)
-	}
-	for _, line := range strings.Split(msg, "\n") {
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		if m := trailerLine.FindStringSubmatch(line); m != nil && strings.EqualFold(m[1], TrailerCheckpoint) {
-			add(m[2])
-		}
-	}
-	return out
-}
-
 // SourceRef formats an Entire-Source-Ref value, "<branch>@<sha12>".
 func SourceRef(branch, commit string) string {
 	if len(commit) > 12 {

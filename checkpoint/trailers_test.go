@@ -164,7 +164,7 @@ func TestCheckpointOfOutsideTrailerBlock(t *testing.T) {
 	}
 }
 
-func TestCheckpointsOf(t *testing.T) {
+func TestCheckpointsOfTrailerBlocks(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		msg  string
@@ -175,10 +175,10 @@ func TestCheckpointsOf(t *testing.T) {
 		// A forge's squash: every squashed commit's trailer, one twice.
 		{"Feature (#1)\n\n* one\n* two\n\nEntire-Checkpoint: a3b2c4d5e6f7\nEntire-Checkpoint: 0123456789ab\nEntire-Checkpoint: a3b2c4d5e6f7\n",
 			[]ID{"a3b2c4d5e6f7", "0123456789ab"}},
-		// Outside the trailer block too, as CheckpointOf reads them; not
-		// in comments, and not invalid IDs.
+		// Outside the trailer block too, in the order they appear; not in
+		// comments, and not invalid IDs.
 		{"Squash\n\nEntire-Checkpoint: 0123456789ab\n\nmore prose\n# Entire-Checkpoint: ffffffffffff\nEntire-Checkpoint: nope\n\nSigned-off-by: x\nEntire-Checkpoint: a3b2c4d5e6f7\n",
-			[]ID{"a3b2c4d5e6f7", "0123456789ab"}},
+			[]ID{"0123456789ab", "a3b2c4d5e6f7"}},
 	}
 	for _, tt := range tests {
 		if got := CheckpointsOf(tt.msg); !reflect.DeepEqual(got, tt.want) {

@@ -368,11 +368,11 @@ func (l *Loader) hasHead() bool {
 	return err == nil && !h.IsZero()
 }
 
-// LinkedCommits returns the commits that carry checkpoint id (one of
-// their Entire-Checkpoint trailers is id), in the order git log walks
-// them: among the first 500 commits `git log HEAD` walks, merged-in
-// commits included, or with searchAll among all commits of all branches
-// (shadow and metadata branches excluded).
+// LinkedCommits returns the commits that carry checkpoint id (their
+// trailer, or a squash or rebase that brought it along: checkpoint.Carries),
+// in the order git log walks them: among the first 500 commits `git log
+// HEAD` walks, merged-in commits included, or with searchAll among all
+// commits of all branches (shadow and metadata branches excluded).
 func (l *Loader) LinkedCommits(ctx context.Context, id checkpoint.ID, searchAll bool) ([]Commit, error) {
 	var args []string
 	if searchAll {
@@ -392,25 +392,9 @@ func (l *Loader) LinkedCommits(ctx context.Context, id checkpoint.ID, searchAll 
 	}
 	var out []Commit
 	for _, e := range entries {
-		if carries(e.Message, id) {
+		if checkpoint.Carries(e.Message, id) { // its own trailer, or brought by a squash
 			out = append(out, e.Commit)
 		}
 	}
 	return out, nil
-}
-
-// carries reports whether a commit message links to checkpoint id: by one
-// of its Entire-Checkpoint trailers (a squash commit has several), or by
-// the line CheckpointOf finds outside the trailer block.
-func carries(msg string, id checkpoint.ID) bool {
-	if !strings.Contains(msg, string(id)) {
-		return false
-	}
-	for _, v := range checkpoint.ParseTrailers(msg).All(checkpoint.TrailerCheckpoint) {
-		if got, err := checkpoint.ParseID(strings.TrimSpace(v)); err == nil && got == id {
-			return true
-		}
-	}
-	got, ok := checkpoint.CheckpointOf(msg)
-	return ok && got == id
 }

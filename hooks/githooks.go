@@ -19,7 +19,7 @@ import (
 
 // GitHookNames are the git hooks entire handles, with the arguments git
 // passes them.
-var GitHookNames = []string{"prepare-commit-msg", "commit-msg", "post-commit", "pre-push"}
+var GitHookNames = []string{"prepare-commit-msg", "commit-msg", "post-commit", "post-rewrite", "pre-push"}
 
 // RunGitHook handles `entire hooks git <hook> [args]` and returns the exit
 // status for git. Only a deliberate pre-push refusal (see refusePush)
@@ -87,6 +87,16 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 			}
 			err = nil
 		}
+	case hook == "post-rewrite":
+		var rewrites []strategy.Rewrite
+		if env.Stdin != nil {
+			rewrites = strategy.ParseRewrites(io.LimitReader(env.Stdin, maxPushedRefs))
+		}
+		if ok {
+			err = gh.PostRewrite(ctx, arg(0), rewrites)
+		} else {
+			_, err = strategy.PostRewrite(ctx, senv, arg(0), rewrites)
+		}
 	case !ok:
 		// auto-commit links its own commits; nothing to do.
 	case hook == "prepare-commit-msg":
@@ -147,7 +157,8 @@ func guardPush(ctx context.Context, senv *strategy.Env, remote string, stdin io.
 	return nil
 }
 
-// maxPushedRefs bounds git's list of pushed refs read by the pre-push hook.
+// maxPushedRefs bounds git's list of pushed refs read by the pre-push hook
+// (and that of rewritten commits read by post-rewrite).
 const maxPushedRefs = 16 << 20
 
 // namedEntireBranches returns the entire branches the pushed refs (git's

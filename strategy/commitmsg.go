@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -31,10 +33,14 @@ func (m *ManualCommit) recentSessions() []session.Summary {
 }
 
 // PrepareCommitMsg adds an Entire-Checkpoint trailer to a commit that
-// includes an agent session's work (SPEC 5.2.3). It never fails a commit:
-// problems are logged.
+// includes an agent session's work (SPEC 5.2.3). During a rebase it adds
+// no new link, but keeps the trailers of the messages git drops
+// (restoreSkippedTrailers). It never fails a commit: problems are logged.
 func (m *ManualCommit) PrepareCommitMsg(ctx context.Context, msgFile, source string) error {
 	repo := m.env.Repo
+	if session.RebaseInProgress(repo.GitDir) {
+		return m.restoreSkippedTrailers(msgFile)
+	}
 	if source == "merge" || source == "squash" || session.SequenceOperationInProgress(repo.GitDir) {
 		return nil
 	}
@@ -95,6 +101,35 @@ func (m *ManualCommit) PrepareCommitMsg(ctx context.Context, msgFile, source str
 	m.markTrailer(id)
 	return writeMessage(msgFile, msg)
 }
+
+// restoreSkippedTrailers puts back, during a rebase, the trailers of the
+// messages git comments out for a combined commit (a fixup's: "# The
+// commit message #2 will be skipped"), which git would strip with the
+// comments. They are in the message itself when a squash opens the
+// editor; for a chain of fixups git gives the first message alone and
+// keeps the combined one in rebase-merge/message-squash. It never adds a
+// new link: the commits of a rebase replay work already linked.
+func (m *ManualCommit) restoreSkippedTrailers(msgFile string) error {
+	data, err := os.ReadFile(msgFile)
+	if err != nil {
+		return fmt.Errorf("read commit message: %w", err)
+	}
+	ids := checkpoint.CommentedCheckpoints(string(data))
+	if f, err := os.Open(filepath.Join(m.env.Repo.GitDir, "rebase-merge", "message-squash")); err == nil {
+		squash, _ := io.ReadAll(io.LimitReader(f, maxSquashMessage))
+		f.Close()
+		ids = append(ids, checkpoint.CommentedCheckpoints(string(squash))...)
+	}
+	msg, changed := checkpoint.AddCheckpointTrailers(string(data), ids)
+	if !changed {
+		return nil
+	}
+	return writeMessage(msgFile, msg)
+}
+
+// maxSquashMessage bounds the combined message of a rebase read by
+// restoreSkippedTrailers.
+const maxSquashMessage = 16 << 20
 
 // writeMessage replaces the commit message file atomically: a hook killed
 // while writing it must not leave git an empty or cut message.

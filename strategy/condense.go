@@ -46,7 +46,7 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read HEAD commit: %w", err)
 	}
-	id, linked := checkpoint.CheckpointOf(commit.Message)
+	id, linked := m.ownLink(commit) // a trailer from elsewhere links for reading only
 	if !linked {
 		for _, s := range m.recentSessions() {
 			if s.Phase != session.PhaseActive || s.BaseCommit == head.String() {

@@ -148,6 +148,9 @@ type GitHooks interface {
 	PrepareCommitMsg(ctx context.Context, msgFile, source string) error
 	CommitMsg(ctx context.Context, msgFile string) error
 	PostCommit(ctx context.Context) error
+	// PostRewrite handles git's post-rewrite hook: kind is "amend" or
+	// "rebase", rewrites git's list of replaced commits.
+	PostRewrite(ctx context.Context, kind string, rewrites []Rewrite) error
 }
 
 // New returns the strategy configured in env's settings: AutoCommit for

@@ -257,7 +257,7 @@ func linkedCheckpoints(ctx context.Context, repo *gitrepo.Repo) (map[checkpoint.
 			return nil, err
 		}
 		for _, msg := range strings.Split(string(out), "\x00") {
-			if id, ok := checkpoint.CheckpointOf(msg); ok {
+			for _, id := range checkpoint.CheckpointsOf(msg) { // squashes carry several
 				linked[id] = true
 			}
 		}

@@ -125,7 +125,7 @@ func TestUninstallRestoresRepo(t *testing.T) {
 	out, errOut, code := runEntire(t, dir, nil, "", "disable", "--uninstall")
 	wantErr := "This will remove:\n" +
 		"  - the .entire/ directory (settings, logs, scratch files)\n" +
-		"  - 4 git hooks (hooks they chained to are restored)\n" +
+		"  - 5 git hooks (hooks they chained to are restored)\n" +
 		"  - 1 session state file\n" +
 		"  - 1 shadow branch (temporary checkpoints not yet committed)\n" +
 		"  - agent hooks (Claude Code, Gemini CLI)\n" +

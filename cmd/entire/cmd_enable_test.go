@@ -391,7 +391,7 @@ func TestEnableGitHook(t *testing.T) {
 	t.Parallel()
 	dir := gittest.InitWithCommit(t)
 	out, _, code := runEntire(t, dir, nil, "", "enable", "git-hook")
-	if code != 0 || out != "✓ Installed 4 git hooks in .git/hooks\n" {
+	if code != 0 || out != "✓ Installed 5 git hooks in .git/hooks\n" {
 		t.Fatalf("exit %d stdout %q", code, out)
 	}
 	assertGitHooks(t, dir, true)

@@ -150,11 +150,11 @@ func runExplain(ctx context.Context, opts *explainOptions) error {
 	var buf bytes.Buffer
 	switch {
 	case opts.Commit != "":
-		id, ok, err := commitCheckpoint(ctx, repo, opts.Commit)
+		ids, err := commitCheckpoints(ctx, repo, opts.Commit)
 		if err != nil {
 			return err
 		}
-		if !ok {
+		if len(ids) == 0 {
 			fmt.Fprintf(f.IO.Out, "No associated Entire checkpoint for %s.\n", opts.Commit)
 			fmt.Fprintln(f.IO.Out, "The commit has no Entire-Checkpoint trailer: it was not made from an agent session recorded by Entire.")
 			return nil
@@ -162,7 +162,7 @@ func runExplain(ctx context.Context, opts *explainOptions) error {
 		if err := combinedAttribution(ctx, repo, l, opts.Commit, &buf); err != nil {
 			return err
 		}
-		if err := explainCheckpoint(ctx, opts, l, id, &buf); err != nil {
+		if err := explainCheckpoints(ctx, opts, l, ids, &buf); err != nil {
 			return err
 		}
 	case opts.Checkpoint != "":
@@ -194,22 +194,57 @@ func runExplain(ctx context.Context, opts *explainOptions) error {
 	return pageEscaped(f, opts.NoPager, buf.String())
 }
 
-// commitCheckpoint resolves rev and returns the checkpoint its message
-// links to.
-func commitCheckpoint(ctx context.Context, repo *gitrepo.Repo, rev string) (checkpoint.ID, bool, error) {
+// commitCheckpoints resolves rev and returns every checkpoint its message
+// carries: its own link and those a squash or rebase brought along
+// (checkpoint.CheckpointsOf).
+func commitCheckpoints(ctx context.Context, repo *gitrepo.Repo, rev string) ([]checkpoint.ID, error) {
 	if strings.HasPrefix(rev, "-") {
-		return "", false, fmt.Errorf("invalid revision %q", rev)
+		return nil, fmt.Errorf("invalid revision %q", rev)
 	}
 	out, err := repo.RunGit(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil {
-		return "", false, fmt.Errorf("unknown commit %q: no such revision in this repository", rev)
+		return nil, fmt.Errorf("unknown commit %q: no such revision in this repository", rev)
 	}
 	c, err := repo.Git.CommitObject(plumbing.NewHash(strings.TrimSpace(string(out))))
 	if err != nil {
-		return "", false, fmt.Errorf("read commit %s: %w", rev, err)
+		return nil, fmt.Errorf("read commit %s: %w", rev, err)
 	}
-	id, ok := checkpoint.CheckpointOf(c.Message)
-	return id, ok, nil
+	return checkpoint.CheckpointsOf(c.Message), nil
+}
+
+// explainCheckpoints shows the checkpoints a commit carries one after the
+// other, after a line that lists them when there are several. One that is
+// not here is said in its place; it is an error only when none is.
+func explainCheckpoints(ctx context.Context, opts *explainOptions, l *explain.Loader, ids []checkpoint.ID, w io.Writer) error {
+	if len(ids) == 1 {
+		return explainCheckpoint(ctx, opts, l, ids[0], w)
+	}
+	strs := make([]string, len(ids))
+	for i, id := range ids {
+		strs[i] = id.String()
+	}
+	fmt.Fprintf(w, "This commit carries %d checkpoints: %s\n", len(ids), strings.Join(strs, ", "))
+	var firstErr error
+	shown := 0
+	for _, id := range ids {
+		fmt.Fprintln(w)
+		var buf bytes.Buffer
+		if err := explainCheckpoint(ctx, opts, l, id, &buf); err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			fmt.Fprintf(w, "Checkpoint: %s\n  %v\n", id, err)
+			continue
+		}
+		shown++
+		if _, err := w.Write(buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	if shown == 0 {
+		return firstErr
+	}
+	return nil
 }
 
 // combinedAttribution writes, for a commit that carries several

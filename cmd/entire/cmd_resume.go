@@ -113,7 +113,7 @@ func runResume(ctx context.Context, opts *resumeOptions) error {
 	if err != nil {
 		return err
 	}
-	if found.id == "" {
+	if len(found.ids) == 0 {
 		if err := runCheckout(ctx, f, repo, checkout); err != nil {
 			return err
 		}
@@ -133,25 +133,26 @@ func runResume(ctx context.Context, opts *resumeOptions) error {
 		}
 	}
 	store := checkpoint.NewStore(repo, f.Now)
-	if !store.Exists(found.id) {
-		if err := syncMetadata(ctx, f, repo, func() bool { return store.Exists(found.id) }); err != nil {
+	cps, missing, err := readResumeCheckpoints(ctx, f, repo, store, found.ids)
+	if err != nil {
+		return err
+	}
+	if len(cps) == 0 {
+		if err := runCheckout(ctx, f, repo, checkout); err != nil {
 			return err
 		}
-		if !store.Exists(found.id) {
-			if err := runCheckout(ctx, f, repo, checkout); err != nil {
-				return err
-			}
-			fmt.Fprintf(f.IO.ErrOut, "Checkpoint %s (commit %s) has no session data here or on the checkpoint remote; nothing to restore.\n", found.id, found.commit[:7])
-			return nil
-		}
+		fmt.Fprintf(f.IO.ErrOut, "Checkpoint %s (commit %s) has no session data here or on the checkpoint remote; nothing to restore.\n", joinIDs(found.ids), found.commit[:7])
+		return nil
 	}
-	cp, err := store.Read(found.id)
+	plans, err := planRestoreAll(f, repo, cps)
 	if err != nil {
 		return err
 	}
-	plans, err := planRestore(f, repo, cp)
-	if err != nil {
-		return err
+	if len(found.ids) > 1 {
+		fmt.Fprintf(f.IO.ErrOut, "Commit %s carries %d checkpoints: %s\n", found.commit[:7], len(found.ids), joinIDs(found.ids))
+	}
+	for _, id := range missing {
+		fmt.Fprintf(f.IO.ErrOut, "Checkpoint %s has no session data here or on the checkpoint remote; its sessions are not restored.\n", id)
 	}
 	if err := confirmNewer(f, plans, opts.Force); err != nil {
 		return err
@@ -285,9 +286,9 @@ func runCheckout(ctx context.Context, f *factory, repo *gitrepo.Repo, c *checkou
 	return nil
 }
 
-// resumePoint is the checkpoint found on a branch.
+// resumePoint is the commit with checkpoints found on a branch.
 type resumePoint struct {
-	id      checkpoint.ID
+	ids     []checkpoint.ID // every checkpoint it carries (checkpoint.CheckpointsOf)
 	commit  string
 	subject string
 	newer   int // non-merge commits after it
@@ -295,7 +296,8 @@ type resumePoint struct {
 
 // findResumeCheckpoint walks first parents from tip (at most 100 commits,
 // stopping at the default branch when b is not it) and returns the first
-// commit with a checkpoint trailer.
+// commit that carries checkpoints: its own trailer, or those of the commits
+// a squash merge or rebase combined into it.
 func findResumeCheckpoint(ctx context.Context, repo *gitrepo.Repo, tip plumbing.Hash, b string) (resumePoint, error) {
 	args := []string{"log", "--first-parent", "-n", strconv.Itoa(resumeLimit), "--format=%H%x1f%P%x1f%s%x1f%B%x1e", tip.String()}
 	// Down to the merge-base with the default branch; on the default
@@ -316,8 +318,8 @@ func findResumeCheckpoint(ctx context.Context, repo *gitrepo.Repo, tip plumbing.
 		if len(fields) != 4 {
 			continue
 		}
-		if id, ok := checkpoint.CheckpointOf(fields[3]); ok {
-			p.id, p.commit, p.subject = id, fields[0], fields[2]
+		if ids := checkpoint.CheckpointsOf(fields[3]); len(ids) > 0 {
+			p.ids, p.commit, p.subject = ids, fields[0], fields[2]
 			return p, nil
 		}
 		if len(strings.Fields(fields[1])) < 2 {

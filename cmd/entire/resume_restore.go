@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/entirecli/entire/agent"
@@ -69,6 +72,79 @@ func planRestore(f *factory, repo *gitrepo.Repo, cp *checkpoint.Checkpoint) ([]r
 		return nil, fmt.Errorf("checkpoint %s has no session to restore", cp.ID)
 	}
 	return plans, nil
+}
+
+// readResumeCheckpoints reads the checkpoints of ids, fetching the
+// metadata from the checkpoint remote when one is not here; missing are
+// those that are nowhere.
+func readResumeCheckpoints(ctx context.Context, f *factory, repo *gitrepo.Repo, store *checkpoint.Store, ids []checkpoint.ID) (cps []*checkpoint.Checkpoint, missing []checkpoint.ID, err error) {
+	haveAll := func() bool {
+		for _, id := range ids {
+			if !store.Exists(id) {
+				return false
+			}
+		}
+		return true
+	}
+	if !haveAll() {
+		if err := syncMetadata(ctx, f, repo, haveAll); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, id := range ids {
+		if !store.Exists(id) {
+			missing = append(missing, id)
+			continue
+		}
+		cp, err := store.Read(id)
+		if err != nil {
+			return nil, nil, err
+		}
+		cps = append(cps, cp)
+	}
+	return cps, missing, nil
+}
+
+// planRestoreAll is planRestore over the checkpoints a commit carries: a
+// session found in several of them is restored once, from the checkpoint
+// whose transcript goes furthest; the plans are ordered by their
+// transcripts' last entry, the most recent last.
+func planRestoreAll(f *factory, repo *gitrepo.Repo, cps []*checkpoint.Checkpoint) ([]restorePlan, error) {
+	if len(cps) == 1 {
+		return planRestore(f, repo, cps[0])
+	}
+	var plans []restorePlan
+	at := map[string]int{}
+	for _, cp := range cps {
+		ps, err := planRestore(f, repo, cp)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			id := p.session.Metadata.SessionID
+			i, dup := at[id]
+			switch {
+			case !dup:
+				at[id] = len(plans)
+				plans = append(plans, p)
+			case len(p.content) > len(plans[i].content):
+				plans[i] = p
+			}
+		}
+	}
+	sort.SliceStable(plans, func(i, j int) bool {
+		return lastTimestamp(plans[i].content).Before(lastTimestamp(plans[j].content))
+	})
+	return plans, nil
+}
+
+// joinIDs lists checkpoint IDs separated by commas.
+func joinIDs(ids []checkpoint.ID) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = id.String()
+	}
+	return strings.Join(s, ", ")
 }
 
 // checkAgentStorage fails with a clear message when the agent keeps no data

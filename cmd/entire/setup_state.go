@@ -64,7 +64,7 @@ func inspectSetup(repo *gitrepo.Repo) setupState {
 
 // complete reports whether Entire is fully set up (SPEC 1.3 interactive
 // mode): enabled in settings s (read from existing files), some agent's hooks
-// installed, all four git hooks present and .entire/ existing.
+// installed, all the git hooks present and .entire/ existing.
 func (st setupState) complete(s *settings.Settings) bool {
 	return st.EntireDir && len(st.SettingsFiles) > 0 && s.Enabled && len(st.Agents) > 0 &&
 		st.GitHooks == len(githook.Names())

@@ -42,7 +42,7 @@ func TestHooksPath(t *testing.T) {
 				t.Fatalf("HooksDir from subdir = %q %v, want %q", got, err, want)
 			}
 			res, err := lockedInstall(opts)
-			if err != nil || res.Changed != 4 || res.Dir != want {
+			if err != nil || res.Changed != len(Names()) || res.Dir != want {
 				t.Fatalf("Install = %+v %v", res, err)
 			}
 			if entries, _ := os.ReadDir(filepath.Join(r.dir, ".git", "hooks")); containsName(entries, CommitMsg) {
@@ -226,7 +226,7 @@ func TestUninstallCleansLegacyDirs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Changed != 4+3 { // 4 in .husky, 2 legacy shims, 1 restored backup
+	if res.Changed != len(Names())+3 { // all in .husky, 2 legacy shims, 1 restored backup
 		t.Fatalf("Uninstall = %+v", res)
 	}
 	if fileExists(filepath.Join(wtHooks, PostCommit)) {

@@ -1,6 +1,6 @@
-// Package githook installs and removes the four git hooks through which git
+// Package githook installs and removes the git hooks through which git
 // tells entire about commits and pushes (prepare-commit-msg, commit-msg,
-// post-commit, pre-push). Each hook is a small #!/bin/sh shim carrying the
+// post-commit, post-rewrite, pre-push). Each hook is a small #!/bin/sh shim carrying the
 // marker comment "# Entire CLI hooks" that runs `entire hooks git <hook>`.
 //
 // Installation is conservative: a pre-existing foreign hook is backed up as

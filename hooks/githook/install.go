@@ -46,7 +46,7 @@ func (r *Result) say(w io.Writer, format string, args ...any) {
 	}
 }
 
-// Install writes the four shims into the hooks directory (created 0755),
+// Install writes the shims (Names) into the hooks directory (created 0755),
 // files mode 0755, written atomically.
 //
 //   - A foreign hook (no Marker) is renamed to <hook>.pre-entire and chained.
@@ -183,7 +183,7 @@ func uninstallOne(dir, hook string, opts Options, res *Result) error {
 	return nil
 }
 
-// Installed reports whether all four hooks exist in the hooks directory and
+// Installed reports whether all the hooks exist in the hooks directory and
 // carry the Marker. The error is that of finding the directory.
 func Installed(opts Options) (bool, error) {
 	dir, err := opts.HooksDir()
@@ -193,7 +193,7 @@ func Installed(opts Options) (bool, error) {
 	return InstalledIn(dir), nil
 }
 
-// InstalledIn is Installed for a known hooks directory; it costs four small
+// InstalledIn is Installed for a known hooks directory; it costs five small
 // file reads and no git call.
 func InstalledIn(dir string) bool {
 	for _, hook := range Names() {

@@ -21,8 +21,8 @@ func TestFreshInstallAndCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantDir := filepath.Join(r.dir, ".git", "hooks")
-	if res.Dir != wantDir || res.Changed != 4 || len(res.Messages) != 0 || warn.Len() != 0 {
-		t.Fatalf("Install = %+v (warn %q), want 4 changed in %s", res, warn.String(), wantDir)
+	if res.Dir != wantDir || res.Changed != len(Names()) || len(res.Messages) != 0 || warn.Len() != 0 {
+		t.Fatalf("Install = %+v (warn %q), want all changed in %s", res, warn.String(), wantDir)
 	}
 	for _, hook := range Names() {
 		info, err := os.Stat(filepath.Join(wantDir, hook))
@@ -81,14 +81,14 @@ func TestUpgradeOwnShims(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Changed != 4 || len(res.Messages) != 0 || fileExists(filepath.Join(dir, PostCommit+BackupSuffix)) {
+	if res.Changed != len(Names()) || len(res.Messages) != 0 || fileExists(filepath.Join(dir, PostCommit+BackupSuffix)) {
 		t.Fatalf("Install over old shim = %+v", res)
 	}
-	// Switching to local dev rewrites all four.
+	// Switching to local dev rewrites them all.
 	opts := r.opts()
 	opts.LocalDev = true
 	res, err = lockedInstall(opts)
-	if err != nil || res.Changed != 4 {
+	if err != nil || res.Changed != len(Names()) {
 		t.Fatalf("local dev Install = %+v %v", res, err)
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, CommitMsg))
@@ -243,7 +243,7 @@ func TestUninstallRestoresExactly(t *testing.T) {
 	writeHookFile(t, filepath.Join(dir, PrePush), "#!/bin/bash\n# no trailing newline", 0o751)
 	writeHookFile(t, filepath.Join(dir, PostCommit), "not executable\n", 0o644)
 	before := snapshot(t, dir)
-	if res, err := lockedInstall(r.opts()); err != nil || res.Changed != 4 || len(res.Messages) != 3 {
+	if res, err := lockedInstall(r.opts()); err != nil || res.Changed != len(Names()) || len(res.Messages) != 3 {
 		t.Fatalf("Install = %+v %v", res, err)
 	}
 	if ok, _ := lockedInstalled(r.opts()); !ok {
@@ -253,7 +253,7 @@ func TestUninstallRestoresExactly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Changed != 7 { // 4 removed + 3 restored
+	if res.Changed != len(Names())+3 { // ours removed + 3 restored
 		t.Fatalf("Uninstall = %+v", res)
 	}
 	if after := snapshot(t, dir); !reflect.DeepEqual(before, after) {
@@ -280,7 +280,7 @@ func TestUninstallLeavesForeignAndBackup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Changed != 3 || len(res.Messages) != 1 {
+	if res.Changed != len(Names())-1 || len(res.Messages) != 1 {
 		t.Fatalf("Uninstall = %+v", res)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, CommitMsg)); string(got) != "#!/bin/sh\n# newcomer\n" {

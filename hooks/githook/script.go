@@ -32,12 +32,13 @@ const (
 	PrepareCommitMsg = "prepare-commit-msg"
 	CommitMsg        = "commit-msg"
 	PostCommit       = "post-commit"
+	PostRewrite      = "post-rewrite"
 	PrePush          = "pre-push"
 )
 
-// Names returns the four hook names entire installs.
+// Names returns the hook names entire installs.
 func Names() []string {
-	return []string{PrepareCommitMsg, CommitMsg, PostCommit, PrePush}
+	return []string{PrepareCommitMsg, CommitMsg, PostCommit, PostRewrite, PrePush}
 }
 
 // hookSpec is what differs between the shims: the arguments passed on, the
@@ -67,6 +68,11 @@ func specFor(hook string) (hookSpec, bool) {
 		return hookSpec{
 			comment: "# Condenses agent sessions into the commit's checkpoint. Never blocks.",
 			suffix:  "2>/dev/null || true",
+		}, true
+	case PostRewrite:
+		return hookSpec{
+			comment: "# Puts back the Entire-Checkpoint trailers an amend or rebase dropped. Never blocks.",
+			args:    `"$1"`,
 		}, true
 	case PrePush:
 		return hookSpec{
@@ -99,8 +105,11 @@ func Script(hook string, localDev, chain bool) (string, error) {
 	if spec.args != "" {
 		call += " " + spec.args
 	}
-	if hook == PrePush {
+	switch hook {
+	case PrePush:
 		return prePushScript(bin, VerdictEnv+`="$verdict" `+call, spec.comment, chain), nil
+	case PostRewrite:
+		return postRewriteScript(bin, call, spec.comment, chain), nil
 	}
 	call += " " + spec.suffix
 
@@ -148,6 +157,35 @@ func prePushScript(bin, call, comment string, chain bool) string {
 		b.WriteString("# Chain: run pre-existing hook\n")
 		fmt.Fprintf(&b, "if [ -x %s ]; then\n", prev)
 		fmt.Fprintf(&b, "  %s \"$@\" <\"$refs\"\n", prev)
+		b.WriteString("  status=$?\n  cleanup\n  exit $status\nfi\n")
+	}
+	b.WriteString("cleanup\nexit 0\n")
+	return b.String()
+}
+
+// postRewriteScript is the post-rewrite shim: git's list of rewritten
+// commits (stdin) is kept in a temporary file so that both entire and a
+// chained hook read it. Entire's messages go to stderr: a commit it
+// rewrites gets a new hash, which the user should hear about. Git ignores
+// the hook's status.
+func postRewriteScript(bin, call, comment string, chain bool) string {
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\n")
+	b.WriteString(Marker + "\n")
+	b.WriteString(comment + "\n")
+	b.WriteString("rewritten=$(mktemp \"${TMPDIR:-/tmp}/entire-post-rewrite.XXXXXX\") || rewritten=\"\"\n")
+	b.WriteString("if [ -n \"$rewritten\" ]; then cat >\"$rewritten\"; else rewritten=/dev/null; fi\n")
+	b.WriteString("cleanup() { [ \"$rewritten\" = /dev/null ] || rm -f \"$rewritten\"; }\n")
+	fmt.Fprintf(&b, "if command -v %s >/dev/null 2>&1; then\n", bin)
+	fmt.Fprintf(&b, "  %s <\"$rewritten\" || true\n", call)
+	b.WriteString("else\n")
+	fmt.Fprintf(&b, "  echo \"[entire] '%s' not found on PATH; skipping the %s hook\" >&2\n", bin, PostRewrite)
+	b.WriteString("fi\n")
+	if chain {
+		prev := `"$(dirname "$0")/` + PostRewrite + BackupSuffix + `"`
+		b.WriteString("# Chain: run pre-existing hook\n")
+		fmt.Fprintf(&b, "if [ -x %s ]; then\n", prev)
+		fmt.Fprintf(&b, "  %s \"$@\" <\"$rewritten\"\n", prev)
 		b.WriteString("  status=$?\n  cleanup\n  exit $status\nfi\n")
 	}
 	b.WriteString("cleanup\nexit 0\n")

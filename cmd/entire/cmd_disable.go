@@ -348,6 +348,9 @@ func runUninstall(ctx context.Context, opts *disableOptions, repo *gitrepo.Repo)
 	if err := settings.RemoveIgnored(repo.CommonDir); err != nil {
 		warn("%v", err)
 	}
+	if err := unignoreLocalSettings(repo); err != nil {
+		warn("%v", err)
+	}
 	if err := removeCreatedDirs(repo, log); err != nil {
 		warn("remove the install log: %v", err)
 	}

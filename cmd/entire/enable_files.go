@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/atomicfile"
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/settings"
@@ -21,6 +22,37 @@ import (
 // already covers it, the path is added to the repository's info/exclude,
 // which is never committed. It returns how the file is ignored, for
 // enable's output.
+// localSettingsExclude is what ignoreLocalSettings appends to info/exclude,
+// and what `disable --uninstall` takes out again.
+const localSettingsExclude = "# Personal Claude Code settings (entire enable)\n/" + hooks.ClaudeLocalSettingsPath + "\n"
+
+// unignoreLocalSettings takes out of info/exclude the lines
+// ignoreLocalSettings appended (the last time they appear), keeping every
+// other byte and the file's mode.
+func unignoreLocalSettings(repo *gitrepo.Repo) error {
+	path := filepath.Join(repo.CommonDir, "info", "exclude")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	i := strings.LastIndex(string(data), localSettingsExclude)
+	if i < 0 || (i > 0 && data[i-1] != '\n') {
+		return nil
+	}
+	out := append(data[:i:i], data[i+len(localSettingsExclude):]...)
+	perm := os.FileMode(0o644)
+	if info, err := os.Stat(path); err == nil {
+		perm = info.Mode().Perm()
+	}
+	if err := atomicfile.Write(path, out, perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
 func ignoreLocalSettings(ctx context.Context, repo *gitrepo.Repo) (string, error) {
 	rel := hooks.ClaudeLocalSettingsPath
 	if _, err := repo.RunGit(ctx, "check-ignore", "-q", "--no-index", rel); err == nil {
@@ -32,7 +64,7 @@ func ignoreLocalSettings(ctx context.Context, repo *gitrepo.Repo) (string, error
 		}
 	}
 	path := filepath.Join(repo.CommonDir, "info", "exclude")
-	add := "# Personal Claude Code settings (entire enable)\n/" + rel + "\n"
+	add := localSettingsExclude
 	if data, err := os.ReadFile(path); err == nil && len(data) > 0 && !strings.HasSuffix(string(data), "\n") {
 		add = "\n" + add
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {

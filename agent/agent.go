@@ -141,6 +141,15 @@ type HookVerbResolver interface {
 	HookTypeForVerb(verb string) (HookType, bool)
 }
 
+// HookToolNamer is implemented by agents some of whose hook verbs imply
+// the tool of the call, so that a payload without tool_name (Entire
+// 0.4.x's pre-task and post-task read none) is still understood.
+type HookToolNamer interface {
+	// ToolNameForVerb returns the tool a call of verb with the given raw
+	// tool_input was made with, "" when neither tells.
+	ToolNameForVerb(verb string, toolInput []byte) string
+}
+
 // NoOpHookVerbs is implemented by agents that still accept hook verbs they
 // no longer install, because settings files written by an older `entire
 // enable` keep calling them until enable runs again. Such a call does

@@ -13,6 +13,7 @@
 //   - HookInstaller: install/uninstall hooks in a given repository root.
 //   - HookVerbResolver: map an `entire hooks <agent> <verb>` verb to a HookType.
 //   - NoOpHookVerbs: verbs older installs still call that do nothing now.
+//   - HookToolNamer: the tool a payload without tool_name was called with.
 //   - TranscriptScanner: incremental transcript analysis (the hook path).
 //   - SubagentTokenReader: usage of subagents stored in their own files.
 //

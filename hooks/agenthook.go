@@ -113,6 +113,9 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 		log.Warn("bad hook input", "agent", string(agentName), "hook", verb, "error", err)
 		return fail(fmt.Errorf("entire hooks %s %s: %w", agentName, verb, err))
 	}
+	if namer, ok := ag.(agent.HookToolNamer); ok && in.ToolName == "" {
+		in.ToolName = namer.ToolNameForVerb(verb, in.ToolInput)
+	}
 	if hookType == agent.HookStop {
 		// A turn end redacts what it stores: build the rules meanwhile.
 		senv.Prewarm()

@@ -108,7 +108,7 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 	default:
 		err = fmt.Errorf("unknown git hook %q", hook)
 	}
-	log.Info("git hook completed", "hook", hook, "duration_ms", since(env, start), "success", err == nil)
+	log.Info("git hook completed", "hook", hook, "hook_type", "git", "duration_ms", since(env, start), "success", err == nil)
 	if err != nil {
 		log.Warn("git hook failed", "hook", hook, "error", err)
 		fmt.Fprintf(env.Stderr, "[entire] %s: %v\n", hook, err)

@@ -21,7 +21,10 @@ func open(env Env, repo *gitrepo.Repo, component string) (*strategy.Env, *loggin
 	// The log and the transient files go under .entire/: in a checkout
 	// without .entire/.gitignore they must not become untracked files.
 	_, ierr := settings.EnsureIgnored(repo.Root, repo.CommonDir)
-	log := logging.Open(logging.Options{RepoRoot: repo.Root, Settings: s, Getenv: env.Getenv, Fallback: env.Stderr})
+	// Every line of a hook names its component (SPEC 7.5); the locks'
+	// lines name theirs.
+	base := logging.Open(logging.Options{RepoRoot: repo.Root, Settings: s, Getenv: env.Getenv, Fallback: env.Stderr})
+	log := base.WithComponent(component)
 	if err != nil {
 		log.Warn("read settings", "error", err)
 	}
@@ -35,13 +38,13 @@ func open(env Env, repo *gitrepo.Repo, component string) (*strategy.Env, *loggin
 		log.Warn("unreadable session state set aside", "session_id", id, "moved_to", movedTo, "error", cause)
 		fmt.Fprintf(env.Stderr, "[entire] warning: the state of session %s could not be read (%v); moved it to %s and started the session afresh (see `entire doctor`)\n", id, cause, movedTo)
 	}
-	repo.Log = log.ForComponent("locks") // stale locks removed
+	repo.Log = base.ForComponent("locks") // stale locks removed
 	senv := &strategy.Env{
 		Repo:       repo,
 		Sessions:   session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: env.Now, OnCorrupt: onCorrupt, OnLockBreak: repo.LockBroken}),
 		Settings:   s,
 		Redactor:   red,
-		Log:        log.ForComponent(component),
+		Log:        log.Logger,
 		Stderr:     env.Stderr,
 		Now:        env.Now,
 		Getenv:     env.Getenv,

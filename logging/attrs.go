@@ -58,3 +58,10 @@ func ShadowBranch(name string) slog.Attr { return slog.String(KeyShadowBranch, n
 func (l *Logger) ForComponent(name string) *slog.Logger {
 	return l.With(KeyComponent, name)
 }
+
+// WithComponent is ForComponent as a Logger: it writes to l's file, and
+// closing either closes both. Set the component once: a second one would
+// repeat the key.
+func (l *Logger) WithComponent(name string) *Logger {
+	return &Logger{Logger: l.ForComponent(name), out: l.out, path: l.path}
+}

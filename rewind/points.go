@@ -244,6 +244,8 @@ func (r *Rewinder) logsOnlyPoints(head plumbing.Hash) ([]Point, error) {
 		p := Point{
 			ID: c.Hash.String(), Message: subject, Date: c.Author.When.Format(time.RFC3339), When: c.Author.When,
 			IsLogsOnly: true, CondensationID: string(id), SessionID: last.Metadata.SessionID,
+			// An auto-commit task checkpoint says so in its metadata.
+			IsTaskCheckpoint: last.Metadata.IsTask, ToolUseID: taskToolUseID(last.Metadata),
 		}
 		if ps := last.Prompts(); len(ps) > 0 {
 			p.SessionPrompt = firstLine(ps[0], 100)
@@ -258,6 +260,15 @@ func (r *Rewinder) logsOnlyPoints(head plumbing.Hash) ([]Point, error) {
 }
 
 var errStop = errors.New("stop")
+
+// taskToolUseID is the tool use ID of a task checkpoint's session, "" for
+// any other.
+func taskToolUseID(m checkpoint.SessionMetadata) string {
+	if !m.IsTask {
+		return ""
+	}
+	return m.ToolUseID
+}
 
 // firstLine collapses whitespace and cuts s to max runes plus "...".
 func firstLine(s string, max int) string {

@@ -61,7 +61,8 @@ type State struct {
 	// LastInteractionTime is updated by ActionUpdateLastInteraction.
 	LastInteractionTime *time.Time `json:"last_interaction_time,omitempty"`
 	// CheckpointCount is the number of shadow steps since the last
-	// condensation.
+	// condensation (manual-commit), or of checkpoints the session has
+	// committed (auto-commit).
 	CheckpointCount int `json:"checkpoint_count"`
 	// CheckpointTranscriptStart is the transcript offset (lines for Claude,
 	// messages for Gemini) where the next checkpoint's portion begins.

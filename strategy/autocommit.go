@@ -83,6 +83,9 @@ func (a *AutoCommit) TurnStart(ctx context.Context, in TurnInput) error {
 	if head.IsZero() {
 		return nil
 	}
+	// As ManualCommit.TurnStart: before the untracked-file list, which
+	// hooks re-installed inside the work tree must not join.
+	a.env.ensureSetup(ctx)
 	ws, err := readStatus(ctx, repo)
 	if err != nil {
 		return err
@@ -273,11 +276,12 @@ func (a *AutoCommit) metadata(st *session.State, an *agent.Analysis, files []str
 }
 
 // recordCheckpoint notes a written checkpoint in the session state: the
-// session now hangs off the new commit and has nothing left to condense.
+// session now hangs off the new commit, has nothing left to condense, and
+// counts one more checkpoint (SPEC 2.6 stop, step 8).
 func (a *AutoCommit) recordCheckpoint(st *session.State, id checkpoint.ID, commit plumbing.Hash) {
 	st.BaseCommit, st.AttributionBaseCommit = commit.String(), commit.String()
 	st.LastCheckpointID = id.String()
-	st.CheckpointCount = 0
+	st.CheckpointCount++
 	st.FilesTouched = nil
 	if st.ShadowTranscript != nil {
 		st.CheckpointTranscriptStart = st.ShadowTranscript.Lines

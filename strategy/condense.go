@@ -424,16 +424,19 @@ func (m *ManualCommit) finalizeTurnCheckpoints(ctx context.Context, st *session.
 }
 
 // homeRelative returns path relative to $HOME (SPEC 3.7 transcript_path),
-// or path itself when it is not below it.
+// or "" when it is not below it, as Entire 0.4.x stores it: 0.4.x joins
+// the stored path to $HOME to restore it, so an absolute one would send
+// the transcript to $HOME/<absolute path>.
 func homeRelative(path string) string {
 	home, err := os.UserHomeDir()
-	if err != nil || path == "" {
-		return path
+	if err != nil || home == "" || !filepath.IsAbs(path) {
+		return ""
 	}
-	if rel, err := filepath.Rel(home, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return filepath.ToSlash(rel)
+	rel, err := filepath.Rel(home, path)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
 	}
-	return path
+	return filepath.ToSlash(rel)
 }
 
 func short8(s string) string {

@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
-	"github.com/entirecli/entire/hooks/githook"
 	"github.com/entirecli/entire/session"
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -138,7 +135,7 @@ func (m *ManualCommit) TurnStart(ctx context.Context, in TurnInput) error {
 	// with core.hooksPath inside the work tree (husky's .husky/, a team's
 	// .githooks/) the files it writes would otherwise count as new files
 	// of the agent's turn.
-	m.ensureSetup(ctx)
+	m.env.ensureSetup(ctx)
 	ws, err := readStatus(ctx, repo)
 	if err != nil {
 		return err
@@ -256,44 +253,4 @@ func (m *ManualCommit) branchInUse(branch, except string) bool {
 		}
 	}
 	return false
-}
-
-// ensureSetup re-creates what a turn needs if it went missing: the
-// metadata branch and our git hooks (a tool such as husky may have
-// overwritten them, or an older entire installed older shims). Failures are logged, never returned.
-func (m *ManualCommit) ensureSetup(ctx context.Context) {
-	repo := m.env.Repo
-	if tip, err := repo.ReadRef(checkpoint.MetadataRef); err == nil && tip.IsZero() {
-		if created, err := m.env.checkpoints().EnsureBranch(ctx); err != nil {
-			m.env.Log.Warn("create metadata branch", "error", err)
-		} else if created {
-			m.env.printf("✓ Created orphan branch '%s' for session metadata\n", checkpoint.MetadataBranch)
-		}
-	}
-	localDev := m.env.Settings != nil && m.env.Settings.LocalDev
-	if githook.CurrentIn(m.hooksDir(), localDev) {
-		return
-	}
-	if _, err := githook.Install(githook.Options{RepoRoot: repo.Root, LocalDev: localDev, Warn: m.env.Stderr}); err != nil {
-		m.env.Log.Warn("reinstall git hooks", "error", err)
-	}
-}
-
-// hooksDir guesses git's hooks directory in-process (core.hooksPath of the
-// repository's config, else the common dir's hooks/), so that the usual
-// case costs no git call.
-func (m *ManualCommit) hooksDir() string {
-	repo := m.env.Repo
-	if cfg, err := repo.Git.Config(); err == nil {
-		if hp := cfg.Raw.Section("core").Option("hooksPath"); hp != "" {
-			if strings.HasPrefix(hp, "~/") {
-				return "" // let githook resolve it
-			}
-			if !filepath.IsAbs(hp) {
-				hp = filepath.Join(repo.Root, hp)
-			}
-			return hp
-		}
-	}
-	return filepath.Join(repo.CommonDir, "hooks")
 }

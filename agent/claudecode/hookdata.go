@@ -64,3 +64,27 @@ func (a *Agent) Delegation(toolName string, input []byte) (agent.Delegation, boo
 	in, _ := ParseTaskInput(input)
 	return agent.Delegation{SubagentType: in.SubagentType, Description: in.Description, Prompt: in.Prompt}, true
 }
+
+var _ agent.HookToolNamer = (*Agent)(nil)
+
+// ToolNameForVerb names the tool of a payload that carries no tool_name:
+// the subagent tool for pre-task and post-task (the verbs' matcher admits
+// no other), and for post-todo the todo tool whose tool_input has that
+// shape (todos: TodoWrite; taskId: TaskUpdate; subject: TaskCreate).
+func (a *Agent) ToolNameForVerb(verb string, input []byte) string {
+	switch verb {
+	case VerbPreTask, VerbPostTask:
+		return "Task"
+	case VerbPostTodo:
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(input, &fields) != nil {
+			return ""
+		}
+		for _, c := range []struct{ key, tool string }{{"todos", toolTodoWrite}, {"taskId", toolTaskUpdate}, {"subject", toolTaskCreate}} {
+			if _, ok := fields[c.key]; ok {
+				return c.tool
+			}
+		}
+	}
+	return ""
+}

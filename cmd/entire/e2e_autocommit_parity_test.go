@@ -236,12 +236,20 @@ func TestTranscriptPathRelativeToHome(t *testing.T) {
 		t.Errorf("rewind to a relative transcript_path: live transcript\n%s\nwant\n%s", b, after1)
 	}
 
-	// The absolute path an earlier version stored is honoured.
+	// The absolute path an earlier version stored is read, not written to:
+	// the rewind restores where the agent looks on this machine (the
+	// session's live transcript), as resume does.
 	old := filepath.Join(t.TempDir(), "old.jsonl")
 	setSessionMetaField(t, r.dir, id, "transcript_path", old)
+	if err := os.WriteFile(r.transcript, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	r.mustEntire("rewind", "--to", first, "--logs-only")
-	if b, err := os.ReadFile(old); err != nil || strings.TrimSuffix(string(b), "\n") != after1 {
-		t.Errorf("rewind to an absolute transcript_path: %v\n%s", err, b)
+	if _, err := os.Stat(old); err == nil {
+		t.Errorf("rewind wrote to the stored absolute transcript_path %s", old)
+	}
+	if b, _ := os.ReadFile(r.transcript); strings.TrimSuffix(string(b), "\n") != after1 {
+		t.Errorf("rewind with an absolute transcript_path: live transcript\n%s\nwant\n%s", b, after1)
 	}
 
 	// A transcript outside $HOME: no transcript_path; a rewind restores the

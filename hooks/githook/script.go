@@ -114,23 +114,42 @@ func Script(hook string, localDev, chain bool) (string, error) {
 	call += " " + spec.suffix
 
 	var b strings.Builder
-	b.WriteString("#!/bin/sh\n")
-	b.WriteString(Marker + "\n")
-	b.WriteString(spec.comment + "\n")
-	fmt.Fprintf(&b, "if command -v %s >/dev/null 2>&1; then\n", bin)
-	fmt.Fprintf(&b, "  %s\n", call)
-	b.WriteString("else\n")
-	fmt.Fprintf(&b, "  echo \"[entire] '%s' not found on PATH; skipping the %s hook\" >&2\n", bin, hook)
-	b.WriteString("fi\n")
+	writeHeader(&b, spec.comment)
+	writeCall(&b, bin, hook, "  "+call+"\n")
 	if chain {
-		prev := `"$(dirname "$0")/` + hook + BackupSuffix + `"`
-		b.WriteString("# Chain: run pre-existing hook\n")
-		fmt.Fprintf(&b, "if [ -x %s ]; then\n", prev)
-		fmt.Fprintf(&b, "  exec %s \"$@\"\n", prev)
-		b.WriteString("fi\n")
+		writeChain(&b, hook, "  exec %s \"$@\"\n")
 	}
 	b.WriteString("exit 0\n")
 	return b.String(), nil
+}
+
+// writeHeader writes a shim's first lines: the interpreter, Marker (how
+// entire recognises its own hooks) and the hook's comment.
+func writeHeader(b *strings.Builder, comment string) {
+	b.WriteString("#!/bin/sh\n")
+	b.WriteString(Marker + "\n")
+	b.WriteString(comment + "\n")
+}
+
+// writeCall writes the block that runs body when bin is on PATH, and
+// otherwise warns on stderr and goes on.
+func writeCall(b *strings.Builder, bin, hook, body string) {
+	fmt.Fprintf(b, "if command -v %s >/dev/null 2>&1; then\n", bin)
+	b.WriteString(body)
+	b.WriteString("else\n")
+	fmt.Fprintf(b, "  echo \"[entire] '%s' not found on PATH; skipping the %s hook\" >&2\n", bin, hook)
+	b.WriteString("fi\n")
+}
+
+// writeChain writes the block that runs the pre-existing hook
+// (<hook>.pre-entire) when it is executable; run is a format with one %s,
+// the hook's quoted path, and holds how it is run and what follows.
+func writeChain(b *strings.Builder, hook, run string) {
+	prev := `"$(dirname "$0")/` + hook + BackupSuffix + `"`
+	b.WriteString("# Chain: run pre-existing hook\n")
+	fmt.Fprintf(b, "if [ -x %s ]; then\n", prev)
+	fmt.Fprintf(b, run, prev)
+	b.WriteString("fi\n")
 }
 
 // prePushScript is the pre-push shim: git's list of pushed refs (stdin) is
@@ -139,25 +158,15 @@ func Script(hook string, localDev, chain bool) (string, error) {
 // and exit status 3) blocks the push, any other failure lets it go on.
 func prePushScript(bin, call, comment string, chain bool) string {
 	var b strings.Builder
-	b.WriteString("#!/bin/sh\n")
-	b.WriteString(Marker + "\n")
-	b.WriteString(comment + "\n")
+	writeHeader(&b, comment)
 	b.WriteString("refs=$(mktemp \"${TMPDIR:-/tmp}/entire-pre-push.XXXXXX\") || refs=\"\"\n")
 	b.WriteString("if [ -n \"$refs\" ]; then cat >\"$refs\"; else refs=/dev/null; fi\n")
 	b.WriteString("verdict=$(mktemp \"${TMPDIR:-/tmp}/entire-pre-push-verdict.XXXXXX\") || verdict=\"\"\n")
 	b.WriteString("cleanup() { [ \"$refs\" = /dev/null ] || rm -f \"$refs\"; [ -z \"$verdict\" ] || rm -f \"$verdict\"; }\n")
-	fmt.Fprintf(&b, "if command -v %s >/dev/null 2>&1; then\n", bin)
-	fmt.Fprintf(&b, "  %s <\"$refs\"\n", call)
-	fmt.Fprintf(&b, "  if [ $? -eq %d ] && [ -n \"$verdict\" ] && [ \"$(cat \"$verdict\")\" = \"%s\" ]; then cleanup; exit 1; fi\n", PushRefusedStatus, PushRefusal)
-	b.WriteString("else\n")
-	fmt.Fprintf(&b, "  echo \"[entire] '%s' not found on PATH; skipping the %s hook\" >&2\n", bin, PrePush)
-	b.WriteString("fi\n")
+	writeCall(&b, bin, PrePush, fmt.Sprintf("  %s <\"$refs\"\n", call)+
+		fmt.Sprintf("  if [ $? -eq %d ] && [ -n \"$verdict\" ] && [ \"$(cat \"$verdict\")\" = \"%s\" ]; then cleanup; exit 1; fi\n", PushRefusedStatus, PushRefusal))
 	if chain {
-		prev := `"$(dirname "$0")/` + PrePush + BackupSuffix + `"`
-		b.WriteString("# Chain: run pre-existing hook\n")
-		fmt.Fprintf(&b, "if [ -x %s ]; then\n", prev)
-		fmt.Fprintf(&b, "  %s \"$@\" <\"$refs\"\n", prev)
-		b.WriteString("  status=$?\n  cleanup\n  exit $status\nfi\n")
+		writeChain(&b, PrePush, "  %s \"$@\" <\"$refs\"\n  status=$?\n  cleanup\n  exit $status\n")
 	}
 	b.WriteString("cleanup\nexit 0\n")
 	return b.String()
@@ -170,23 +179,13 @@ func prePushScript(bin, call, comment string, chain bool) string {
 // the hook's status.
 func postRewriteScript(bin, call, comment string, chain bool) string {
 	var b strings.Builder
-	b.WriteString("#!/bin/sh\n")
-	b.WriteString(Marker + "\n")
-	b.WriteString(comment + "\n")
+	writeHeader(&b, comment)
 	b.WriteString("rewritten=$(mktemp \"${TMPDIR:-/tmp}/entire-post-rewrite.XXXXXX\") || rewritten=\"\"\n")
 	b.WriteString("if [ -n \"$rewritten\" ]; then cat >\"$rewritten\"; else rewritten=/dev/null; fi\n")
 	b.WriteString("cleanup() { [ \"$rewritten\" = /dev/null ] || rm -f \"$rewritten\"; }\n")
-	fmt.Fprintf(&b, "if command -v %s >/dev/null 2>&1; then\n", bin)
-	fmt.Fprintf(&b, "  %s <\"$rewritten\" || true\n", call)
-	b.WriteString("else\n")
-	fmt.Fprintf(&b, "  echo \"[entire] '%s' not found on PATH; skipping the %s hook\" >&2\n", bin, PostRewrite)
-	b.WriteString("fi\n")
+	writeCall(&b, bin, PostRewrite, fmt.Sprintf("  %s <\"$rewritten\" || true\n", call))
 	if chain {
-		prev := `"$(dirname "$0")/` + PostRewrite + BackupSuffix + `"`
-		b.WriteString("# Chain: run pre-existing hook\n")
-		fmt.Fprintf(&b, "if [ -x %s ]; then\n", prev)
-		fmt.Fprintf(&b, "  %s \"$@\" <\"$rewritten\"\n", prev)
-		b.WriteString("  status=$?\n  cleanup\n  exit $status\nfi\n")
+		writeChain(&b, PostRewrite, "  %s \"$@\" <\"$rewritten\"\n  status=$?\n  cleanup\n  exit $status\n")
 	}
 	b.WriteString("cleanup\nexit 0\n")
 	return b.String()

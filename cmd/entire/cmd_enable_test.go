@@ -450,7 +450,7 @@ func enableFiles(agentName, settingsFile, ignored string) string {
 		row(".entire/settings.json", "project settings (commit it)")
 	}
 	row(".entire/.gitignore", "keeps entire's local files out of git (commit it)")
-	row(".git/hooks/", "git hooks prepare-commit-msg, commit-msg, post-commit, pre-push (not versioned)")
+	row(".git/hooks/", "git hooks prepare-commit-msg, commit-msg, post-commit, post-rewrite, pre-push (not versioned)")
 	b.WriteString("The agent runs `entire` from its PATH: install it where the agent's process finds it.\n")
 	return b.String()
 }

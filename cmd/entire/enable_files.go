@@ -13,6 +13,7 @@ import (
 	"github.com/entirecli/entire/atomicfile"
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/hooks"
+	"github.com/entirecli/entire/hooks/githook"
 	"github.com/entirecli/entire/settings"
 )
 
@@ -110,6 +111,6 @@ func printEnableFiles(w io.Writer, ag agent.Agent, target, hooksDir, ignored str
 		row(rel, "project settings (commit it)")
 	}
 	row(filepath.ToSlash(filepath.Join(settings.Dir, ".gitignore")), "keeps entire's local files out of git (commit it)")
-	row(hooksDir+"/", "git hooks prepare-commit-msg, commit-msg, post-commit, pre-push (not versioned)")
+	row(hooksDir+"/", "git hooks "+strings.Join(githook.Names(), ", ")+" (not versioned)")
 	fmt.Fprintln(w, "The agent runs `entire` from its PATH: install it where the agent's process finds it.")
 }

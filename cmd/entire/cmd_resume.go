@@ -259,7 +259,17 @@ func resumeTarget(ctx context.Context, f *factory, repo *gitrepo.Repo, b, curren
 	tip, _ := repo.ReadRef(remote)
 	if tip.IsZero() {
 		if _, err := repo.RunGit(ctx, "remote", "get-url", "origin"); err == nil {
-			fmt.Fprintf(f.IO.ErrOut, "Branch '%s' not found locally. Fetching it from origin...\n", b)
+			// SPEC 6.5's question where there is a terminal to ask on;
+			// without one, the fetch is what the command asks for.
+			ok, err := confirm(f, fmt.Sprintf("Branch '%s' not found locally. Fetch from origin?", b), "Yes", "No", true)
+			switch {
+			case errors.Is(err, errCannotPrompt):
+				fmt.Fprintf(f.IO.ErrOut, "Branch '%s' not found locally. Fetching it from origin...\n", b)
+			case err != nil:
+				return tip, nil, err
+			case !ok:
+				return tip, nil, silentError(nil)
+			}
 			cctx, cancel := context.WithTimeout(ctx, branchFetchTimeout)
 			_, ferr := repo.RunGit(cctx, "fetch", "--quiet", "--no-tags", "origin", "+refs/heads/"+b+":refs/remotes/origin/"+b)
 			cancel()

@@ -209,7 +209,8 @@ func rewindTo(ctx context.Context, opts *rewindOptions, rw *rewind.Rewinder, p r
 // are unchanged, and these commands would change them, as the interactive
 // picker's choices for a committed point do (SPEC 6.2).
 func printFullRestoreNote(w io.Writer, p rewind.Point) {
-	fmt.Fprintln(w, "Note: Working directory unchanged. For a full restore, run one of:")
+	fmt.Fprintln(w, "Note: Working directory unchanged. Use interactive mode for full checkout.")
+	fmt.Fprintln(w, "Or run one of:")
 	fmt.Fprintf(w, "  entire rewind --to %s --reset   # reset the branch to this commit (destructive)\n", p.ID)
 	fmt.Fprintf(w, "  git checkout %s   # detached HEAD, for viewing\n", p.ID)
 }
@@ -230,12 +231,20 @@ func applyRewind(ctx context.Context, f *factory, rw *rewind.Rewinder, plan *rew
 		}
 		return err
 	}
+	for _, c := range plan.Changes {
+		if c.Kind == rewind.Deleted {
+			fmt.Fprintf(errOut, "  Deleted: %s\n", c.Path)
+		} else {
+			fmt.Fprintf(errOut, "  Restored: %s\n", c.Path)
+		}
+	}
 	for _, k := range plan.Kept {
 		fmt.Fprintf(errOut, "  Kept (%s): %s\n", keptOther, k)
 	}
 	for _, k := range plan.UserKept {
 		fmt.Fprintf(errOut, "  Kept (%s): %s\n", keptUser, k)
 	}
+	fmt.Fprintf(f.IO.Out, "Restored files from shadow commit %s\n", plan.Point.Short())
 	label := "Rewound to " + plan.Point.Short() + "."
 	if plan.Point.IsTaskCheckpoint {
 		label = "Rewound to task checkpoint."

@@ -237,7 +237,7 @@ func TestRewindRoundTripMatrix(t *testing.T) {
 		}
 		// from a subdirectory, with a 7-character prefix
 		out, errOut, code := runEntire(t, filepath.Join(r.dir, "newdir"), r.env, "", "rewind", "--to", p.ID[:7])
-		if code != 0 || out != "" {
+		if code != 0 || out != "Restored files from shadow commit "+p.ID[:7]+"\n" {
 			t.Fatalf("rewind to turn %d: exit %d stdout %q stderr %s", k, code, out, errOut)
 		}
 		if !strings.Contains(errOut, "claude -r sess-1") || !strings.Contains(errOut, "entire rewind --undo") {
@@ -352,11 +352,12 @@ func TestRewindDryRunAndLogsOnly(t *testing.T) {
 	if got, _ := os.ReadFile(r.transcript); string(got) != string(live) {
 		t.Errorf("logs-only restored %d bytes, want %d", len(got), len(live))
 	}
-	// The note names the commands of a full restore, and they work.
-	note := "Note: Working directory unchanged. For a full restore, run one of:\n" +
+	// The note is SPEC 6.4's, then names the commands of a full restore,
+	// and they work.
+	note := "Note: Working directory unchanged. Use interactive mode for full checkout.\nOr run one of:\n" +
 		"  entire rewind --to " + pts[0].ID + " --reset   # reset the branch to this commit (destructive)\n" +
 		"  git checkout " + pts[0].ID + "   # detached HEAD, for viewing\n"
-	if !strings.Contains(errOut, note) || strings.Contains(errOut, "interactive mode") {
+	if !strings.Contains(errOut, note) {
 		t.Errorf("logs-only note:\n%s\nwant:\n%s", errOut, note)
 	}
 	if _, errOut, code := r.entire("rewind", "--to", pts[0].ID, "--reset"); code != 0 || !strings.Contains(errOut, "Reset branch to "+pts[0].ID[:7]) {
@@ -493,7 +494,7 @@ func TestRewindInteractiveAccessible(t *testing.T) {
 			t.Errorf("interactive output lacks %q:\n%s", want, errOut)
 		}
 	}
-	if out.Len() != 0 {
+	if !strings.HasPrefix(out.String(), "Restored files from shadow commit ") || strings.Count(out.String(), "\n") != 1 {
 		t.Errorf("stdout %q", out)
 	}
 	if b, _ := os.ReadFile(filepath.Join(r.dir, "a.txt")); string(b) != "a1\n" {
@@ -522,8 +523,13 @@ func TestSessionContinuesAfterRewind(t *testing.T) {
 	r.turnWith("first turn", map[string]string{"a.txt": "a1\n"}, nil)
 	r.turnWith("second turn", map[string]string{"a.txt": "a2\n"}, nil)
 	first := pointOfMessage(t, r.points(), "first turn")
-	if _, errOut, code := r.entire("rewind", "--to", first.ID); code != 0 {
+	out, errOut, code := r.entire("rewind", "--to", first.ID)
+	if code != 0 {
 		t.Fatalf("rewind: %s", errOut)
+	}
+	// SPEC 6.3's report: each restored file on stderr, the commit on stdout.
+	if !strings.Contains(errOut, "  Restored: a.txt\n") || out != "Restored files from shadow commit "+first.ID[:7]+"\n" {
+		t.Errorf("rewind report: stdout %q, stderr:\n%s", out, errOut)
 	}
 	r.turnWith("third turn", map[string]string{"c.txt": "c\n"}, nil)
 	shadow := gittest.Git(t, r.dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/entire/*-*")

@@ -231,19 +231,13 @@ func applyRewind(ctx context.Context, f *factory, rw *rewind.Rewinder, plan *rew
 		}
 		return err
 	}
-	for _, c := range plan.Changes {
-		if c.Kind == rewind.Deleted {
-			fmt.Fprintf(errOut, "  Deleted: %s\n", c.Path)
-		} else {
-			fmt.Fprintf(errOut, "  Restored: %s\n", c.Path)
-		}
-	}
 	for _, k := range plan.Kept {
 		fmt.Fprintf(errOut, "  Kept (%s): %s\n", keptOther, k)
 	}
 	for _, k := range plan.UserKept {
 		fmt.Fprintf(errOut, "  Kept (%s): %s\n", keptUser, k)
 	}
+	// Apply reported each path ("  Restored: <path>", "  Deleted: <path>").
 	fmt.Fprintf(f.IO.Out, "Restored files from shadow commit %s\n", plan.Point.Short())
 	label := "Rewound to " + plan.Point.Short() + "."
 	if plan.Point.IsTaskCheckpoint {

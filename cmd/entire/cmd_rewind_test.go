@@ -528,7 +528,7 @@ func TestSessionContinuesAfterRewind(t *testing.T) {
 		t.Fatalf("rewind: %s", errOut)
 	}
 	// SPEC 6.3's report: each restored file on stderr, the commit on stdout.
-	if !strings.Contains(errOut, "  Restored: a.txt\n") || out != "Restored files from shadow commit "+first.ID[:7]+"\n" {
+	if strings.Count(errOut, "  Restored: a.txt\n") != 1 || out != "Restored files from shadow commit "+first.ID[:7]+"\n" {
 		t.Errorf("rewind report: stdout %q, stderr:\n%s", out, errOut)
 	}
 	r.turnWith("third turn", map[string]string{"c.txt": "c\n"}, nil)

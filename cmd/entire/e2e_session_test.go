@@ -41,7 +41,9 @@ func newSessionRepo(t *testing.T) *sessionRepo {
 		t.Fatal(err)
 	}
 	gittest.Git(t, dir, "add", "-A")
-	gittest.Git(t, dir, "commit", "-q", "-m", "enable entire")
+	// Without the hooks: an `entire` the user installed on PATH would run
+	// them (and write .entire/logs) before the test starts.
+	gittest.Git(t, dir, "-c", "core.hooksPath="+t.TempDir(), "commit", "-q", "-m", "enable entire")
 	projects := t.TempDir()
 	env = append(env, "ENTIRE_TEST_CLAUDE_PROJECT_DIR="+projects)
 	return &sessionRepo{t: t, dir: dir, transcript: filepath.Join(projects, "sess-1.jsonl"), env: env, sessionID: "sess-1"}

@@ -87,21 +87,12 @@ func diffStates(want, got treeState) string {
 // Bash tool) before the Stop hook.
 func (r *sessionRepo) turnWith(prompt string, files map[string]string, shell func()) {
 	r.t.Helper()
-	r.turn++
-	r.hook("user-prompt-submit", map[string]any{"prompt": prompt})
-	r.appendTranscript(map[string]any{"type": "user", "uuid": fmt.Sprintf("u%d", r.turn), "message": map[string]any{"role": "user", "content": prompt}})
-	for path, content := range files {
-		gittest.WriteFile(r.t, r.dir, path, content)
-		r.appendTranscript(map[string]any{"type": "assistant", "uuid": fmt.Sprintf("a%d-%s", r.turn, path), "message": map[string]any{
-			"id": fmt.Sprintf("msg_%d_%s", r.turn, path), "role": "assistant",
-			"content": []any{map[string]any{"type": "tool_use", "id": "toolu_" + path, "name": "Write", "input": map[string]any{"file_path": filepath.Join(r.dir, path), "content": content}}},
-		}})
-	}
+	r.startTurn(r.dir, prompt)
+	r.writeFiles(files)
 	if shell != nil {
 		shell()
 	}
-	r.appendTranscript(map[string]any{"type": "assistant", "uuid": fmt.Sprintf("done%d", r.turn), "message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Done with " + prompt}}}})
-	r.hook("stop", map[string]any{"hook_event_name": "Stop", "last_assistant_message": "Done with " + prompt})
+	r.endTurn(r.dir, "Done with "+prompt)
 }
 
 // undoStoreDir is where a work tree keeps its undo points.

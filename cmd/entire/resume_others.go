@@ -10,6 +10,7 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/explain"
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/iostreams"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -40,9 +41,9 @@ func printOtherSessions(ctx context.Context, f *factory, repo *gitrepo.Repo, sto
 	w := f.IO.ErrOut
 	fmt.Fprintf(w, "Restored the sessions of the latest checkpoint (commit %s).\n", found[:min(7, len(found))])
 	if len(others) == 1 {
-		fmt.Fprintf(w, "1 older session on '%s' was not restored; to restore it, run:\n", b)
+		fmt.Fprintf(w, "1 older session on '%s' was not restored; to restore it, run:\n", iostreams.Escape(b))
 	} else {
-		fmt.Fprintf(w, "%d older sessions on '%s' were not restored; to restore one, run:\n", len(others), b)
+		fmt.Fprintf(w, "%d older sessions on '%s' were not restored; to restore one, run:\n", len(others), iostreams.Escape(b))
 	}
 	for _, o := range others {
 		line := "  entire rewind --to " + o.commit[:7] + " --logs-only  # " + o.id
@@ -52,7 +53,7 @@ func printOtherSessions(ctx context.Context, f *factory, repo *gitrepo.Repo, sto
 		if len(o.overlaps) > 0 {
 			line += " (also writes back the older transcript of " + strings.Join(o.overlaps, ", ") + "; `entire rewind --undo` returns)"
 		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, iostreams.Escape(line)) // session IDs and prompts of a teammate's checkpoints
 	}
 }
 

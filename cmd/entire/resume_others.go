@@ -11,6 +11,7 @@ import (
 	"github.com/entirecli/entire/explain"
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/iostreams"
+	"github.com/entirecli/entire/session"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -94,7 +95,7 @@ func olderSessions(ctx context.Context, repo *gitrepo.Repo, store *checkpoint.St
 			}
 			for _, s := range cp.Sessions {
 				sid := s.Metadata.SessionID
-				if sid == "" || restored[sid] || seen[sid] {
+				if session.ValidateID(sid) != nil || restored[sid] || seen[sid] {
 					continue
 				}
 				seen[sid] = true

@@ -17,6 +17,7 @@ import (
 	"github.com/entirecli/entire/explain"
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/iostreams"
+	"github.com/entirecli/entire/session"
 )
 
 // sessionFilePather is implemented by agents that say where WriteSession
@@ -40,7 +41,9 @@ var testProjectDirEnv = map[agent.AgentName]string{
 func planRestore(f *factory, repo *gitrepo.Repo, cp *checkpoint.Checkpoint) ([]restorePlan, error) {
 	var plans []restorePlan
 	for _, s := range cp.Sessions {
-		if s.Metadata.SessionID == "" {
+		// An ID that could not name a session here (a teammate's
+		// checkpoint may hold anything) is skipped, as rewind does.
+		if session.ValidateID(s.Metadata.SessionID) != nil {
 			continue
 		}
 		content, err := s.Transcript()

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -58,10 +57,11 @@ func printOtherSessions(ctx context.Context, f *factory, repo *gitrepo.Repo, sto
 	}
 }
 
-// olderSessions returns the sessions of the checkpoints carried by the
-// commits resume searches on branch b (first parents from tip, at most
-// resumeLimit commits, down to the default branch as findResumeCheckpoint
-// walks), other than commit found's and the restored ones, newest first;
+// olderSessions returns the sessions of the checkpoints carried
+// (checkpoint.CheckpointsOf) by the commits resume searches on branch b
+// (first parents from tip, at most resumeLimit commits, down to the
+// default branch, as findResumeCheckpoint walks and reads them), other
+// than commit found's and the restored ones, newest first;
 // each session once, with the newest commit that carries it. Checkpoints
 // not in the store are left out.
 func olderSessions(ctx context.Context, repo *gitrepo.Repo, store *checkpoint.Store, tip plumbing.Hash, b, found string, restored map[string]bool) []otherSession {
@@ -82,7 +82,7 @@ func olderSessions(ctx context.Context, repo *gitrepo.Repo, store *checkpoint.St
 		if len(fields) != 2 || fields[0] == found {
 			continue
 		}
-		for _, id := range carriedCheckpoints(fields[1]) {
+		for _, id := range checkpoint.CheckpointsOf(fields[1]) {
 			cp, err := store.Read(id)
 			if err != nil {
 				continue
@@ -108,22 +108,4 @@ func olderSessions(ctx context.Context, repo *gitrepo.Repo, store *checkpoint.St
 		}
 	}
 	return others
-}
-
-// carriedCheckpoints returns the checkpoints a commit message links to:
-// every valid Entire-Checkpoint trailer (a squash commit has several), or
-// the one CheckpointOf finds outside the trailer block.
-func carriedCheckpoints(msg string) []checkpoint.ID {
-	var ids []checkpoint.ID
-	for _, v := range checkpoint.ParseTrailers(msg).All(checkpoint.TrailerCheckpoint) {
-		if id, err := checkpoint.ParseID(strings.TrimSpace(v)); err == nil && !slices.Contains(ids, id) {
-			ids = append(ids, id)
-		}
-	}
-	if len(ids) == 0 {
-		if id, ok := checkpoint.CheckpointOf(msg); ok {
-			ids = append(ids, id)
-		}
-	}
-	return ids
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/internal/undostore"
+	"github.com/entirecli/entire/iostreams"
 	"github.com/entirecli/entire/session"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -108,7 +109,13 @@ func New(opts Options) *Rewinder {
 	return r
 }
 
-func (r *Rewinder) printf(format string, a ...any) { fmt.Fprintf(r.out, format, a...) }
+// printf reports progress. What it prints names paths, session IDs, refs
+// and errors that may come from a teammate's checkpoint, so the line goes
+// through iostreams.Escape (our formats hold no control characters but
+// the newline).
+func (r *Rewinder) printf(format string, a ...any) {
+	fmt.Fprint(r.out, iostreams.Escape(fmt.Sprintf(format, a...)))
+}
 
 // turnFinishWait bounds how long a rewind waits for turn ends that are
 // being finished in the background (their steps are rewind points).

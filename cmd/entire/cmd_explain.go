@@ -159,7 +159,7 @@ func runExplain(ctx context.Context, opts *explainOptions) error {
 			fmt.Fprintln(f.IO.Out, "The commit has no Entire-Checkpoint trailer: it was not made from an agent session recorded by Entire.")
 			return nil
 		}
-		if err := combinedAttribution(ctx, repo, l, opts.Commit, &buf); err != nil {
+		if err := combinedAttribution(l, ids, &buf); err != nil {
 			return err
 		}
 		if err := explainCheckpoints(ctx, opts, l, ids, &buf); err != nil {
@@ -248,18 +248,10 @@ func explainCheckpoints(ctx context.Context, opts *explainOptions, l *explain.Lo
 }
 
 // combinedAttribution writes, for a commit that carries several
-// checkpoints (a squash merge), their line attributions combined, each
-// checkpoint counted once; nothing for a commit with one.
-func combinedAttribution(ctx context.Context, repo *gitrepo.Repo, l *explain.Loader, rev string, w io.Writer) error {
-	out, err := repo.RunGit(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
-	if err != nil {
-		return fmt.Errorf("unknown commit %q: no such revision in this repository", rev)
-	}
-	c, err := repo.Git.CommitObject(plumbing.NewHash(strings.TrimSpace(string(out))))
-	if err != nil {
-		return fmt.Errorf("read commit %s: %w", rev, err)
-	}
-	ids := checkpoint.CheckpointsOf(c.Message)
+// checkpoints (ids, as commitCheckpoints found them: a squash merge),
+// their line attributions combined, each checkpoint counted once; nothing
+// for a commit with one.
+func combinedAttribution(l *explain.Loader, ids []checkpoint.ID, w io.Writer) error {
 	if len(ids) < 2 {
 		return nil
 	}

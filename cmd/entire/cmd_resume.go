@@ -16,6 +16,7 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/hide"
+	"github.com/entirecli/entire/iostreams"
 	"github.com/entirecli/entire/notes"
 	"github.com/entirecli/entire/push"
 	"github.com/entirecli/entire/settings"
@@ -123,7 +124,7 @@ func runResume(ctx context.Context, opts *resumeOptions) error {
 	if found.newer > 0 && !opts.Force {
 		fmt.Fprintln(f.IO.ErrOut, "Found checkpoint in an older commit.")
 		fmt.Fprintf(f.IO.ErrOut, "%d newer commit(s) on '%s' have no checkpoint.\n", found.newer, b)
-		fmt.Fprintf(f.IO.ErrOut, "Checkpoint from: %s %s\n", found.commit[:7], found.subject)
+		fmt.Fprintf(f.IO.ErrOut, "Checkpoint from: %s %s\n", found.commit[:7], iostreams.Escape(found.subject))
 		ok, err := confirm(f, "Resume from this older checkpoint?", "Yes", "No", true)
 		if errors.Is(err, errCannotPrompt) {
 			return errors.New("not resuming from an older checkpoint without confirmation (use --force)")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/entirecli/entire/iostreams"
 	"github.com/entirecli/entire/refstore"
 	"github.com/entirecli/entire/renderrefs"
 	"github.com/entirecli/entire/rewind"
@@ -232,10 +233,10 @@ func applyRewind(ctx context.Context, f *factory, rw *rewind.Rewinder, plan *rew
 		return err
 	}
 	for _, k := range plan.Kept {
-		fmt.Fprintf(errOut, "  Kept (%s): %s\n", keptOther, k)
+		fmt.Fprintf(errOut, "  Kept (%s): %s\n", keptOther, iostreams.Escape(k))
 	}
 	for _, k := range plan.UserKept {
-		fmt.Fprintf(errOut, "  Kept (%s): %s\n", keptUser, k)
+		fmt.Fprintf(errOut, "  Kept (%s): %s\n", keptUser, iostreams.Escape(k))
 	}
 	// Apply reported each path ("  Restored: <path>", "  Deleted: <path>").
 	fmt.Fprintf(f.IO.Out, "Restored files from shadow commit %s\n", plan.Point.Short())
@@ -244,7 +245,7 @@ func applyRewind(ctx context.Context, f *factory, rw *rewind.Rewinder, plan *rew
 		label = "Rewound to task checkpoint."
 	}
 	if len(res.Transcripts) == 1 && res.Transcripts[0].ResumeCommand != "" {
-		fmt.Fprintf(errOut, "%s %s\n", label, res.Transcripts[0].ResumeCommand)
+		fmt.Fprintf(errOut, "%s %s\n", label, iostreams.Escape(res.Transcripts[0].ResumeCommand))
 	} else {
 		fmt.Fprintln(errOut, label)
 		printResume(errOut, res.Transcripts)
@@ -272,11 +273,13 @@ func printResume(w io.Writer, ts []rewind.Transcript) {
 			cmds = append(cmds, t)
 		}
 	}
+	// The session ID in the command and the prompt come from the
+	// checkpoint, which may be a teammate's.
 	line := func(t rewind.Transcript) string {
 		if t.Prompt != "" {
-			return t.ResumeCommand + "  # " + t.Prompt
+			return iostreams.Escape(t.ResumeCommand + "  # " + t.Prompt)
 		}
-		return t.ResumeCommand
+		return iostreams.Escape(t.ResumeCommand)
 	}
 	switch len(cmds) {
 	case 0:
@@ -297,7 +300,7 @@ func printResume(w io.Writer, ts []rewind.Transcript) {
 // printPlan prints a dry run: the files that would be added, modified and
 // deleted, and the transcripts that would be written.
 func printPlan(w io.Writer, plan *rewind.Plan) {
-	fmt.Fprintf(w, "Would rewind to %s: %s\n", plan.Point.Short(), plan.Point.Message)
+	fmt.Fprintf(w, "Would rewind to %s: %s\n", plan.Point.Short(), iostreams.Escape(plan.Point.Message))
 	if len(plan.Changes) == 0 && !plan.Point.IsLogsOnly {
 		fmt.Fprintln(w, "No files would change.")
 	}
@@ -307,16 +310,16 @@ func printPlan(w io.Writer, plan *rewind.Plan) {
 		if c.OverwritesEdits {
 			note = " (overwrites your later edits)"
 		}
-		fmt.Fprintf(w, "  %-9s %s%s\n", word+":", c.Path, note)
+		fmt.Fprintf(w, "  %-9s %s%s\n", word+":", iostreams.Escape(c.Path), note)
 	}
 	for _, k := range plan.Kept {
-		fmt.Fprintf(w, "  %-9s %s (%s)\n", "kept:", k, keptOther)
+		fmt.Fprintf(w, "  %-9s %s (%s)\n", "kept:", iostreams.Escape(k), keptOther)
 	}
 	for _, k := range plan.UserKept {
-		fmt.Fprintf(w, "  %-9s %s (%s)\n", "kept:", k, keptUser)
+		fmt.Fprintf(w, "  %-9s %s (%s)\n", "kept:", iostreams.Escape(k), keptUser)
 	}
 	for _, t := range plan.Transcripts {
-		fmt.Fprintf(w, "Would restore the transcript of session %s to %s\n", t.SessionID, t.Path)
+		fmt.Fprintf(w, "Would restore the transcript of session %s to %s\n", iostreams.Escape(t.SessionID), iostreams.Escape(t.Path))
 	}
 }
 

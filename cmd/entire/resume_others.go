@@ -3,13 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/explain"
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/iostreams"
+	"github.com/entirecli/entire/session"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -40,9 +41,9 @@ func printOtherSessions(ctx context.Context, f *factory, repo *gitrepo.Repo, sto
 	w := f.IO.ErrOut
 	fmt.Fprintf(w, "Restored the sessions of the latest checkpoint (commit %s).\n", found[:min(7, len(found))])
 	if len(others) == 1 {
-		fmt.Fprintf(w, "1 older session on '%s' was not restored; to restore it, run:\n", b)
+		fmt.Fprintf(w, "1 older session on '%s' was not restored; to restore it, run:\n", iostreams.Escape(b))
 	} else {
-		fmt.Fprintf(w, "%d older sessions on '%s' were not restored; to restore one, run:\n", len(others), b)
+		fmt.Fprintf(w, "%d older sessions on '%s' were not restored; to restore one, run:\n", len(others), iostreams.Escape(b))
 	}
 	for _, o := range others {
 		line := "  entire rewind --to " + o.commit[:7] + " --logs-only  # " + o.id
@@ -52,14 +53,15 @@ func printOtherSessions(ctx context.Context, f *factory, repo *gitrepo.Repo, sto
 		if len(o.overlaps) > 0 {
 			line += " (also writes back the older transcript of " + strings.Join(o.overlaps, ", ") + "; `entire rewind --undo` returns)"
 		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, iostreams.Escape(line)) // session IDs and prompts of a teammate's checkpoints
 	}
 }
 
-// olderSessions returns the sessions of the checkpoints carried by the
-// commits resume searches on branch b (first parents from tip, at most
-// resumeLimit commits, down to the default branch as findResumeCheckpoint
-// walks), other than commit found's and the restored ones, newest first;
+// olderSessions returns the sessions of the checkpoints carried
+// (checkpoint.CheckpointsOf) by the commits resume searches on branch b
+// (first parents from tip, at most resumeLimit commits, down to the
+// default branch, as findResumeCheckpoint walks and reads them), other
+// than commit found's and the restored ones, newest first;
 // each session once, with the newest commit that carries it. Checkpoints
 // not in the store are left out.
 func olderSessions(ctx context.Context, repo *gitrepo.Repo, store *checkpoint.Store, tip plumbing.Hash, b, found string, restored map[string]bool) []otherSession {
@@ -80,7 +82,7 @@ func olderSessions(ctx context.Context, repo *gitrepo.Repo, store *checkpoint.St
 		if len(fields) != 2 || fields[0] == found {
 			continue
 		}
-		for _, id := range carriedCheckpoints(fields[1]) {
+		for _, id := range checkpoint.CheckpointsOf(fields[1]) {
 			cp, err := store.Read(id)
 			if err != nil {
 				continue
@@ -93,7 +95,7 @@ func olderSessions(ctx context.Context, repo *gitrepo.Repo, store *checkpoint.St
 			}
 			for _, s := range cp.Sessions {
 				sid := s.Metadata.SessionID
-				if sid == "" || restored[sid] || seen[sid] {
+				if session.ValidateID(sid) != nil || restored[sid] || seen[sid] {
 					continue
 				}
 				seen[sid] = true
@@ -106,22 +108,4 @@ func olderSessions(ctx context.Context, repo *gitrepo.Repo, store *checkpoint.St
 		}
 	}
 	return others
-}
-
-// carriedCheckpoints returns the checkpoints a commit message links to:
-// every valid Entire-Checkpoint trailer (a squash commit has several), or
-// the one CheckpointOf finds outside the trailer block.
-func carriedCheckpoints(msg string) []checkpoint.ID {
-	var ids []checkpoint.ID
-	for _, v := range checkpoint.ParseTrailers(msg).All(checkpoint.TrailerCheckpoint) {
-		if id, err := checkpoint.ParseID(strings.TrimSpace(v)); err == nil && !slices.Contains(ids, id) {
-			ids = append(ids, id)
-		}
-	}
-	if len(ids) == 0 {
-		if id, ok := checkpoint.CheckpointOf(msg); ok {
-			ids = append(ids, id)
-		}
-	}
-	return ids
 }

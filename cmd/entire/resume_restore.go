@@ -16,6 +16,8 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/explain"
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/iostreams"
+	"github.com/entirecli/entire/session"
 )
 
 // sessionFilePather is implemented by agents that say where WriteSession
@@ -39,7 +41,9 @@ var testProjectDirEnv = map[agent.AgentName]string{
 func planRestore(f *factory, repo *gitrepo.Repo, cp *checkpoint.Checkpoint) ([]restorePlan, error) {
 	var plans []restorePlan
 	for _, s := range cp.Sessions {
-		if s.Metadata.SessionID == "" {
+		// An ID that could not name a session here (a teammate's
+		// checkpoint may hold anything) is skipped, as rewind does.
+		if session.ValidateID(s.Metadata.SessionID) != nil {
 			continue
 		}
 		content, err := s.Transcript()
@@ -181,7 +185,7 @@ func confirmNewer(f *factory, plans []restorePlan, force bool) error {
 	}
 	fmt.Fprintln(f.IO.ErrOut, "Warning: Local session log(s) have newer entries than the checkpoint:")
 	for _, p := range newer {
-		fmt.Fprintf(f.IO.ErrOut, "  %s (%s)\n", p.session.Metadata.SessionID, p.target)
+		fmt.Fprintf(f.IO.ErrOut, "  %s (%s)\n", iostreams.Escape(p.session.Metadata.SessionID), iostreams.Escape(p.target))
 	}
 	ok, err := confirm(f, "Overwrite local session logs with checkpoint versions?", "Overwrite", "Cancel", false)
 	if errors.Is(err, errCannotPrompt) {
@@ -206,11 +210,11 @@ func printResumeCommands(f *factory, plans []restorePlan) {
 		if p.prompt != "" {
 			cmd += "  # " + explain.Truncate(p.prompt, 60)
 		}
-		return cmd
+		return iostreams.Escape(cmd) // the session ID and prompt of a teammate's checkpoint
 	}
 	if len(plans) == 1 {
-		fmt.Fprintf(w, "Session: %s\n", plans[0].session.Metadata.SessionID)
-		fmt.Fprintf(w, "Restored transcript to %s\n", plans[0].target)
+		fmt.Fprintf(w, "Session: %s\n", iostreams.Escape(plans[0].session.Metadata.SessionID))
+		fmt.Fprintf(w, "Restored transcript to %s\n", iostreams.Escape(plans[0].target))
 		fmt.Fprintln(w, "To continue this session, run:")
 		fmt.Fprintf(w, "  %s\n", line(plans[0]))
 		return

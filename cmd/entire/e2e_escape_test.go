@@ -35,3 +35,17 @@ func TestE2EExplainEscapesTerminalSequences(t *testing.T) {
 	check("explain --commit", "explain", "--no-pager", "--commit", "HEAD")
 	check("explain --commit --full", "explain", "--no-pager", "--full", "--commit", "HEAD")
 }
+
+// An error message quotes what it was given (a revision, a path, a name
+// from a checkpoint): it reaches the terminal escaped, one line per line.
+func TestE2EErrorsEscapeTerminalSequences(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	_, errOut, code := runEntire(t, r.dir, r.env, "", "rewind", "--to", "abc\x1b]0;owned\x07")
+	if code == 0 || !strings.Contains(errOut, "not found") {
+		t.Fatalf("rewind to an unknown point: exit %d %q", code, errOut)
+	}
+	if strings.ContainsAny(errOut, "\x1b\x07") {
+		t.Errorf("error printed raw control sequences: %q", errOut)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/entirecli/entire/iostreams"
 	"github.com/spf13/cobra"
 )
 
@@ -110,12 +111,23 @@ func reportError(f *factory, cmd *cobra.Command, err error, interrupted bool) ex
 		if cmd != nil {
 			fmt.Fprint(f.IO.ErrOut, cmd.UsageString())
 		}
-		fmt.Fprintf(f.IO.ErrOut, "Error: Invalid usage: %s\n", err)
+		fmt.Fprintf(f.IO.ErrOut, "Error: Invalid usage: %s\n", escapeLines(err.Error()))
 		return exitError
 	default:
-		fmt.Fprintln(f.IO.ErrOut, strings.TrimSpace(err.Error()))
+		fmt.Fprintln(f.IO.ErrOut, escapeLines(strings.TrimSpace(err.Error())))
 		return exitError
 	}
+}
+
+// escapeLines escapes each line of an error message for the terminal
+// (errors quote paths, IDs and names from checkpoints a teammate pushed),
+// keeping the line breaks the message has on purpose.
+func escapeLines(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		lines[i] = iostreams.Escape(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // exitStatus carries an exit status decided by a command that speaks

@@ -229,7 +229,7 @@ func (m *ManualCommit) CommitMsg(ctx context.Context, msgFile string) error {
 		return fmt.Errorf("read commit message: %w", err)
 	}
 	if out, changed := checkpoint.StripLoneCheckpointTrailer(string(data)); changed {
-		return os.WriteFile(msgFile, []byte(out), 0o644)
+		return writeMessage(msgFile, out)
 	}
 	// The commit is going to be linked: announce its checkpoint here, since
 	// git's post-commit shim discards entire's stderr (SPEC 2.4).

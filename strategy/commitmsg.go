@@ -12,6 +12,7 @@ import (
 
 	"github.com/entirecli/entire/atomicfile"
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/iostreams"
 	"github.com/entirecli/entire/session"
 )
 
@@ -211,9 +212,12 @@ func (m *ManualCommit) confirmLink(agentLabel, prompt string) bool {
 		return true
 	}
 	defer tty.Close()
+	// The prompt (and the agent type, from the hook payload) may hold
+	// pasted escape sequences: printed escaped.
+	agentLabel = iostreams.Escape(agentLabel)
 	fmt.Fprintf(tty, "You have an active %s session.\n", agentLabel)
 	if prompt != "" {
-		fmt.Fprintf(tty, "Last Prompt: %s\n", firstPrompt(prompt))
+		fmt.Fprintf(tty, "Last Prompt: %s\n", iostreams.Escape(firstPrompt(prompt)))
 	}
 	fmt.Fprintf(tty, "Link this commit to %s session context? [Y/n] ", agentLabel)
 	line, _ := bufio.NewReader(tty).ReadString('\n')

@@ -12,6 +12,7 @@ import (
 
 	"github.com/entirecli/entire/atomicfile"
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/iostreams"
 	"github.com/entirecli/entire/session"
 )
 
@@ -211,9 +212,12 @@ func (m *ManualCommit) confirmLink(agentLabel, prompt string) bool {
 		return true
 	}
 	defer tty.Close()
+	// The prompt (and the agent type, from the hook payload) may hold
+	// pasted escape sequences: printed escaped.
+	agentLabel = iostreams.Escape(agentLabel)
 	fmt.Fprintf(tty, "You have an active %s session.\n", agentLabel)
 	if prompt != "" {
-		fmt.Fprintf(tty, "Last Prompt: %s\n", firstPrompt(prompt))
+		fmt.Fprintf(tty, "Last Prompt: %s\n", iostreams.Escape(firstPrompt(prompt)))
 	}
 	fmt.Fprintf(tty, "Link this commit to %s session context? [Y/n] ", agentLabel)
 	line, _ := bufio.NewReader(tty).ReadString('\n')
@@ -229,7 +233,7 @@ func (m *ManualCommit) CommitMsg(ctx context.Context, msgFile string) error {
 		return fmt.Errorf("read commit message: %w", err)
 	}
 	if out, changed := checkpoint.StripLoneCheckpointTrailer(string(data)); changed {
-		return os.WriteFile(msgFile, []byte(out), 0o644)
+		return writeMessage(msgFile, out)
 	}
 	// The commit is going to be linked: announce its checkpoint here, since
 	// git's post-commit shim discards entire's stderr (SPEC 2.4).

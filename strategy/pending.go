@@ -186,13 +186,24 @@ func CompletePending(ctx context.Context, env *Env) []Pending {
 		trailer bool
 	}
 	var marks []todo
+	// A trailer mark may lead to a commit's mark that exists too: one todo,
+	// which drops the trailer mark.
+	at := map[string]int{}
+	add := func(name string, trailer bool) {
+		if i, ok := at[name]; ok {
+			marks[i].trailer = marks[i].trailer || trailer
+			return
+		}
+		at[name] = len(marks)
+		marks = append(marks, todo{name, trailer})
+	}
 	for _, e := range entries {
 		if raw, ok := strings.CutPrefix(e.Name(), trailerPrefix); ok {
 			if name, ok := m.followTrailerMark(raw); ok {
-				marks = append(marks, todo{name, true})
+				add(name, true)
 			}
 		} else if _, _, ok := parseMark(e.Name()); ok {
-			marks = append(marks, todo{e.Name(), false})
+			add(e.Name(), false)
 		}
 	}
 	var out []Pending

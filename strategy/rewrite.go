@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/entirecli/entire/checkpoint"
@@ -80,8 +81,9 @@ func PostRewrite(ctx context.Context, env *Env, kind string, rewrites []Rewrite)
 		if err != nil {
 			continue
 		}
+		carried := checkpoint.CheckpointsOf(nc.Message)
 		for _, id := range ids {
-			if !checkpoint.Carries(nc.Message, id) && !containsID(missing[rw.New], id) {
+			if !slices.Contains(carried, id) && !slices.Contains(missing[rw.New], id) {
 				missing[rw.New] = append(missing[rw.New], id)
 			}
 		}
@@ -179,15 +181,6 @@ func chainTo(read func(plumbing.Hash) (*object.Commit, error), head plumbing.Has
 	return chain, nil
 }
 
-func containsID(ids []checkpoint.ID, id checkpoint.ID) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
-}
-
 // PostRewrite puts back the trailers a rewrite dropped (the package-level
 // PostRewrite) and moves the sessions based on a commit it replaced onto
 // the replacement.
@@ -239,24 +232,12 @@ func (m *ManualCommit) ownLink(commit *object.Commit) (checkpoint.ID, bool) {
 		if err != nil {
 			continue
 		}
-		if got, ok := checkpoint.CheckpointOf(base.Message); ok && got == id && sameHashes(base.ParentHashes, commit.ParentHashes) {
+		if got, ok := checkpoint.CheckpointOf(base.Message); ok && got == id && slices.Equal(base.ParentHashes, commit.ParentHashes) {
 			return id, true
 		}
 	}
 	m.env.Log.Info("commit carries a trailer entire did not add for it; linked for reading only", "commit", commit.Hash.String(), "checkpoint_id", id.String())
 	return "", false
-}
-
-func sameHashes(a, b []plumbing.Hash) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func fileExists(path string) bool {

@@ -274,3 +274,37 @@ func TestE2EKilledAfterCheckpointCompletedOnce(t *testing.T) {
 	}
 	assertStoreClean(t, r.dir, id, second)
 }
+
+// A post-commit killed after it made its commit's mark and before it
+// dropped prepare-commit-msg's trailer mark leaves both: the next hook
+// completes the condensation once and removes both marks.
+func TestE2EKilledWithTrailerMarkCompletedOnce(t *testing.T) {
+	t.Parallel()
+	r := newWorkedRepo(t, "first turn")
+	first := r.killedCondensation("first")
+	trailerMark := gitPath(t, r.dir, "entire-pending/trailer-"+first)
+	if err := os.WriteFile(trailerMark, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	r.agentTurn("second turn", map[string]string{"b.txt": "b\n"})
+	if !hasCheckpoint(t, r.dir, first) {
+		t.Fatalf("the next turn did not complete checkpoint %s", first)
+	}
+	subjects := strings.Split(gittest.Git(t, r.dir, "log", "--format=%s", "entire/checkpoints/v1"), "\n")
+	if n := countOf(subjects, "Checkpoint: "+first); n != 1 {
+		t.Errorf("checkpoint %s written %d times:\n%s", first, n, strings.Join(subjects, "\n"))
+	}
+	r.assertNoPendingMarks()
+	assertStoreClean(t, r.dir, first)
+}
+
+func countOf(list []string, s string) int {
+	n := 0
+	for _, x := range list {
+		if x == s {
+			n++
+		}
+	}
+	return n
+}

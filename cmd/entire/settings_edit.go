@@ -120,7 +120,7 @@ func (e settingsEdit) apply(path string, added *jsonedit.Record, onlyPresent, dr
 	if dryRun {
 		return true, nil
 	}
-	if err := atomicfile.Write(path, out, 0o644); err != nil {
+	if err := atomicfile.Rewrite(path, out, 0o644); err != nil {
 		return false, err
 	}
 	return true, nil

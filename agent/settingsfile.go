@@ -81,7 +81,7 @@ func (f *SettingsFile) Encode() []byte {
 // (with its value when scalar is true, else as a container taken out only
 // once empty).
 func (f *SettingsFile) Insert(path []string, key string, value []byte, scalar bool) error {
-	if err := f.Doc.Insert(keysPath(path), key, value); err != nil {
+	if err := f.Doc.Insert(jsonedit.Keys(path), key, value); err != nil {
 		return fmt.Errorf("%s: %w", f.Path, err)
 	}
 	var v []byte
@@ -94,7 +94,7 @@ func (f *SettingsFile) Insert(path []string, key string, value []byte, scalar bo
 
 // Append adds value at the end of the array at path and records it.
 func (f *SettingsFile) Append(path []string, value []byte) error {
-	if err := f.Doc.Append(keysPath(path), value); err != nil {
+	if err := f.Doc.Append(jsonedit.Keys(path), value); err != nil {
 		return fmt.Errorf("%s: %w", f.Path, err)
 	}
 	f.Added.Element(path, value)
@@ -106,7 +106,7 @@ func (f *SettingsFile) Append(path []string, value []byte) error {
 // replaced; one of another kind is an error wrapping ErrInvalidSettings.
 func (f *SettingsFile) Ensure(kind byte, path ...string) error {
 	for i := range path {
-		p := keysPath(path[:i+1])
+		p := jsonedit.Keys(path[:i+1])
 		want := byte('{')
 		if i == len(path)-1 {
 			want = kind
@@ -135,14 +135,6 @@ func (f *SettingsFile) Ensure(kind byte, path ...string) error {
 func isNull(d *jsonedit.Doc, p jsonedit.Path) bool {
 	v, _ := d.Get(p...)
 	return string(v) == "null"
-}
-
-func keysPath(keys []string) jsonedit.Path {
-	p := make(jsonedit.Path, len(keys))
-	for i, k := range keys {
-		p[i] = k
-	}
-	return p
 }
 
 // Save writes the file atomically if its content changed, creating parent

@@ -103,11 +103,16 @@ func (t *installTracker) finish() error {
 			t.log.AddCreated(rel)
 		}
 	}
-	data, err := json.MarshalIndent(t.log, "", "  ")
+	return saveInstallLog(t.repo, t.log)
+}
+
+// saveInstallLog writes log to the install log file.
+func saveInstallLog(repo *gitrepo.Repo, log *agent.InstallLog) error {
+	data, err := json.MarshalIndent(log, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Write(installLogPath(t.repo), append(data, '\n'), 0o644); err != nil {
+	if err := atomicfile.Write(installLogPath(repo), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write install log: %w", err)
 	}
 	return nil

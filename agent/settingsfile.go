@@ -152,11 +152,12 @@ func (f *SettingsFile) Save() (bool, error) {
 	return true, nil
 }
 
-// SaveOrRemove saves the file, or, when remove is true and the document is
-// an empty object, removes it (and its parent directory when removeDir is
-// true and the directory is left empty).
-func (f *SettingsFile) SaveOrRemove(remove, removeDir bool) error {
-	if !remove || f.Doc.Len() > 0 {
+// SaveOrRemove saves the file rel (relative to the work tree root, as in
+// log), or, when log says enable created it and the document is an empty
+// object, removes it (and its parent directory when enable created that and
+// it is left empty).
+func (f *SettingsFile) SaveOrRemove(log *InstallLog, rel string) error {
+	if !log.WasCreated(rel) || f.Doc.Len() > 0 {
 		_, err := f.Save()
 		return err
 	}
@@ -166,7 +167,7 @@ func (f *SettingsFile) SaveOrRemove(remove, removeDir bool) error {
 	if err := os.Remove(f.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove settings %s: %w", f.Path, err)
 	}
-	if removeDir {
+	if log.WasCreated(filepath.ToSlash(filepath.Dir(rel))) {
 		_ = os.Remove(filepath.Dir(f.Path)) // only succeeds when empty
 	}
 	f.Exists = false

@@ -81,7 +81,7 @@ func (f *SettingsFile) Encode() []byte {
 // (with its value when scalar is true, else as a container taken out only
 // once empty).
 func (f *SettingsFile) Insert(path []string, key string, value []byte, scalar bool) error {
-	if err := f.Doc.Insert(keysPath(path), key, value); err != nil {
+	if err := f.Doc.Insert(jsonedit.Keys(path), key, value); err != nil {
 		return fmt.Errorf("%s: %w", f.Path, err)
 	}
 	var v []byte
@@ -94,7 +94,7 @@ func (f *SettingsFile) Insert(path []string, key string, value []byte, scalar bo
 
 // Append adds value at the end of the array at path and records it.
 func (f *SettingsFile) Append(path []string, value []byte) error {
-	if err := f.Doc.Append(keysPath(path), value); err != nil {
+	if err := f.Doc.Append(jsonedit.Keys(path), value); err != nil {
 		return fmt.Errorf("%s: %w", f.Path, err)
 	}
 	f.Added.Element(path, value)
@@ -106,7 +106,7 @@ func (f *SettingsFile) Append(path []string, value []byte) error {
 // replaced; one of another kind is an error wrapping ErrInvalidSettings.
 func (f *SettingsFile) Ensure(kind byte, path ...string) error {
 	for i := range path {
-		p := keysPath(path[:i+1])
+		p := jsonedit.Keys(path[:i+1])
 		want := byte('{')
 		if i == len(path)-1 {
 			want = kind
@@ -137,14 +137,6 @@ func isNull(d *jsonedit.Doc, p jsonedit.Path) bool {
 	return string(v) == "null"
 }
 
-func keysPath(keys []string) jsonedit.Path {
-	p := make(jsonedit.Path, len(keys))
-	for i, k := range keys {
-		p[i] = k
-	}
-	return p
-}
-
 // Save writes the file atomically if its content changed, creating parent
 // directories (0750); a new file gets mode 0600, an existing one keeps its
 // mode. It reports whether it wrote.
@@ -160,11 +152,12 @@ func (f *SettingsFile) Save() (bool, error) {
 	return true, nil
 }
 
-// SaveOrRemove saves the file, or, when remove is true and the document is
-// an empty object, removes it (and its parent directory when removeDir is
-// true and the directory is left empty).
-func (f *SettingsFile) SaveOrRemove(remove, removeDir bool) error {
-	if !remove || f.Doc.Len() > 0 {
+// SaveOrRemove saves the file rel (relative to the work tree root, as in
+// log), or, when log says enable created it and the document is an empty
+// object, removes it (and its parent directory when enable created that and
+// it is left empty).
+func (f *SettingsFile) SaveOrRemove(log *InstallLog, rel string) error {
+	if !log.WasCreated(rel) || f.Doc.Len() > 0 {
 		_, err := f.Save()
 		return err
 	}
@@ -174,7 +167,7 @@ func (f *SettingsFile) SaveOrRemove(remove, removeDir bool) error {
 	if err := os.Remove(f.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove settings %s: %w", f.Path, err)
 	}
-	if removeDir {
+	if log.WasCreated(filepath.ToSlash(filepath.Dir(rel))) {
 		_ = os.Remove(filepath.Dir(f.Path)) // only succeeds when empty
 	}
 	f.Exists = false

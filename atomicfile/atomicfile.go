@@ -50,3 +50,12 @@ func Write(path string, data []byte, perm fs.FileMode) (err error) {
 	}
 	return nil
 }
+
+// Rewrite is Write for a file that may already exist: an existing file
+// keeps its permission bits, a new one gets perm.
+func Rewrite(path string, data []byte, perm fs.FileMode) error {
+	if info, err := os.Stat(path); err == nil {
+		perm = info.Mode().Perm()
+	}
+	return Write(path, data, perm)
+}

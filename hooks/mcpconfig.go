@@ -139,7 +139,7 @@ func removeServer(repoRoot, rel string, log *agent.InstallLog) error {
 	if !f.Doc.Undo(rec) {
 		return nil
 	}
-	return f.SaveOrRemove(log.WasCreated(rel), log.WasCreated(filepath.ToSlash(filepath.Dir(rel))))
+	return f.SaveOrRemove(log, rel)
 }
 
 // editApproval adds (add) or removes MCPServerName in the
@@ -187,7 +187,7 @@ func editApproval(repoRoot string, add bool, log *agent.InstallLog) (bool, error
 	if !f.Doc.Undo(rec) {
 		return false, nil
 	}
-	return true, f.SaveOrRemove(log.WasCreated(rel), log.WasCreated(filepath.ToSlash(filepath.Dir(rel))))
+	return true, f.SaveOrRemove(log, rel)
 }
 
 // isOurServer reports whether a server entry runs Entire (`entire ...` or

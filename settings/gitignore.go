@@ -48,7 +48,7 @@ func EnsureDir(repoRoot string) (string, error) {
 	if content != "" && !strings.HasSuffix(content, "\n") {
 		appended = "\n" + appended
 	}
-	if err := atomicfile.Write(path, []byte(content+appended), 0o644); err != nil {
+	if err := atomicfile.Rewrite(path, []byte(content+appended), 0o644); err != nil {
 		return "", err
 	}
 	return appended, nil
@@ -79,11 +79,7 @@ func RemoveAppended(path, appended string) error {
 	if content == string(cur) {
 		return nil
 	}
-	perm := fs.FileMode(0o644)
-	if info, err := os.Stat(path); err == nil {
-		perm = info.Mode().Perm()
-	}
-	if err := atomicfile.Write(path, []byte(content), perm); err != nil {
+	if err := atomicfile.Rewrite(path, []byte(content), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
@@ -135,11 +131,7 @@ func EnsureIgnored(repoRoot, gitCommonDir string) (bool, error) {
 			content += e + "\n"
 		}
 	}
-	perm := fs.FileMode(0o644)
-	if info, err := os.Stat(path); err == nil {
-		perm = info.Mode().Perm()
-	}
-	if err := atomicfile.Write(path, []byte(content), perm); err != nil {
+	if err := atomicfile.Rewrite(path, []byte(content), 0o644); err != nil {
 		return false, fmt.Errorf("ignore entire's files: %w", err)
 	}
 	return true, nil
@@ -197,11 +189,7 @@ func RemoveIgnored(gitCommonDir string) error {
 	if out.Len() == len(cur) {
 		return nil
 	}
-	perm := fs.FileMode(0o644)
-	if info, err := os.Stat(path); err == nil {
-		perm = info.Mode().Perm()
-	}
-	if err := atomicfile.Write(path, []byte(out.String()), perm); err != nil {
+	if err := atomicfile.Rewrite(path, []byte(out.String()), 0o644); err != nil {
 		return fmt.Errorf("un-ignore entire's files: %w", err)
 	}
 	return nil

@@ -234,7 +234,7 @@ func UninstallHooksIn(repoRoot string, log *agent.InstallLog) error {
 		rec = fallbackRecord(!hasEvents(f.Doc))
 	}
 	f.Doc.Undo(rec)
-	return f.SaveOrRemove(log.WasCreated(SettingsPath), log.WasCreated(filepath.ToSlash(filepath.Dir(SettingsPath))))
+	return f.SaveOrRemove(log, SettingsPath)
 }
 
 // fallbackRecord is what an install into a missing file inserts, used to

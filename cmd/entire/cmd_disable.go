@@ -164,7 +164,7 @@ func (p uninstallPlan) empty() bool {
 }
 
 // planUninstall collects what is installed and what is kept.
-func planUninstall(f *factory, repo *gitrepo.Repo, rw *rewind.Rewinder) (uninstallPlan, error) {
+func planUninstall(ctx context.Context, f *factory, repo *gitrepo.Repo, rw *rewind.Rewinder) (uninstallPlan, error) {
 	p := uninstallPlan{setupState: inspectSetup(repo)}
 	store := session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: f.Now})
 	p.SessionDir = store.Dir()
@@ -188,7 +188,7 @@ func planUninstall(f *factory, repo *gitrepo.Repo, rw *rewind.Rewinder) (uninsta
 			p.Kept = append(p.Kept, b)
 		}
 	}
-	undo, err := rw.UndoPoints(context.Background())
+	undo, err := rw.UndoPoints(ctx)
 	if err != nil {
 		return p, err
 	}
@@ -278,7 +278,7 @@ func runUninstall(ctx context.Context, opts *disableOptions, repo *gitrepo.Repo)
 	f := opts.f
 	out, errOut := f.IO.Out, f.IO.ErrOut
 	rw := rewind.New(rewind.Options{Repo: repo, Sessions: sessionStore(f, repo), Now: f.Now, Progress: errOut})
-	plan, err := planUninstall(f, repo, rw)
+	plan, err := planUninstall(ctx, f, repo, rw)
 	if err != nil {
 		return err
 	}

@@ -375,7 +375,7 @@ func refreshInstalledAgents(repo *gitrepo.Repo, s *settings.Settings, out, errOu
 			fmt.Fprintf(errOut, "Warning: could not register the entire MCP server for %s: %v\n", a.Type(), err)
 		}
 		if log != nil {
-			if err := (&installTracker{repo: repo, log: log}).finish(); err != nil {
+			if err := saveInstallLog(repo, log); err != nil {
 				fmt.Fprintf(errOut, "Warning: %v\n", err)
 			}
 		}

@@ -44,11 +44,7 @@ func unignoreLocalSettings(repo *gitrepo.Repo) error {
 		return nil
 	}
 	out := append(data[:i:i], data[i+len(localSettingsExclude):]...)
-	perm := os.FileMode(0o644)
-	if info, err := os.Stat(path); err == nil {
-		perm = info.Mode().Perm()
-	}
-	if err := atomicfile.Write(path, out, perm); err != nil {
+	if err := atomicfile.Rewrite(path, out, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

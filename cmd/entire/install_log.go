@@ -103,11 +103,16 @@ func (t *installTracker) finish() error {
 			t.log.AddCreated(rel)
 		}
 	}
-	data, err := json.MarshalIndent(t.log, "", "  ")
+	return saveInstallLog(t.repo, t.log)
+}
+
+// saveInstallLog writes log to the install log file.
+func saveInstallLog(repo *gitrepo.Repo, log *agent.InstallLog) error {
+	data, err := json.MarshalIndent(log, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Write(installLogPath(t.repo), append(data, '\n'), 0o644); err != nil {
+	if err := atomicfile.Write(installLogPath(repo), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write install log: %w", err)
 	}
 	return nil
@@ -181,23 +186,10 @@ func removeEntireDir(repo *gitrepo.Repo, log *agent.InstallLog) error {
 // undoJSON takes what rec records out of the JSON file at path, keeping
 // every other byte and the file's mode. A missing file is left alone.
 func undoJSON(path string, rec *jsonedit.Record) error {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+	f, err := agent.ReadSettingsFile(path, false)
+	if err != nil || !f.Exists || !f.Doc.Undo(rec) {
+		return err
 	}
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	doc, err := jsonedit.Parse(data)
-	if err != nil {
-		return fmt.Errorf("parse %s: %w", path, err)
-	}
-	if !doc.Undo(rec) {
-		return nil
-	}
-	perm := fs.FileMode(0o644)
-	if info, err := os.Stat(path); err == nil {
-		perm = info.Mode().Perm()
-	}
-	return atomicfile.Write(path, doc.Bytes(), perm)
+	_, err = f.Save()
+	return err
 }

@@ -67,14 +67,14 @@ func (e settingsEdit) apply(path string, added *jsonedit.Record, onlyPresent, dr
 	set := func(obj []string, key string, v any) {
 		raw, _ := json.Marshal(v) // strings, bools and plain values only
 		at := append(slices.Clone(obj), key)
-		cur, has := doc.Get(toPath(at)...)
+		cur, has := doc.Get(jsonedit.Keys(at)...)
 		switch {
 		case has && string(compactJSON(cur)) == string(raw):
 		case has:
-			setErr = errors.Join(setErr, doc.Replace(toPath(at), raw))
+			setErr = errors.Join(setErr, doc.Replace(jsonedit.Keys(at), raw))
 		case onlyPresent:
 		default:
-			if err := doc.Insert(toPath(obj), key, raw); err != nil {
+			if err := doc.Insert(jsonedit.Keys(obj), key, raw); err != nil {
 				setErr = errors.Join(setErr, err)
 				return
 			}
@@ -120,19 +120,10 @@ func (e settingsEdit) apply(path string, added *jsonedit.Record, onlyPresent, dr
 	if dryRun {
 		return true, nil
 	}
-	if err := atomicfile.Write(path, out, 0o644); err != nil {
+	if err := atomicfile.Rewrite(path, out, 0o644); err != nil {
 		return false, err
 	}
 	return true, nil
-}
-
-// toPath turns member names into a jsonedit path.
-func toPath(keys []string) jsonedit.Path {
-	p := make(jsonedit.Path, len(keys))
-	for i, k := range keys {
-		p[i] = k
-	}
-	return p
 }
 
 // compactJSON is raw without insignificant whitespace (raw itself when it

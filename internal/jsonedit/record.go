@@ -58,7 +58,7 @@ func (d *Doc) Undo(r *Record) bool {
 	changed := false
 	for i := len(r.Added) - 1; i >= 0; i-- {
 		a := r.Added[i]
-		p := toPath(a.Path)
+		p := Keys(a.Path)
 		switch {
 		case a.Element:
 			n := d.lookup(p)
@@ -87,7 +87,8 @@ func (d *Doc) Undo(r *Record) bool {
 	return changed
 }
 
-func toPath(keys []string) Path {
+// Keys is the path of nested object members keys (no array indexes).
+func Keys(keys []string) Path {
 	p := make(Path, len(keys))
 	for i, k := range keys {
 		p[i] = k

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strconv"
 )
@@ -220,10 +221,24 @@ type valueSource interface {
 	appendValue(dst []byte, name string) ([]byte, error)
 }
 
+// MaxReadTranscript bounds the size of a transcript ReadTranscript puts
+// together (its chunks joined, its values put back). A stored transcript
+// may come from a teammate's checkpoint: a few small objects (one value
+// named by many markers, a value tree whose parts are all one blob, one
+// chunk named many times) could otherwise stand for more than the memory
+// of the machine.
+const MaxReadTranscript = 1 << 30
+
+// errTooLarge is the error for a transcript over MaxReadTranscript.
+func errTooLarge(n int) error {
+	return fmt.Errorf("transcript is larger than %d MiB (at least %d MiB)", MaxReadTranscript>>20, n>>20)
+}
+
 // expandMarkers returns data with every marker whose opening quote is not
 // escaped and whose entry src has replaced by the value it stands for.
 // Data without such a marker is returned as it is. Values are not read
-// for markers: a marker inside a value stays as it is.
+// for markers: a marker inside a value stays as it is. A result over
+// MaxReadTranscript is an error, found before any value is read.
 func expandMarkers(data []byte, src valueSource) ([]byte, error) {
 	type hit struct {
 		at, end int
@@ -251,6 +266,9 @@ func expandMarkers(data []byte, src valueSource) ([]byte, error) {
 		}
 		hits = append(hits, hit{at, at + n, name})
 		grow += size - n
+		if len(data)+grow > MaxReadTranscript {
+			return nil, errTooLarge(len(data) + grow)
+		}
 		i = at + n
 	}
 	if len(hits) == 0 {

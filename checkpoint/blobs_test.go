@@ -13,6 +13,7 @@ import (
 	"github.com/entirecli/entire/gitrepo/gittest"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // mapValues is a valueSource (and a store) in memory.
@@ -300,5 +301,57 @@ func TestWriteWholeGeminiHugeMessage(t *testing.T) {
 	var a, b any
 	if json.Unmarshal(got, &a) != nil || json.Unmarshal(doc, &b) != nil || !reflect.DeepEqual(a, b) {
 		t.Errorf("read back %d bytes that differ from the %d stored", len(got), len(doc))
+	}
+}
+
+// TestReadTranscriptBoundsHostileExpansion: a teammate's checkpoint of a
+// few small objects that stands for more than MaxReadTranscript (a value
+// named by many markers, a value tree whose parts are all one blob, one
+// chunk named many times) is refused before it is put together.
+func TestReadTranscriptBoundsHostileExpansion(t *testing.T) {
+	t.Parallel()
+	repo := openRepo(t, gittest.InitWithCommit(t))
+	value := []byte(`"` + strings.Repeat("v", 1<<20) + `"`)
+	vh, err := repo.WriteBlob(value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := MaxReadTranscript/len(value) + 2
+	parts := make([]object.TreeEntry, n)
+	for i := range parts {
+		parts[i] = object.TreeEntry{Name: fmt.Sprintf("%06d", i), Mode: filemode.Regular, Hash: vh}
+	}
+	th, err := repo.WriteTree(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs, err := repo.WriteTree([]object.TreeEntry{
+		{Name: vh.String(), Mode: filemode.Regular, Hash: vh},
+		{Name: th.String(), Mode: filemode.Dir, Hash: th},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	manyMarkers := `{"type":"user","v":[` + strings.Repeat(string(blobMarker(vh.String(), len(value)))+",", n) + `1]}`
+	oneTree := `{"type":"user","v":` + string(blobMarker(th.String(), n*len(value))) + `}`
+	for name, chunk := range map[string]string{"many markers": manyMarkers, "tree of one blob": oneTree} {
+		ch, err := repo.WriteBlob([]byte(chunk))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadTranscript(repo, Stored{Chunks: []plumbing.Hash{ch}, Blobs: blobs}, ""); err == nil || !strings.Contains(err.Error(), "larger than") {
+			t.Errorf("%s: err = %v, want a transcript of over %d MiB refused", name, err, MaxReadTranscript>>20)
+		}
+	}
+	chunk, err := repo.WriteBlob(append([]byte(`{"type":"user","v":`), value...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := make([]plumbing.Hash, n)
+	for i := range chunks {
+		chunks[i] = chunk
+	}
+	if _, err := ReadTranscript(repo, Stored{Chunks: chunks}, ""); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("one chunk named %d times: err = %v, want a transcript of over %d MiB refused", n, err, MaxReadTranscript>>20)
 	}
 }

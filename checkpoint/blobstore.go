@@ -123,6 +123,8 @@ func (s *blobStore) externalizeLong(data []byte) ([]byte, error) {
 type blobSet struct {
 	repo    *gitrepo.Repo
 	entries map[string]object.TreeEntry
+	// sizes caches valueSize: a name may be used by many markers.
+	sizes map[string]int
 }
 
 // loadBlobSet reads the BlobDir tree t; nil for ZeroHash.
@@ -134,10 +136,23 @@ func loadBlobSet(repo *gitrepo.Repo, t plumbing.Hash) (*blobSet, error) {
 	if err := s.add(t); err != nil {
 		return nil, err
 	}
-	return &blobSet{repo: repo, entries: s.entries}, nil
+	return &blobSet{repo: repo, entries: s.entries, sizes: map[string]int{}}, nil
 }
 
 func (b *blobSet) valueSize(name string) (int, bool) {
+	if n, ok := b.sizes[name]; ok {
+		return n, n >= 0
+	}
+	n, ok := b.entrySize(name)
+	if !ok {
+		n = -1
+	}
+	b.sizes[name] = n
+	return n, ok
+}
+
+// entrySize is the size of the value stored as entry name, read from git.
+func (b *blobSet) entrySize(name string) (int, bool) {
 	e, ok := b.entries[name]
 	if !ok {
 		return 0, false
@@ -156,7 +171,8 @@ func (b *blobSet) valueSize(name string) (int, bool) {
 		if err != nil {
 			return 0, false
 		}
-		total += int(n)
+		// Saturate: the parts of a hostile tree may add up past any int.
+		total = min(total+int(n), MaxReadTranscript+1)
 	}
 	return total, true
 }

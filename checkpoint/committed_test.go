@@ -106,7 +106,7 @@ func TestWriteAndReadCheckpointWithThreeSessions(t *testing.T) {
 			t.Errorf("prompts %q", p)
 		}
 	}
-	if n := len(cp.Sessions[1].TranscriptChunks()); n < 3 {
+	if n := len(cp.Sessions[1].StoredTranscript().Chunks); n < 3 {
 		t.Errorf("big transcript stored in %d chunks", n)
 	}
 	r := cp.Root

@@ -238,14 +238,9 @@ func (s *Session) File(name string) ([]byte, error) {
 // TreeHash returns the hash of the session slot's tree.
 func (s *Session) TreeHash() plumbing.Hash { return s.tree.Hash }
 
-// TranscriptChunks returns the blob hashes of the stored transcript chunks
-// in order: full.jsonl then full.jsonl.001, ... (or the legacy full.log).
-func (s *Session) TranscriptChunks() []plumbing.Hash {
-	return StoredIn(s.tree).Chunks
-}
-
 // StoredTranscript returns where the session's transcript is stored: its
-// chunks and the values moved out of its long lines (see BlobDir).
+// chunks in order (full.jsonl then full.jsonl.001, ..., or the legacy
+// full.log) and the values moved out of its long lines (see BlobDir).
 func (s *Session) StoredTranscript() Stored {
 	return StoredIn(s.tree)
 }
@@ -254,7 +249,7 @@ func (s *Session) StoredTranscript() Stored {
 // according to the session's agent and the values of its long lines put
 // back.
 func (s *Session) Transcript() ([]byte, error) {
-	st := StoredIn(s.tree)
+	st := s.StoredTranscript()
 	if len(st.Chunks) == 0 {
 		return nil, fmt.Errorf("session %s: no transcript stored", s.Metadata.SessionID)
 	}

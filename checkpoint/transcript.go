@@ -188,22 +188,42 @@ func appendJSONL(repo *gitrepo.Repo, prev *TranscriptState, lines []byte) (*Tran
 			return nil, fmt.Errorf("store transcript chunk: %w", err)
 		}
 		next.Chunks = append(next.Chunks, h.String())
-		if i == len(chunks)-1 {
-			if next.PrefixSum, err = saveSum(sum); err != nil {
-				return nil, err
-			}
-			next.LastSize = int64(len(c))
-			sum.Write(c)
-			break
+		if err := next.hashChunk(sum, c, i == len(chunks)-1); err != nil {
+			return nil, err
 		}
-		sum.Write(c)
-		sum.Write([]byte{'\n'})
 	}
-	if next.FullSum, err = saveSum(sum); err != nil {
+	if err := next.finishSum(sum); err != nil {
 		return nil, err
 	}
-	next.ContentHash = "sha256:" + hex.EncodeToString(sum.Sum(nil))
 	return next, nil
+}
+
+// hashChunk adds chunk c to sum, the running hash of the stored chunks
+// joined by "\n". Before the last chunk it saves sum as PrefixSum and
+// records the chunk's size as LastSize.
+func (s *TranscriptState) hashChunk(sum hash.Hash, c []byte, last bool) error {
+	if !last {
+		sum.Write(c)
+		sum.Write([]byte{'\n'})
+		return nil
+	}
+	var err error
+	if s.PrefixSum, err = saveSum(sum); err != nil {
+		return err
+	}
+	s.LastSize = int64(len(c))
+	sum.Write(c)
+	return nil
+}
+
+// finishSum records sum, over every chunk, as FullSum and ContentHash.
+func (s *TranscriptState) finishSum(sum hash.Hash) error {
+	var err error
+	if s.FullSum, err = saveSum(sum); err != nil {
+		return err
+	}
+	s.ContentHash = "sha256:" + hex.EncodeToString(sum.Sum(nil))
+	return nil
 }
 
 func saveSum(h hash.Hash) ([]byte, error) {

@@ -168,8 +168,19 @@ func StoredIn(dir *object.Tree) Stored {
 // chunk) and puts back the values moved out of its long lines. JSONL
 // chunks are joined with newlines and the final newline is restored,
 // which gives back the stored transcript byte for byte, long lines
-// included.
+// included. A transcript over MaxReadTranscript is an error, found before
+// it is read.
 func ReadTranscript(repo *gitrepo.Repo, s Stored, agentType agent.AgentType) ([]byte, error) {
+	total := 0
+	for _, h := range s.Chunks {
+		n, err := repo.ObjectSize(h)
+		if err != nil {
+			return nil, fmt.Errorf("read transcript chunk: %w", err)
+		}
+		if total += int(n) + 1; total > MaxReadTranscript {
+			return nil, fmt.Errorf("read transcript: %w", errTooLarge(total))
+		}
+	}
 	parts := make([][]byte, 0, len(s.Chunks))
 	for _, h := range s.Chunks {
 		b, err := repo.ReadBlob(h)

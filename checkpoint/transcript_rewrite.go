@@ -3,7 +3,6 @@ package checkpoint
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 
 	"github.com/entirecli/entire/agent"
@@ -53,16 +52,9 @@ func RewriteChunks(repo *gitrepo.Repo, s *TranscriptState, fn func([]byte) []byt
 			}
 			next.Chunks[i] = h.String()
 		}
-		if i == len(s.Chunks)-1 {
-			if next.PrefixSum, err = saveSum(sum); err != nil {
-				return nil, err
-			}
-			next.LastSize = int64(len(nd))
-			sum.Write(nd)
-			break
+		if err := next.hashChunk(sum, nd, i == len(s.Chunks)-1); err != nil {
+			return nil, err
 		}
-		sum.Write(nd)
-		sum.Write([]byte{'\n'})
 	}
 	if values != nil {
 		t, err := values.tree()
@@ -74,11 +66,9 @@ func RewriteChunks(repo *gitrepo.Repo, s *TranscriptState, fn func([]byte) []byt
 			next.Blobs = t.String()
 		}
 	}
-	var err error
-	if next.FullSum, err = saveSum(sum); err != nil {
+	if err := next.finishSum(sum); err != nil {
 		return nil, err
 	}
-	next.ContentHash = "sha256:" + hex.EncodeToString(sum.Sum(nil))
 	return &next, nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/iostreams"
 	"github.com/entirecli/entire/secretscan"
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -433,10 +434,10 @@ func carryingPurged(ctx context.Context, repo *gitrepo.Repo, pushed []pushedRef,
 // ("+") where the remote's value is not in the pushed history (git lists
 // such an update to the hook only when the push was forced).
 func restCommand(ctx context.Context, repo *gitrepo.Repo, remote string, rest []pushedRef) string {
-	args := []string{"git", "push", shellQuote(remote)}
+	args := []string{"git", "push", iostreams.ShellQuote(remote)}
 	for _, p := range rest {
 		if p.localSHA == zeroSHA {
-			args = append(args, shellQuote(":"+p.remote))
+			args = append(args, iostreams.ShellQuote(":"+p.remote))
 			continue
 		}
 		src := p.local
@@ -447,7 +448,7 @@ func restCommand(ctx context.Context, repo *gitrepo.Repo, remote string, rest []
 		if forced(ctx, repo, p) {
 			spec = "+" + spec
 		}
-		args = append(args, shellQuote(spec))
+		args = append(args, iostreams.ShellQuote(spec))
 	}
 	return strings.Join(args, " ")
 }
@@ -467,15 +468,6 @@ func forced(ctx context.Context, repo *gitrepo.Repo, p pushedRef) bool {
 	}
 	ff, err := isAncestor(ctx, repo, remoteTip, plumbing.NewHash(p.localSHA))
 	return err != nil || !ff
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything but the
-// characters of plain ref names and URLs.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%_+=:,./-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // nameVerdict is what a pushed ref's names alone decide.

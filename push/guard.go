@@ -360,11 +360,8 @@ func recordedPurges(repo *gitrepo.Repo) (*purgedHistory, error) {
 	if len(all.Purges) == 0 {
 		return nil, nil
 	}
-	out := &purgedHistory{rewritten: map[string]bool{}, newTips: map[string][]plumbing.Hash{}}
+	out := &purgedHistory{rewritten: all.RewrittenSet(), newTips: map[string][]plumbing.Hash{}}
 	for _, r := range all.Purges {
-		for _, c := range r.Rewritten {
-			out.rewritten[c] = true
-		}
 		if h := plumbing.NewHash(r.NewTip); !h.IsZero() {
 			out.newTips[r.Branch] = append(out.newTips[r.Branch], h)
 		}

@@ -105,11 +105,12 @@ func replay(ctx context.Context, repo *gitrepo.Repo, onto, from plumbing.Hash, p
 		}
 		tipTree = c.TreeHash
 	}
+	rewritten := purges.RewrittenSet()
 	for _, line := range strings.Fields(string(out)) {
-		h := plumbing.NewHash(line)
-		if purges.Rewritten(h) {
+		if rewritten[line] {
 			continue
 		}
+		h := plumbing.NewHash(line)
 		c, err := repo.Git.CommitObject(h)
 		if err != nil {
 			return plumbing.ZeroHash, err

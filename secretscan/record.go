@@ -70,17 +70,17 @@ func (p *Purges) Roots() []plumbing.Hash {
 	return out
 }
 
-// Rewritten reports whether h is a commit some recorded purge rewrote.
-func (p *Purges) Rewritten(h plumbing.Hash) bool {
-	s := h.String()
+// RewrittenSet returns the IDs of every commit some recorded purge
+// rewrote: build it once and look commits up in it (the lists run to a
+// branch's whole history).
+func (p *Purges) RewrittenSet() map[string]bool {
+	out := map[string]bool{}
 	for _, r := range p.Purges {
 		for _, x := range r.Rewritten {
-			if x == s {
-				return true
-			}
+			out[x] = true
 		}
 	}
-	return false
+	return out
 }
 
 // CleanBlob returns the redacted version of a blob some recorded purge

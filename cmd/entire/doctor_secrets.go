@@ -42,7 +42,9 @@ func runDoctorSecrets(ctx context.Context, opts *doctorOptions) error {
 		if x.CheckpointID != "" {
 			where = "checkpoint " + x.CheckpointID + " " + x.Path
 		}
-		fmt.Fprintf(out, "  %s  %s  rule %s  (blob %s, byte %d)\n", x.Ref, where, x.RuleID, x.Blob[:12], x.Offset)
+		// Paths come from teammates' checkpoints and rule IDs from settings
+		// they may commit.
+		fmt.Fprintf(out, "  %s  %s  rule %s  (blob %s, byte %d)\n", x.Ref, iostreams.Escape(where), iostreams.Escape(x.RuleID), x.Blob[:12], x.Offset)
 		branches[x.Ref] = true
 	}
 	var names []string

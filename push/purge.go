@@ -196,11 +196,7 @@ func commitChanges(repo *gitrepo.Repo, c *object.Commit, purges *secretscan.Purg
 func mergePurgesFile(repo *gitrepo.Repo, local, remote plumbing.Hash) (plumbing.Hash, error) {
 	var all *secretscan.Purges
 	for _, h := range []plumbing.Hash{local, remote} {
-		data, err := repo.ReadBlob(h)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		p, err := secretscan.ParsePurges(data)
+		p, err := secretscan.ReadPurgesBlob(repo, h)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/iostreams"
 	"github.com/entirecli/entire/secretscan"
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -359,11 +360,8 @@ func recordedPurges(repo *gitrepo.Repo) (*purgedHistory, error) {
 	if len(all.Purges) == 0 {
 		return nil, nil
 	}
-	out := &purgedHistory{rewritten: map[string]bool{}, newTips: map[string][]plumbing.Hash{}}
+	out := &purgedHistory{rewritten: all.RewrittenSet(), newTips: map[string][]plumbing.Hash{}}
 	for _, r := range all.Purges {
-		for _, c := range r.Rewritten {
-			out.rewritten[c] = true
-		}
 		if h := plumbing.NewHash(r.NewTip); !h.IsZero() {
 			out.newTips[r.Branch] = append(out.newTips[r.Branch], h)
 		}
@@ -377,8 +375,7 @@ func recordedPurges(repo *gitrepo.Repo) (*purgedHistory, error) {
 }
 
 // carryingPurged returns the pushed refs whose new commits (not reachable
-// from known) include a commit in rewritten. It lists the new commits
-// once, and once per ref only when one is found.
+// from known) include a commit in rewritten.
 func carryingPurged(ctx context.Context, repo *gitrepo.Repo, pushed []pushedRef, known []string, rewritten map[string]bool) ([]pushedRef, error) {
 	var todo []pushedRef
 	for _, p := range pushed {
@@ -386,15 +383,8 @@ func carryingPurged(ctx context.Context, repo *gitrepo.Repo, pushed []pushedRef,
 			todo = append(todo, p)
 		}
 	}
-	carries := func(ps []pushedRef) (bool, error) {
-		var in strings.Builder
-		for _, p := range ps {
-			in.WriteString(p.localSHA + "\n")
-		}
-		for _, k := range known {
-			in.WriteString("^" + k + "\n")
-		}
-		out, err := repo.RunGitInput(ctx, []byte(in.String()), "rev-list", "--stdin")
+	return whichRefs(todo, func(ps []pushedRef) (bool, error) {
+		out, err := repo.RunGitInput(ctx, []byte(newCommits(ps, known)), "rev-list", "--stdin")
 		if err != nil {
 			return false, fmt.Errorf("check the pushed history: %w", err)
 		}
@@ -404,11 +394,17 @@ func carryingPurged(ctx context.Context, repo *gitrepo.Repo, pushed []pushedRef,
 			}
 		}
 		return false, nil
-	}
+	})
+}
+
+// whichRefs returns the refs of todo that hit finds: one call over all of
+// them, and one per ref, to name them, only when that call finds something
+// (the refusing path).
+func whichRefs(todo []pushedRef, hit func([]pushedRef) (bool, error)) ([]pushedRef, error) {
 	if len(todo) == 0 {
 		return nil, nil
 	}
-	if hit, err := carries(todo); err != nil || !hit {
+	if found, err := hit(todo); err != nil || !found {
 		return nil, err
 	}
 	if len(todo) == 1 {
@@ -416,15 +412,28 @@ func carryingPurged(ctx context.Context, repo *gitrepo.Repo, pushed []pushedRef,
 	}
 	var out []pushedRef
 	for _, p := range todo {
-		hit, err := carries([]pushedRef{p})
+		found, err := hit([]pushedRef{p})
 		if err != nil {
 			return nil, err
 		}
-		if hit {
+		if found {
 			out = append(out, p)
 		}
 	}
 	return out, nil
+}
+
+// newCommits is the `git rev-list --stdin` input that lists the commits of
+// pushed not reachable from known.
+func newCommits(pushed []pushedRef, known []string) string {
+	var in strings.Builder
+	for _, p := range pushed {
+		in.WriteString(p.localSHA + "\n")
+	}
+	for _, k := range known {
+		in.WriteString("^" + k + "\n")
+	}
+	return in.String()
 }
 
 // restCommand returns the git command that pushes rest (what a refused
@@ -433,10 +442,10 @@ func carryingPurged(ctx context.Context, repo *gitrepo.Repo, pushed []pushedRef,
 // ("+") where the remote's value is not in the pushed history (git lists
 // such an update to the hook only when the push was forced).
 func restCommand(ctx context.Context, repo *gitrepo.Repo, remote string, rest []pushedRef) string {
-	args := []string{"git", "push", shellQuote(remote)}
+	args := []string{"git", "push", iostreams.ShellQuote(remote)}
 	for _, p := range rest {
 		if p.localSHA == zeroSHA {
-			args = append(args, shellQuote(":"+p.remote))
+			args = append(args, iostreams.ShellQuote(":"+p.remote))
 			continue
 		}
 		src := p.local
@@ -447,7 +456,7 @@ func restCommand(ctx context.Context, repo *gitrepo.Repo, remote string, rest []
 		if forced(ctx, repo, p) {
 			spec = "+" + spec
 		}
-		args = append(args, shellQuote(spec))
+		args = append(args, iostreams.ShellQuote(spec))
 	}
 	return strings.Join(args, " ")
 }
@@ -467,15 +476,6 @@ func forced(ctx context.Context, repo *gitrepo.Repo, p pushedRef) bool {
 	}
 	ff, err := isAncestor(ctx, repo, remoteTip, plumbing.NewHash(p.localSHA))
 	return err != nil || !ff
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything but the
-// characters of plain ref names and URLs.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%_+=:,./-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // nameVerdict is what a pushed ref's names alone decide.
@@ -529,49 +529,25 @@ func reachingAny(ctx context.Context, repo *gitrepo.Repo, pushed []pushedRef, kn
 			todo = append(todo, p)
 		}
 	}
-	if len(todo) == 0 {
-		return nil, nil
-	}
-	hit, err := reaches(ctx, repo, todo, known, tips)
-	if err != nil || !hit {
-		return nil, err
-	}
-	if len(todo) == 1 {
-		return todo, nil
-	}
-	// Which ones: one pair of counts per ref (only on this refusing path).
-	var out []pushedRef
-	for _, p := range todo {
-		hit, err := reaches(ctx, repo, []pushedRef{p}, known, tips)
-		if err != nil {
-			return nil, err
-		}
-		if hit {
-			out = append(out, p)
-		}
-	}
-	return out, nil
+	return whichRefs(todo, func(ps []pushedRef) (bool, error) {
+		return reaches(ctx, repo, ps, known, tips)
+	})
 }
 
 // reaches reports whether the commits of pushed, minus known, include
 // commits reachable from tips: whether subtracting tips too makes the count
 // smaller.
 func reaches(ctx context.Context, repo *gitrepo.Repo, pushed []pushedRef, known, tips []string) (bool, error) {
-	var in strings.Builder
-	for _, p := range pushed {
-		in.WriteString(p.localSHA + "\n")
-	}
-	for _, k := range known {
-		in.WriteString("^" + k + "\n")
-	}
-	all, err := revCount(ctx, repo, in.String())
+	in := newCommits(pushed, known)
+	all, err := revCount(ctx, repo, in)
 	if err != nil || all == "0" {
 		return false, err
 	}
+	var not strings.Builder
 	for _, t := range tips {
-		in.WriteString("^" + t + "\n")
+		not.WriteString("^" + t + "\n")
 	}
-	outside, err := revCount(ctx, repo, in.String())
+	outside, err := revCount(ctx, repo, in+not.String())
 	if err != nil {
 		return false, err
 	}

@@ -105,11 +105,12 @@ func replay(ctx context.Context, repo *gitrepo.Repo, onto, from plumbing.Hash, p
 		}
 		tipTree = c.TreeHash
 	}
+	rewritten := purges.RewrittenSet()
 	for _, line := range strings.Fields(string(out)) {
-		h := plumbing.NewHash(line)
-		if purges.Rewritten(h) {
+		if rewritten[line] {
 			continue
 		}
+		h := plumbing.NewHash(line)
 		c, err := repo.Git.CommitObject(h)
 		if err != nil {
 			return plumbing.ZeroHash, err
@@ -195,11 +196,7 @@ func commitChanges(repo *gitrepo.Repo, c *object.Commit, purges *secretscan.Purg
 func mergePurgesFile(repo *gitrepo.Repo, local, remote plumbing.Hash) (plumbing.Hash, error) {
 	var all *secretscan.Purges
 	for _, h := range []plumbing.Hash{local, remote} {
-		data, err := repo.ReadBlob(h)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		p, err := secretscan.ParsePurges(data)
+		p, err := secretscan.ReadPurgesBlob(repo, h)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}

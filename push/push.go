@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -134,7 +135,7 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 			continue
 		}
 		t := target{branch: b, tip: local, tracking: tracking}
-		if contains(opts.Explicit, b) {
+		if slices.Contains(opts.Explicit, b) {
 			explicit = append(explicit, t)
 		} else {
 			pending = append(pending, t)
@@ -262,23 +263,12 @@ func isDescendant(ctx context.Context, repo *gitrepo.Repo, tip, cur plumbing.Has
 	return err == nil && ok
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // withBranch returns branches with b added when missing.
 func withBranch(branches []string, b string) []string {
-	for _, x := range branches {
-		if x == b {
-			return branches
-		}
+	if slices.Contains(branches, b) {
+		return branches
 	}
-	return append(append([]string(nil), branches...), b)
+	return append(slices.Clone(branches), b)
 }
 
 // scanOutgoing scans what pushing targets to remote sends: their commits'

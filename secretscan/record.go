@@ -70,17 +70,17 @@ func (p *Purges) Roots() []plumbing.Hash {
 	return out
 }
 
-// Rewritten reports whether h is a commit some recorded purge rewrote.
-func (p *Purges) Rewritten(h plumbing.Hash) bool {
-	s := h.String()
+// RewrittenSet returns the IDs of every commit some recorded purge
+// rewrote: build it once and look commits up in it (the lists run to a
+// branch's whole history).
+func (p *Purges) RewrittenSet() map[string]bool {
+	out := map[string]bool{}
 	for _, r := range p.Purges {
 		for _, x := range r.Rewritten {
-			if x == s {
-				return true
-			}
+			out[x] = true
 		}
 	}
-	return false
+	return out
 }
 
 // CleanBlob returns the redacted version of a blob some recorded purge
@@ -135,23 +135,33 @@ func ReadPurges(repo *gitrepo.Repo, commit plumbing.Hash) (*Purges, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read purges of %s: %w", commit, err)
 	}
-	blob, err := repo.Git.BlobObject(e.Hash)
+	p, err = ReadPurgesBlob(repo, e.Hash)
 	if err != nil {
 		return nil, fmt.Errorf("read purges of %s: %w", commit, err)
 	}
+	return p, nil
+}
+
+// ReadPurgesBlob decodes a PurgesFile blob, read with a bound: the record
+// arrives from teammates' clones.
+func ReadPurgesBlob(repo *gitrepo.Repo, h plumbing.Hash) (*Purges, error) {
+	blob, err := repo.Git.BlobObject(h)
+	if err != nil {
+		return nil, err
+	}
+	if blob.Size > maxPurgesFile {
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d read", PurgesFile, blob.Size, maxPurgesFile)
+	}
 	r, err := blob.Reader()
 	if err != nil {
-		return nil, fmt.Errorf("read purges of %s: %w", commit, err)
+		return nil, err
 	}
 	defer r.Close()
 	data, err := io.ReadAll(io.LimitReader(r, maxPurgesFile))
 	if err != nil {
-		return nil, fmt.Errorf("read purges of %s: %w", commit, err)
+		return nil, err
 	}
-	if p, err = ParsePurges(data); err != nil {
-		return nil, fmt.Errorf("read purges of %s: %w", commit, err)
-	}
-	return p, nil
+	return ParsePurges(data)
 }
 
 // ParsePurges decodes the content of PurgesFile.

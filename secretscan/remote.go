@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // remoteListTimeout bounds the `git ls-remote` of RemoteCopies.
@@ -48,6 +49,11 @@ func RemoteCopies(ctx context.Context, repo *gitrepo.Repo, remote string, recs [
 			continue
 		}
 		ref = strings.TrimSuffix(ref, "^{}")
+		// The names are the remote's: one git would not create (control
+		// characters, "..") cannot be deleted by a push either.
+		if plumbing.ReferenceName(ref).Validate() != nil {
+			continue
+		}
 		if old[sha] && !own[ref] && ref != "HEAD" {
 			copies = append(copies, ref)
 		}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/entirecli/entire/hooks"
+	"github.com/entirecli/entire/iostreams"
 	"github.com/entirecli/entire/redact"
 	"github.com/entirecli/entire/secretscan"
 )
@@ -42,7 +42,9 @@ func runDoctorSecrets(ctx context.Context, opts *doctorOptions) error {
 		if x.CheckpointID != "" {
 			where = "checkpoint " + x.CheckpointID + " " + x.Path
 		}
-		fmt.Fprintf(out, "  %s  %s  rule %s  (blob %s, byte %d)\n", x.Ref, where, x.RuleID, x.Blob[:12], x.Offset)
+		// Paths come from teammates' checkpoints and rule IDs from settings
+		// they may commit.
+		fmt.Fprintf(out, "  %s  %s  rule %s  (blob %s, byte %d)\n", x.Ref, iostreams.Escape(where), iostreams.Escape(x.RuleID), x.Blob[:12], x.Offset)
 		branches[x.Ref] = true
 	}
 	var names []string
@@ -50,12 +52,18 @@ func runDoctorSecrets(ctx context.Context, opts *doctorOptions) error {
 		names = append(names, b)
 	}
 	sort.Strings(names)
-	push := "git push --force " + s.CheckpointRemote() + " " + strings.Join(names, " ")
+	// The remote and the copies' ref names are not ours (settings a
+	// teammate committed, a remote's ls-remote): quoted for the shell the
+	// command is pasted into, escaped for the terminal it is printed on.
+	push := "git push --force " + iostreams.ShellQuote(s.CheckpointRemote())
+	for _, b := range names {
+		push += " " + iostreams.ShellQuote(b)
+	}
 	if !opts.Purge {
 		fmt.Fprintln(out, "\nTo purge them:")
 		fmt.Fprintln(out, "  1. Rotate these credentials: anything pushed may have been copied.")
 		fmt.Fprintln(out, "  2. Run `entire doctor --secrets --purge` to rewrite the branches above with the secrets redacted.")
-		fmt.Fprintf(out, "  3. Push the rewritten branches to the checkpoint remote: %s\n", push)
+		fmt.Fprintf(out, "  3. Push the rewritten branches to the checkpoint remote: %s\n", iostreams.Escape(push))
 		return silentError(nil)
 	}
 	var recs []secretscan.PurgeRecord
@@ -90,8 +98,8 @@ func runDoctorSecrets(ctx context.Context, opts *doctorOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v; other refs there that hold the old history (from a `git push --mirror`) are not deleted by the push below.\n", err)
 	}
 	for _, ref := range copies {
-		push += " :" + ref
+		push += " " + iostreams.ShellQuote(":"+ref)
 	}
-	fmt.Fprintf(out, "Now push the rewritten branches (teammates' clones follow at their next push), and rotate the credentials:\n  %s\n", push)
+	fmt.Fprintf(out, "Now push the rewritten branches (teammates' clones follow at their next push), and rotate the credentials:\n  %s\n", iostreams.Escape(push))
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/atomicfile"
+	"github.com/entirecli/entire/gitrepo"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -204,6 +205,10 @@ func readRegular(path string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
+// openRegular opens a regular file, never through a symbolic link: one
+// that takes its place between the look (lstat, which also keeps a FIFO
+// from blocking the open) and the open fails (gitrepo.OpenNoFollow), and
+// the opened file must be the one looked at.
 func openRegular(path string) (*os.File, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
@@ -212,7 +217,15 @@ func openRegular(path string) (*os.File, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", filepath.Base(path))
 	}
-	return os.Open(path)
+	f, err := gitrepo.OpenNoFollow(path)
+	if err != nil {
+		return nil, err
+	}
+	if got, err := f.Stat(); err != nil || !os.SameFile(fi, got) {
+		_ = f.Close()
+		return nil, fmt.Errorf("%s changed while it was opened", filepath.Base(path))
+	}
+	return f, nil
 }
 
 // readData decompresses the data file, which must hold exactly size bytes.

@@ -176,8 +176,14 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 	if now == nil {
 		now = time.Now
 	}
-	localMeta, _ := repo.ReadRef(headRef(checkpoint.MetadataBranch))
-	remoteMeta, _ := repo.ReadRef(trackingRef(cpRemote, checkpoint.MetadataBranch))
+	// A metadata ref that cannot be read would look like "no purges" and
+	// let purged history be joined back in: nothing is joined then.
+	localMeta, lerr := repo.ReadRef(headRef(checkpoint.MetadataBranch))
+	remoteMeta, rerr := repo.ReadRef(trackingRef(cpRemote, checkpoint.MetadataBranch))
+	if err := errors.Join(lerr, rerr); err != nil {
+		warn(err)
+		return nil
+	}
 	purges, err := purgesOf(repo, localMeta, remoteMeta)
 	if err != nil {
 		warn(err)

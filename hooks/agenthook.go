@@ -8,14 +8,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/entirecli/entire/internal/panics"
-	"github.com/entirecli/entire/logging"
 	"io"
 	"io/fs"
 	"runtime/debug"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/agent/claudecode"
+	"github.com/entirecli/entire/internal/panics"
+	"github.com/entirecli/entire/iostreams"
+	"github.com/entirecli/entire/logging"
 	"github.com/entirecli/entire/session"
 	"github.com/entirecli/entire/settings"
 	"github.com/entirecli/entire/strategy"
@@ -48,15 +49,27 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 		return 0
 	}
 	gemini := agentName == agent.AgentNameGemini
+	// fail answers a failure: in Gemini's JSON (exit 0), else on stderr
+	// (exit 1). The message may carry what the payload or the repository
+	// held (a panic's value, a parse error's bytes): it is escaped.
+	fail := func(err error) int {
+		msg := iostreams.Escape(err.Error())
+		if gemini {
+			writeJSON(env.Stdout, map[string]any{"systemMessage": "Entire: " + msg})
+			return 0
+		}
+		fmt.Fprintf(env.Stderr, "%s\n", msg)
+		return 1
+	}
 	var perr error
 	defer func() {
 		if perr != nil {
 			code = 1
 			if gemini {
-				writeJSON(env.Stdout, map[string]any{"systemMessage": "Entire: " + perr.Error()})
+				writeJSON(env.Stdout, map[string]any{"systemMessage": "Entire: " + iostreams.Escape(perr.Error())})
 				code = 0
 			}
-			fmt.Fprintf(env.Stderr, "entire hooks %s %s: %v\n", agentName, verb, perr)
+			fmt.Fprintf(env.Stderr, "entire hooks %s %s: %s\n", agentName, verb, iostreams.Escape(perr.Error()))
 		}
 	}()
 	defer panics.Recover(&perr)
@@ -71,14 +84,6 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 	// only past a memory bound instead of every few megabytes.
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(hookMemoryLimit)
-	fail := func(err error) int {
-		if gemini {
-			writeJSON(env.Stdout, map[string]any{"systemMessage": "Entire: " + err.Error()})
-			return 0
-		}
-		fmt.Fprintf(env.Stderr, "%v\n", err)
-		return 1
-	}
 	repo, err := env.OpenRepo()
 	if err != nil || !settings.Enabled(repo.Root) {
 		drain(env.Stdin)

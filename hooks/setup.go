@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/iostreams"
 	"github.com/entirecli/entire/logging"
 	"github.com/entirecli/entire/session"
 	"github.com/entirecli/entire/settings"
@@ -36,7 +37,8 @@ func open(env Env, repo *gitrepo.Repo, component string) (*strategy.Env, *loggin
 	// it is set aside (entire doctor lists it) and the session goes on.
 	onCorrupt := func(id, movedTo string, cause error) {
 		log.Warn("unreadable session state set aside", "session_id", id, "moved_to", movedTo, "error", cause)
-		fmt.Fprintf(env.Stderr, "[entire] warning: the state of session %s could not be read (%v); moved it to %s and started the session afresh (see `entire doctor`)\n", id, cause, movedTo)
+		fmt.Fprintf(env.Stderr, "[entire] warning: the state of session %s could not be read (%s); moved it to %s and started the session afresh (see `entire doctor`)\n",
+			iostreams.Escape(id), iostreams.Escape(cause.Error()), iostreams.Escape(movedTo))
 	}
 	repo.Log = base.ForComponent("locks") // stale locks removed
 	senv := &strategy.Env{

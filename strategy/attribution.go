@@ -2,11 +2,12 @@ package strategy
 
 import (
 	"bytes"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/session"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -286,7 +287,14 @@ func (m *ManualCommit) diskText(path string, now checkpoint.Entry) (string, bool
 	if !regularFile(now.Mode) {
 		return "", false
 	}
-	b, err := os.ReadFile(filepath.Join(m.env.Repo.Root, filepath.FromSlash(path)))
+	// Status saw a regular file: one swapped for a link since is not
+	// read through (gitrepo.OpenNoFollow, as HashWorktree reads).
+	f, err := gitrepo.OpenNoFollow(filepath.Join(m.env.Repo.Root, filepath.FromSlash(path)))
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
 	if err != nil {
 		return "", false
 	}

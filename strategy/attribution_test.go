@@ -2,10 +2,13 @@ package strategy
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/session"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 func TestComputeAttribution(t *testing.T) {
@@ -89,5 +92,31 @@ func TestLineDiff(t *testing.T) {
 		if a, r := lineDiff(tt.a, tt.b); a != tt.added || r != tt.removed {
 			t.Errorf("lineDiff(%q, %q) = +%d -%d, want +%d -%d", tt.a, tt.b, a, r, tt.added, tt.removed)
 		}
+	}
+}
+
+// A file git status saw as regular but that is a symbolic link by the
+// time it is counted is not read through (it could point out of the
+// repository).
+func TestDiskTextDoesNotFollowLink(t *testing.T) {
+	t.Parallel()
+	env, _ := testEnv(t)
+	m := NewManualCommit(env)
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("outside\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	regular := checkpoint.Entry{Mode: filemode.Regular}
+	if err := os.WriteFile(filepath.Join(env.Repo.Root, "plain.txt"), []byte("a\nb\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := m.diskText("plain.txt", regular); !ok || got != "a\nb\n" {
+		t.Errorf("regular file: %q %v", got, ok)
+	}
+	if err := os.Symlink(outside, filepath.Join(env.Repo.Root, "swapped.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := m.diskText("swapped.txt", regular); ok || got != "" {
+		t.Errorf("link swapped in for a regular file read through: %q %v", got, ok)
 	}
 }

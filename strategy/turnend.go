@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/entirecli/entire/internal/panics"
 	"time"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/internal/panics"
 	"github.com/entirecli/entire/session"
 	"github.com/go-git/go-git/v5/plumbing"
 )

@@ -59,8 +59,15 @@ func TestE2EHostileTranscriptPaths(t *testing.T) {
 	if err := os.WriteFile(text, []byte("just some text\nmore\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A path whose name would clear the screen: the refusal names it
+	// escaped.
+	escName := filepath.Join(dir, "notes\x1b[2J.jsonl")
+	if err := os.WriteFile(escName, []byte("just some text\nmore\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	js := func(v map[string]any) string { b, _ := json.Marshal(v); return string(b) }
 	cases := []struct{ name, session, path string }{
+		{"escape in path", "sess-1", escName},
 		{"fifo", "sess-1", fifo},
 		{"device", "sess-1", "/dev/zero"},
 		{"directory", "sess-1", dir},
@@ -75,11 +82,17 @@ func TestE2EHostileTranscriptPaths(t *testing.T) {
 			if code != 1 || strings.TrimSpace(errOut) == "" {
 				t.Errorf("claude %s %s: exit %d stderr %q, want 1 with a message", verb, tc.name, code, errOut)
 			}
+			if strings.Contains(errOut, "\x1b") {
+				t.Errorf("claude %s %s: stderr %q prints an escape sequence raw", verb, tc.name, errOut)
+			}
 			gverb := map[string]string{"user-prompt-submit": "before-agent", "stop": "after-agent"}[verb]
 			out, _, code := runEntireWithin(t, 20*time.Second, r.dir, r.env, in, "hooks", "gemini", gverb)
 			var v map[string]any
 			if code != 0 || json.Unmarshal([]byte(out), &v) != nil {
 				t.Errorf("gemini %s %s: exit %d stdout %q", gverb, tc.name, code, out)
+			}
+			if msg, _ := v["systemMessage"].(string); strings.Contains(msg, "\x1b") {
+				t.Errorf("gemini %s %s: systemMessage %q carries an escape sequence raw", gverb, tc.name, msg)
 			}
 		}
 	}

@@ -327,6 +327,29 @@ func (h *hookTimeLog) add(client, event string, ms int) {
 	h.ms[k] = append(h.ms[k], ms)
 }
 
+// mark returns how many times each key holds, for medianSince.
+func (h *hookTimeLog) mark() map[string]int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m := make(map[string]int, len(h.ms))
+	for k, v := range h.ms {
+		m[k] = len(v)
+	}
+	return m
+}
+
+// medianSince returns the median of the times of key added after mark.
+func (h *hookTimeLog) medianSince(mark map[string]int, key string) (int, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	v := append([]int(nil), h.ms[key][mark[key]:]...)
+	if len(v) == 0 {
+		return 0, false
+	}
+	sort.Ints(v)
+	return v[len(v)/2], true
+}
+
 // summary returns "<client> <event>: n=…, median …ms, max …ms" lines and
 // the median of each key.
 func (h *hookTimeLog) summary() (string, map[string]int) {

@@ -1,7 +1,10 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"path/filepath"
 	"strings"
 )
@@ -207,4 +210,39 @@ type TranscriptEnder interface {
 	// EndPosition returns the position just past the last complete entry
 	// of content.
 	EndPosition(content []byte) Position
+}
+
+// positionWindow bounds what PositionHolds reads before a position.
+const positionWindow = 256 << 10
+
+// PositionHolds reports whether a JSONL transcript of the given size,
+// read through r, still holds p: p's offset falls just past a newline and,
+// when p names its last entry, that entry's ID is among the bytes just
+// before it. A file rewritten below the position and then grown past it
+// again (a rewind restored it, then the agent appended) fails the test,
+// so the scan restarts instead of reading from the middle of a line. A
+// position inside one line longer than the window cannot be checked
+// cheaply and is taken as holding. The zero Position and a position
+// without offset always hold.
+func PositionHolds(r io.ReaderAt, size int64, p Position) bool {
+	if p.Offset <= 0 {
+		return true
+	}
+	if p.Offset > size {
+		return false
+	}
+	n := min(p.Offset, positionWindow)
+	buf := make([]byte, n)
+	if _, err := r.ReadAt(buf, p.Offset-n); err != nil && !errors.Is(err, io.EOF) {
+		return false
+	}
+	if buf[n-1] != '\n' {
+		return false
+	}
+	if p.LastID == "" || bytes.Contains(buf, []byte(p.LastID)) {
+		return true
+	}
+	// No other line starts in the window: the last line is longer than
+	// the window, and its ID may lie before it.
+	return n == positionWindow && bytes.IndexByte(buf[:n-1], '\n') < 0
 }

@@ -291,11 +291,10 @@ func scanReader(r io.Reader, from agent.Position, skip int) (*agent.Analysis, er
 // ScanTranscript analyses a Claude Code JSONL transcript from `from` (see
 // agent.TranscriptScanner). With from.Offset > 0 it seeks there and reads only
 // the rest of the file; with Offset 0 and Entries > 0 it skips that many
-// lines. If the file is now shorter than from.Offset (it was rewritten, e.g.
-// by a rewind), the scan restarts from the beginning and From is the zero
-// Position. A trailing line without a newline is left for the next scan.
-// A file replaced by one at least as long (a restored transcript) cannot be
-// detected: callers that rewrite the transcript must reset their Position.
+// lines. If the file no longer holds from (agent.PositionHolds: it was
+// rewritten, e.g. by a rewind, and may have grown past from again), the
+// scan restarts from the beginning and From is the zero Position. A
+// trailing line without a newline is left for the next scan.
 //
 // Scope rules: prompts, tool uses, the last assistant text and Tokens come
 // from the main chain only; subagent activity (1.0 inline sidechains, 2.1
@@ -316,7 +315,7 @@ func (a *Agent) ScanTranscript(path string, from agent.Position) (*agent.Analysi
 		if err != nil {
 			return nil, fmt.Errorf("scan transcript: %w", err)
 		}
-		if st.Size() < from.Offset {
+		if !agent.PositionHolds(f, st.Size(), from) {
 			from = agent.Position{}
 		} else if _, err := f.Seek(from.Offset, io.SeekStart); err != nil {
 			return nil, fmt.Errorf("scan transcript %s: %w", path, err)
@@ -338,7 +337,7 @@ func (a *Agent) ScanTranscript(path string, from agent.Position) (*agent.Analysi
 func AnalyzeTranscript(content []byte, from agent.Position) *agent.Analysis {
 	from = from.Sanitized()
 	skip := 0
-	if from.Offset > int64(len(content)) {
+	if !agent.PositionHolds(bytes.NewReader(content), int64(len(content)), from) {
 		from = agent.Position{}
 	}
 	if from.Offset == 0 {

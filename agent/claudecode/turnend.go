@@ -31,7 +31,7 @@ const maxPendingLine = 64 << 20
 // bytes appended since the previous one.
 func (a *Agent) WatchTurnEnd(path string, from agent.Position, end agent.TurnEnd) agent.TurnEndCheck {
 	from = from.Sanitized()
-	w := &turnEndWatch{path: path, offset: from.Offset, want: strings.TrimSpace(end.FinalAnswer), byAnswer: end.HasFinalAnswer}
+	w := &turnEndWatch{path: path, offset: from.Offset, want: strings.TrimSpace(end.FinalAnswer), byAnswer: end.HasFinalAnswer, from: from}
 	if from.Offset == 0 {
 		w.skipLines = from.Entries
 	}
@@ -43,13 +43,20 @@ func (a *Agent) WatchTurnEnd(path string, from agent.Position, end agent.TurnEnd
 
 // turnEndWatch is the state of one WatchTurnEnd check between calls.
 type turnEndWatch struct {
-	path      string
-	offset    int64  // next byte to read
-	pending   []byte // incomplete last line read so far
-	dropping  bool   // skipping the rest of an over-long line
-	skipLines int    // complete lines still to skip (a cursor without offset)
-	want      string
-	byAnswer  bool
+	path string
+	// from is the turn's start, checked against the file at the first
+	// read (agent.PositionHolds); verified once it was.
+	from     agent.Position
+	verified bool
+	// needPrompt is true, after a rewritten file sent the watch back to
+	// its start, until a prompt was read.
+	needPrompt bool
+	offset     int64  // next byte to read
+	pending    []byte // incomplete last line read so far
+	dropping   bool   // skipping the rest of an over-long line
+	skipLines  int    // complete lines still to skip (a cursor without offset)
+	want       string
+	byAnswer   bool
 	// texts holds the text blocks of each assistant message since the
 	// turn's last prompt, by message ID (a response is split over lines).
 	texts map[string][]string
@@ -75,6 +82,16 @@ func (w *turnEndWatch) check() (bool, error) {
 		return false, fmt.Errorf("watch transcript: %w", err)
 	}
 	size := st.Size()
+	if !w.verified {
+		w.verified = true
+		if !agent.PositionHolds(f, size, w.from) {
+			// Rewritten below the turn's start and grown again: the
+			// turn's lines are somewhere in the file, and a read from
+			// the start finds its last prompt and its end.
+			// Only what follows a prompt there can be this turn's end.
+			w.offset, w.skipLines, w.needPrompt = 0, 0, true
+		}
+	}
 	if size < w.offset {
 		// Rewritten (a rewind restored it): nothing read so far is
 		// trustworthy, and nothing in it is of this turn.
@@ -177,8 +194,9 @@ func (w *turnEndWatch) line(b []byte) {
 	case e.Type == "user" && !e.IsMeta:
 		if agent.PromptText(agent.MessageText(e.Message.Content)) != "" {
 			// A new prompt: what came before belongs to an earlier turn.
-			w.texts, w.matched = nil, false
+			w.texts, w.matched, w.needPrompt = nil, false, false
 		}
+	case w.needPrompt:
 	case e.Type == "assistant" && w.byAnswer:
 		w.assistant(e.Message.ID, e.Message.Content)
 	case e.Type == "progress" && !w.byAnswer && e.Data != nil:

@@ -158,3 +158,45 @@ func TestWatchTurnEndRewrittenFile(t *testing.T) {
 	appendLines(t, path, assistantText("m2", "Done."))
 	mustCheck(t, New().WatchTurnEnd(path, from, agent.TurnEnd{FinalAnswer: "Done.", HasFinalAnswer: true}), false, "a rewritten transcript")
 }
+
+// A transcript cut below the turn's start and grown past it again (a
+// rewind restored it, then the turn appended) is read from its start: the
+// turn's prompt and answer are found, not skipped as bytes before the old
+// offset.
+func TestWatchTurnEndRewrittenAndGrownFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	appendLines(t, path, userLine("first"), assistantText("m1", "one"), userLine("second"), assistantText("m2", "two"))
+	from := fileEnd(t, path, 4)
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	appendLines(t, path, userLine("first"), assistantText("m1", "one"), userLine("third, a longer prompt than the second"), assistantText("m3", "Done, and more words."))
+	mustCheck(t, New().WatchTurnEnd(path, from, agent.TurnEnd{FinalAnswer: "Done, and more words.", HasFinalAnswer: true}), true, "a rewritten transcript grown past the turn start")
+	mustCheck(t, New().WatchTurnEnd(path, from, agent.TurnEnd{FinalAnswer: "one", HasFinalAnswer: true}), false, "an earlier turn's answer in a rewritten transcript")
+}
+
+// A scan from a position the file no longer holds (cut back, then grown
+// past it) restarts from the beginning instead of reading from the middle
+// of a line.
+func TestScanTranscriptRewrittenAndGrown(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	appendLines(t, path, userLine("first"), assistantText("m1", "one"), userLine("second"), assistantText("m2", "two"))
+	a := New()
+	an, err := a.ScanTranscript(path, agent.Position{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	appendLines(t, path, userLine("first"), assistantText("m1", "one"), userLine("third, a longer prompt than the second"), assistantText("m3", "three"))
+	again, err := a.ScanTranscript(path, an.To)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.From != (agent.Position{}) || len(again.Prompts) != 2 || again.Prompts[1] != "third, a longer prompt than the second" {
+		t.Fatalf("scan from a position the file lost: from %+v, prompts %q", again.From, again.Prompts)
+	}
+}

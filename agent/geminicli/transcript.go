@@ -297,7 +297,7 @@ func scanFile(path string, from agent.Position) (*agent.Analysis, []delegationCa
 			}
 			return an, calls, nil
 		}
-		if from.Offset > int64(len(content)) {
+		if !agent.PositionHolds(bytes.NewReader(content), int64(len(content)), from) {
 			from = agent.Position{}
 		}
 		skip := 0
@@ -313,7 +313,7 @@ func scanFile(path string, from agent.Position) (*agent.Analysis, []delegationCa
 		if err != nil {
 			return nil, nil, fmt.Errorf("scan transcript: %w", err)
 		}
-		if st.Size() < from.Offset {
+		if !agent.PositionHolds(f, st.Size(), from) {
 			from = agent.Position{}
 		} else {
 			if _, err := f.Seek(from.Offset, io.SeekStart); err != nil {

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/entirecli/entire/atomicfile"
+	"github.com/entirecli/entire/internal/atomicfile"
 	"github.com/entirecli/entire/internal/jsonedit"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	_ "github.com/entirecli/entire/agent/geminicli"
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/entirecli/entire/gitrepo"
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 func TestWriteSessionCheckpointFiles(t *testing.T) {

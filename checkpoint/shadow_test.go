@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 

@@ -10,7 +10,7 @@ import (
 	"os"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"

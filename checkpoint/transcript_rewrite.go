@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // A transcript that grows turn by turn is stored incrementally: earlier

@@ -2,7 +2,10 @@
 // for a person: the condensed transcript of a checkpoint ([User],
 // [Assistant] and [Tool] lines, SPEC 1.9), the checkpoint view of
 // `entire explain --checkpoint`, the checkpoint list of `entire explain`,
-// and the summary prompt and response of SPEC 7.2.
+// and the summary prompt and response of SPEC 7.2; and what a session slot
+// records beyond its transcript (WriteTasks): subagent tasks with their
+// conclusions and the render references, as cards hydrated from the live
+// entities (Card, NewLookup).
 //
 // Loader gathers a view from the repository (the metadata branch through
 // checkpoint.Store, shadow branches, linked commits through one bounded git

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/gitrepo"
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // metaCommit commits a tree holding the given files (path → content) on

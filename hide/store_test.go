@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/entirecli/entire/gitrepo"
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 func newTestStore(t testing.TB, opts ...Option) (*Store, string) {

@@ -14,11 +14,11 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/agent/claudecode"
+	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/iostreams"
+	"github.com/entirecli/entire/internal/logging"
 	"github.com/entirecli/entire/internal/panics"
-	"github.com/entirecli/entire/iostreams"
-	"github.com/entirecli/entire/logging"
-	"github.com/entirecli/entire/session"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/internal/settings"
 	"github.com/entirecli/entire/strategy"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/notes"
 )
 

@@ -4,7 +4,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/internal/gitrepo"
 )
 
 // Env is what a hook handler works with; the command layer fills it.

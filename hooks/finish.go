@@ -11,7 +11,7 @@ import (
 
 	"github.com/entirecli/entire/internal/panics"
 	"github.com/entirecli/entire/internal/proc"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/internal/settings"
 	"github.com/entirecli/entire/strategy"
 )
 

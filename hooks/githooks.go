@@ -10,10 +10,10 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/entirecli/entire/checkpoint/push"
 	"github.com/entirecli/entire/hooks/githook"
+	"github.com/entirecli/entire/internal/logging"
 	"github.com/entirecli/entire/internal/panics"
-	"github.com/entirecli/entire/logging"
-	"github.com/entirecli/entire/push"
 	"github.com/entirecli/entire/strategy"
 )
 

@@ -5,8 +5,8 @@ import (
 	"sync"
 
 	"github.com/entirecli/entire/internal/panics"
-	"github.com/entirecli/entire/redact"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/internal/redact"
+	"github.com/entirecli/entire/internal/settings"
 	"github.com/entirecli/entire/strategy"
 )
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/redact"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/internal/redact"
+	"github.com/entirecli/entire/internal/settings"
 )
 
 func TestRedactorBuiltinRulesCompile(t *testing.T) {

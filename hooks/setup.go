@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/entirecli/entire/gitrepo"
-	"github.com/entirecli/entire/iostreams"
-	"github.com/entirecli/entire/logging"
-	"github.com/entirecli/entire/session"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/iostreams"
+	"github.com/entirecli/entire/internal/logging"
+	"github.com/entirecli/entire/internal/settings"
 	"github.com/entirecli/entire/strategy"
 )
 

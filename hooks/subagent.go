@@ -7,11 +7,11 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/agent/claudecode"
+	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/conclusion"
 	"github.com/entirecli/entire/notes"
-	"github.com/entirecli/entire/session"
 	"github.com/entirecli/entire/strategy"
-	"github.com/entirecli/entire/subagent"
+	"github.com/entirecli/entire/strategy/subagent"
 )
 
 // The subagent conclusion protocol on Claude Code's hooks:

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 

@@ -16,10 +16,10 @@ import (
 	"github.com/entirecli/entire/agent"
 	_ "github.com/entirecli/entire/agent/claudecode"
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/gitrepo"
-	"github.com/entirecli/entire/gitrepo/gittest"
-	"github.com/entirecli/entire/session"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/settings"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 

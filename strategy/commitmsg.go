@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/entirecli/entire/atomicfile"
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/iostreams"
-	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/atomicfile"
+	"github.com/entirecli/entire/internal/iostreams"
 )
 
 // recentSessions returns the sessions of this worktree that may hold

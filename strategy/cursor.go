@@ -2,7 +2,7 @@ package strategy
 
 import (
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/checkpoint/session"
 )
 
 // checkpointCursor is the transcript position up to which a session's

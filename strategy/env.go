@@ -9,9 +9,9 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/gitrepo"
-	"github.com/entirecli/entire/session"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/settings"
 )
 
 // Redactor removes secrets from what is about to become a git object. Lines

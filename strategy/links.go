@@ -7,10 +7,10 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/hide"
+	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/notes"
-	"github.com/entirecli/entire/session"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 )

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/entirecli/entire/atomicfile"
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/atomicfile"
+	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/lockfile"
-	"github.com/entirecli/entire/session"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )

@@ -4,9 +4,9 @@ import (
 	"strings"
 
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/refstore"
 	"github.com/entirecli/entire/renderrefs"
-	"github.com/entirecli/entire/subagent"
+	"github.com/entirecli/entire/strategy/references"
+	"github.com/entirecli/entire/strategy/subagent"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
@@ -32,8 +32,8 @@ func (m *ManualCommit) keepReferences(sessionID string, refs []renderrefs.Refere
 	if len(refs) == 0 {
 		return
 	}
-	refstore.Redact(refs, m.env.Redactor.Text)
-	if err := refstore.AddPending(m.env.Repo.Root, sessionID, refs); err != nil {
+	references.Redact(refs, m.env.Redactor.Text)
+	if err := references.AddPending(m.env.Repo.Root, sessionID, refs); err != nil {
 		m.env.Log.Warn("keep render references", "session_id", sessionID, "error", err)
 	}
 }
@@ -63,13 +63,13 @@ func (m *ManualCommit) slotExtras(sessionID string) (map[string][]byte, []string
 		files[subagent.SlotPath(id)] = data
 		keys = append(keys, p.Key)
 	}
-	refs, err := refstore.ReadPending(root, sessionID)
+	refs, err := references.ReadPending(root, sessionID)
 	if err != nil {
 		m.env.Log.Warn("read pending render references", "session_id", sessionID, "error", err)
 	}
 	if len(refs) > 0 {
-		if data, err := refstore.Encode(refs); err == nil {
-			files[refstore.FileName] = data
+		if data, err := references.Encode(refs); err == nil {
+			files[references.FileName] = data
 		}
 	}
 	if len(files) == 0 {
@@ -87,7 +87,7 @@ func (m *ManualCommit) dropSlotExtras(sessionID string, keys []string) {
 			m.env.Log.Warn("drop pending subagent task", "key", k, "error", err)
 		}
 	}
-	if err := refstore.RemovePending(root, sessionID); err != nil {
+	if err := references.RemovePending(root, sessionID); err != nil {
 		m.env.Log.Warn("drop pending render references", "session_id", sessionID, "error", err)
 	}
 }
@@ -97,10 +97,10 @@ func (m *ManualCommit) dropSlotExtras(sessionID string, keys []string) {
 func (m *ManualCommit) keptSlotExtras(sess *checkpoint.Session, refs []renderrefs.Reference) (map[string][]byte, map[string]plumbing.Hash) {
 	var files map[string][]byte
 	var trees map[string]plumbing.Hash
-	if old, err := refstore.ReadSlot(sess); err == nil {
-		if all := refstore.Merge(old, refs); len(all) > 0 {
-			if data, err := refstore.Encode(all); err == nil {
-				files = map[string][]byte{refstore.FileName: data}
+	if old, err := references.ReadSlot(sess); err == nil {
+		if all := references.Merge(old, refs); len(all) > 0 {
+			if data, err := references.Encode(all); err == nil {
+				files = map[string][]byte{references.FileName: data}
 			}
 		}
 	}
@@ -132,7 +132,7 @@ func (m *ManualCommit) emitCheckpointRef(id checkpoint.ID, commitMessage string)
 	}
 	subject, _, _ := strings.Cut(strings.TrimSpace(commitMessage), "\n")
 	_ = renderrefs.Write(m.env.Stderr, renderrefs.Reference{
-		Type: refstore.TypeCheckpoint, ID: id.String(), Intent: renderrefs.IntentCreated,
+		Type: references.TypeCheckpoint, ID: id.String(), Intent: renderrefs.IntentCreated,
 		Preview: &renderrefs.Preview{Title: m.env.Redactor.Text(subject)},
 	})
 }

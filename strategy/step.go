@@ -12,11 +12,11 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/panics"
-	"github.com/entirecli/entire/refstore"
 	"github.com/entirecli/entire/renderrefs"
-	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/strategy/references"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -531,7 +531,7 @@ func (m *ManualCommit) redactLines(data []byte) ([]byte, []renderrefs.Reference,
 }
 
 // redactLineRange cleans the render references out of each line of data
-// (refstore.CleanJSON; only lines with the marker cost more than a scan)
+// (references.CleanJSON; only lines with the marker cost more than a scan)
 // and redacts it; every line of the result ends with a newline. Data that
 // comes through unchanged is returned as it is, not copied: a turn that
 // wrote a line of many megabytes is not held twice for nothing.
@@ -543,7 +543,7 @@ func redactLineRange(r Redactor, data []byte) ([]byte, []renderrefs.Reference) {
 		if i := bytes.IndexByte(line, '\n'); i >= 0 {
 			line, next = line[:i], pos+i+1
 		}
-		clean, found := refstore.CleanJSON(line)
+		clean, found := references.CleanJSON(line)
 		refs = append(refs, found...)
 		red := r.JSONLine(clean)
 		if out == nil && !sameBytes(red, line) {
@@ -572,7 +572,7 @@ func sameBytes(a, b []byte) bool {
 // redactDocument lifts render references out of a whole JSON document and
 // redacts it.
 func (m *ManualCommit) redactDocument(b []byte) ([]byte, []renderrefs.Reference) {
-	b, refs := refstore.CleanJSON(b)
+	b, refs := references.CleanJSON(b)
 	if d, ok := m.env.Redactor.(interface{ JSONDoc([]byte) []byte }); ok {
 		return d.JSONDoc(b), refs
 	}

@@ -15,9 +15,9 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/gitrepo"
-	"github.com/entirecli/entire/session"
-	"github.com/entirecli/entire/subagent"
+	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/strategy/subagent"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 

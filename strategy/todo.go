@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/checkpoint/session"
 )
 
 // todoDescription describes an incremental task checkpoint (SPEC 5.2.9):

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/checkpoint/session"
 )
 
 func TestTodoDescription(t *testing.T) {

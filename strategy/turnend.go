@@ -8,8 +8,8 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/panics"
-	"github.com/entirecli/entire/session"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // parseRawDiff reads git's own output: an added file is new with its index

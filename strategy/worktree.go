@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/internal/gitrepo"
 )
 
 // protectedDirs are never snapshotted or touched by a rewind: entire's own

@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/gitrepo"
-	"github.com/entirecli/entire/logging"
-	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/logging"
 )
 
 // cleanOptions holds the dependencies and flag values of `entire clean`.

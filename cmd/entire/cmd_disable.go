@@ -13,14 +13,14 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/hide"
 	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/hooks/githook"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/settings"
 	"github.com/entirecli/entire/notes"
-	"github.com/entirecli/entire/rewind"
-	"github.com/entirecli/entire/session"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/strategy/rewind"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 

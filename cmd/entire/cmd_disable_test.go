@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/gitrepo/gittest"
-	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 func TestDisableSoftThenStatus(t *testing.T) {

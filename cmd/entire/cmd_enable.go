@@ -12,11 +12,11 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/hooks/githook"
+	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/jsonedit"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/internal/settings"
 )
 
 // enableOptions holds the dependencies and flag values of `entire enable`.

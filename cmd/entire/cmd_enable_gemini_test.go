@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/entirecli/entire/agent/geminicli"
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // geminiHooks are the events and commands `entire enable --agent gemini`

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/gitrepo/gittest"
 	"github.com/entirecli/entire/hooks/githook"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 const (

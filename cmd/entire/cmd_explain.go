@@ -16,14 +16,13 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/explain"
-	"github.com/entirecli/entire/gitrepo"
-	"github.com/entirecli/entire/iostreams"
-	"github.com/entirecli/entire/refstore"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/entirecli/entire/renderrefs"
-	"github.com/entirecli/entire/session"
 	"github.com/entirecli/entire/strategy"
-	"github.com/entirecli/entire/taskview"
+	"github.com/entirecli/entire/strategy/references"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -273,7 +272,7 @@ func explainCheckpoint(ctx context.Context, opts *explainOptions, l *explain.Loa
 	if err := explain.RenderCheckpoint(w, v, opts.mode()); err != nil {
 		return err
 	}
-	emitRef(opts.f, renderrefs.Reference{Type: refstore.TypeCheckpoint, ID: string(id), Intent: renderrefs.IntentReferenced,
+	emitRef(opts.f, renderrefs.Reference{Type: references.TypeCheckpoint, ID: string(id), Intent: renderrefs.IntentReferenced,
 		Preview: &renderrefs.Preview{Title: checkpointTitle(cp)}})
 	if opts.mode() == explain.ModeShort {
 		return nil
@@ -287,7 +286,7 @@ func explainCheckpoint(ctx context.Context, opts *explainOptions, l *explain.Loa
 func writeSlotExtras(ctx context.Context, w io.Writer, repo *gitrepo.Repo, cp *checkpoint.Checkpoint) error {
 	for _, sess := range cp.Sessions {
 		var buf bytes.Buffer
-		if err := taskview.Write(ctx, &buf, repo, sess, taskview.Options{}); err != nil {
+		if err := explain.WriteTasks(ctx, &buf, repo, sess, explain.TaskOptions{}); err != nil {
 			return err
 		}
 		hides, _ := strategy.SessionHideIDs(sess)

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/hide"
-	"github.com/entirecli/entire/refstore"
 	"github.com/entirecli/entire/renderrefs"
+	"github.com/entirecli/entire/strategy/references"
 	"github.com/spf13/cobra"
 )
 
@@ -179,7 +179,7 @@ func runHide(_ context.Context, verb string, opts *hideOptions) error {
 
 // hideRef is the render reference of a hide the command showed.
 func hideRef(e hide.StoreEntry) renderrefs.Reference {
-	return renderrefs.Reference{Type: refstore.TypeHide, ID: e.ID, Intent: renderrefs.IntentReferenced,
+	return renderrefs.Reference{Type: references.TypeHide, ID: e.ID, Intent: renderrefs.IntentReferenced,
 		Preview: &renderrefs.Preview{Title: fmt.Sprintf("%s (%d bytes)", e.Source, e.SizeBytes)}}
 }
 

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/entirecli/entire/gitrepo"
-	"github.com/entirecli/entire/gitrepo/gittest"
 	"github.com/entirecli/entire/hide"
-	"github.com/entirecli/entire/iostreams"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/iostreams"
 )
 
 // storeCmdEnv is a test repository and a factory whose streams are buffers

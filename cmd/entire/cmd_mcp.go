@@ -5,7 +5,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/entirecli/entire/mcpserver"
+	"github.com/entirecli/entire/cmd/entire/mcpserver"
 	"github.com/spf13/cobra"
 )
 

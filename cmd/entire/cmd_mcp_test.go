@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
 	"github.com/entirecli/entire/hide"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -9,8 +9,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/entirecli/entire/notes"
-	"github.com/entirecli/entire/refstore"
 	"github.com/entirecli/entire/renderrefs"
+	"github.com/entirecli/entire/strategy/references"
 	"github.com/spf13/cobra"
 )
 
@@ -168,7 +168,7 @@ func runNote(ctx context.Context, verb string, opts *noteOptions) error {
 
 // noteRef is the render reference of a note.
 func noteRef(agent, key, title, intent string) renderrefs.Reference {
-	return renderrefs.Reference{Type: refstore.TypeNote, ID: key, Intent: intent, AgentID: agent, Preview: &renderrefs.Preview{Title: title}}
+	return renderrefs.Reference{Type: references.TypeNote, ID: key, Intent: intent, AgentID: agent, Preview: &renderrefs.Preview{Title: title}}
 }
 
 // noteDone reports a change: JSON on Out with --json, else a line on ErrOut.

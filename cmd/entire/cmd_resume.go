@@ -14,12 +14,12 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/checkpoint/push"
 	"github.com/entirecli/entire/hide"
-	"github.com/entirecli/entire/iostreams"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/iostreams"
+	"github.com/entirecli/entire/internal/settings"
 	"github.com/entirecli/entire/notes"
-	"github.com/entirecli/entire/push"
-	"github.com/entirecli/entire/settings"
 	"github.com/entirecli/entire/strategy"
 	"github.com/go-git/go-git/v5/plumbing"
 )

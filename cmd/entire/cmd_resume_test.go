@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/settings"
 )
 
 // publish pushes the feature branch and the metadata branch of r to a new

@@ -9,12 +9,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/entirecli/entire/iostreams"
-	"github.com/entirecli/entire/refstore"
+	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/iostreams"
+	"github.com/entirecli/entire/internal/settings"
 	"github.com/entirecli/entire/renderrefs"
-	"github.com/entirecli/entire/rewind"
-	"github.com/entirecli/entire/session"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/strategy/references"
+	"github.com/entirecli/entire/strategy/rewind"
 )
 
 // rewindOptions holds the dependencies and flag values of `entire rewind`.
@@ -261,7 +261,7 @@ func emitUndoRef(f *factory, name, title string) {
 	if name == "" {
 		return
 	}
-	emitRef(f, renderrefs.Reference{Type: refstore.TypeUndoPoint, ID: name, Intent: renderrefs.IntentCreated,
+	emitRef(f, renderrefs.Reference{Type: references.TypeUndoPoint, ID: name, Intent: renderrefs.IntentCreated,
 		Preview: &renderrefs.Preview{Title: "Undo point " + title}})
 }
 

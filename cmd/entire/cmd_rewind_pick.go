@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/entirecli/entire/iostreams"
-	"github.com/entirecli/entire/rewind"
+	"github.com/entirecli/entire/internal/iostreams"
+	"github.com/entirecli/entire/strategy/rewind"
 )
 
 // runRewindInteractive lets the user pick a point on the terminal (SPEC

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // treeState is a work tree as a person sees it: every file, symlink and

@@ -13,11 +13,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/hooks"
-	"github.com/entirecli/entire/iostreams"
-	"github.com/entirecli/entire/logging"
-	"github.com/entirecli/entire/session"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/internal/iostreams"
+	"github.com/entirecli/entire/internal/logging"
+	"github.com/entirecli/entire/internal/settings"
 )
 
 // statusOptions holds the dependencies and flag values of `entire status`.

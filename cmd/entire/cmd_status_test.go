@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
-	"github.com/entirecli/entire/redact/redacttest"
-	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/redact/redacttest"
 )
 
 func TestStatusActiveSessions(t *testing.T) {

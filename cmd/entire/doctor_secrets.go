@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/entirecli/entire/checkpoint/secretscan"
 	"github.com/entirecli/entire/hooks"
-	"github.com/entirecli/entire/iostreams"
-	"github.com/entirecli/entire/redact"
-	"github.com/entirecli/entire/secretscan"
+	"github.com/entirecli/entire/internal/iostreams"
+	"github.com/entirecli/entire/internal/redact"
 )
 
 // runDoctorSecrets implements `entire doctor --secrets [--purge]`.

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/gitrepo"
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 func TestDoctorSecrets(t *testing.T) {

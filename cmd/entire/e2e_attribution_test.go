@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // Line attribution (SPEC 5.2.10) end to end: what explain shows and what

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/entirecli/entire/agent/agenttest"
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // realPayload returns the payload Claude Code 2.1.197 sent to verb

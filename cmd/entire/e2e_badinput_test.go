@@ -10,8 +10,8 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/agent/geminicli"
-	"github.com/entirecli/entire/gitrepo/gittest"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/settings"
 )
 
 // entireRefs lists entire's branches with their tips.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // geminiSession plays Gemini CLI against a sessionRepo: BeforeAgent /

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // runEntireWithin is runEntire bounded in time: a hook that hangs is

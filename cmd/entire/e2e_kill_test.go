@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // killRounds is how many random SIGKILLs the kill test deals in all,

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
-	"github.com/entirecli/entire/redact/redacttest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/redact/redacttest"
 )
 
 // No secret leaves the machine (issue 12's "what must hold"): the corpus

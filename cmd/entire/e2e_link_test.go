@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // Which commits are linked to a session (SPEC 5.2.3/5.2.4): a file the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // Transcript lines longer than the 4 MB store chunk (a Write of a generated

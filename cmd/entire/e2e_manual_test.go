@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // The agent commits in the middle of its turn: the commit is linked and

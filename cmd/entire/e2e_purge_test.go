@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
 	"github.com/entirecli/entire/hooks/githook"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/settings"
 )
 
 // cloneSessionRepo clones remote into a new directory as a teammate's

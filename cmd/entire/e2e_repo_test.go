@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // Subagent checkpoints: pre-task/post-task with tool_name Agent (current

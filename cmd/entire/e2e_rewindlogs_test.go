@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/entirecli/entire/agent/claudecode"
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // geminiSessionFiles lists the Gemini CLI session files under home.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // rewriteBranch is the fixture of TestE2EHistoryRewrites: on branch

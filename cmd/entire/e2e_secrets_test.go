@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
-	"github.com/entirecli/entire/redact/redacttest"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/redact/redacttest"
+	"github.com/entirecli/entire/internal/settings"
 )
 
 // Secrets never become git objects: 25 kinds of secrets planted in a Claude

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
 	"github.com/entirecli/entire/hooks/githook"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/settings"
 )
 
 // sessionRepo is a repository set up as `entire enable` leaves it, with the

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // oldCommitMsgShim is the commit-msg shim entire installed before a failure

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
-	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // shadowTranscript returns the transcript of the latest step on the

@@ -10,12 +10,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/entirecli/entire/explain"
+
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/gitrepo"
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/settings"
 	"github.com/entirecli/entire/renderrefs"
-	"github.com/entirecli/entire/settings"
-	"github.com/entirecli/entire/taskview"
 )
 
 // shadowBranch returns the session's shadow branch ("" when none).
@@ -172,7 +173,7 @@ func TestSubagentConclusionEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	var view strings.Builder
-	if err := taskview.Write(context.Background(), &view, repo, cp.Sessions[0], taskview.Options{}); err != nil {
+	if err := explain.WriteTasks(context.Background(), &view, repo, cp.Sessions[0], explain.TaskOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	explained, errOut, code := r.entire("explain", "--checkpoint", id, "--no-pager")

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // subagentTaskID is a tool use ID of the Agent tool as Claude Code 2.1.197

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // fakeToken returns a GitHub token shaped string (ghp_ and 36

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // snapshot maps every file under dir (except .git/objects, refs and logs,

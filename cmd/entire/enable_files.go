@@ -10,11 +10,11 @@ import (
 	"strings"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/atomicfile"
-	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/hooks/githook"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/internal/atomicfile"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/settings"
 )
 
 // ignoreLocalSettings makes sure git ignores Claude Code's personal

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/entirecli/entire/iostreams"
+	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/spf13/cobra"
 )
 

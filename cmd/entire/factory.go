@@ -11,8 +11,8 @@ import (
 	_ "github.com/entirecli/entire/agent/claudecode"
 	_ "github.com/entirecli/entire/agent/geminicli"
 
-	"github.com/entirecli/entire/gitrepo"
-	"github.com/entirecli/entire/iostreams"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/iostreams"
 )
 
 // errNotRepository is the user-facing error for commands run outside a git

@@ -10,12 +10,12 @@ import (
 	"slices"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/atomicfile"
-	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/hooks/githook"
+	"github.com/entirecli/entire/internal/atomicfile"
+	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/jsonedit"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/internal/settings"
 )
 
 // installLogFile is the file in the (per-worktree) git directory where

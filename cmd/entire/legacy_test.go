@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // legacyID is the checkpoint written by hand in the Entire CLI 0.4.x layout.

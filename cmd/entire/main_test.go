@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
-	"github.com/entirecli/entire/iostreams"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/iostreams"
 )
 
 // entireBin is the binary built once for end-to-end tests.

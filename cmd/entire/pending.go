@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/strategy"
 )
 

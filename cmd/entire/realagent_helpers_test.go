@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 	"github.com/entirecli/entire/internal/realagent"
 )
 

@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/explain"
-	"github.com/entirecli/entire/gitrepo"
-	"github.com/entirecli/entire/iostreams"
-	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 

@@ -14,10 +14,10 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/explain"
-	"github.com/entirecli/entire/gitrepo"
-	"github.com/entirecli/entire/iostreams"
-	"github.com/entirecli/entire/session"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/iostreams"
 )
 
 // sessionFilePather is implemented by agents that say where WriteSession

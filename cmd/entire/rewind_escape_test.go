@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/rewind"
+	"github.com/entirecli/entire/strategy/rewind"
 )
 
 // A dry run prints the commit subject, paths and session IDs of a point

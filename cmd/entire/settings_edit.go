@@ -10,10 +10,10 @@ import (
 	"os"
 	"slices"
 
-	"github.com/entirecli/entire/atomicfile"
+	"github.com/entirecli/entire/internal/atomicfile"
 
 	"github.com/entirecli/entire/internal/jsonedit"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/internal/settings"
 )
 
 // settingsEdit is a set of keys to write into one settings file. Nil

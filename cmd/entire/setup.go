@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/entirecli/entire/gitrepo"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/settings"
 )
 
 // disabledMessage is what rewind, resume and explain print when Entire is

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/gitrepo"
 	"github.com/entirecli/entire/hooks/githook"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/settings"
 )
 
 // setupState is what of Entire is installed in a repository, as far as it

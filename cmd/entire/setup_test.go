@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/gitrepo/gittest"
-	"github.com/entirecli/entire/settings"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/settings"
 )
 
 func TestSettingsEdit(t *testing.T) {

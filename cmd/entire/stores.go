@@ -5,13 +5,13 @@ import (
 	"fmt"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/hide"
 	"github.com/entirecli/entire/hooks"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/redact"
+	"github.com/entirecli/entire/internal/settings"
 	"github.com/entirecli/entire/notes"
-	"github.com/entirecli/entire/redact"
-	"github.com/entirecli/entire/session"
-	"github.com/entirecli/entire/settings"
 )
 
 // storeRedactor returns the redaction applied to hides and notes before

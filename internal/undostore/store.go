@@ -17,8 +17,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/entirecli/entire/atomicfile"
-	"github.com/entirecli/entire/gitrepo"
+	"github.com/entirecli/entire/internal/atomicfile"
+	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/klauspost/compress/zstd"
 )
 

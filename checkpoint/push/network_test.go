@@ -1,0 +1,270 @@
+//go:build unix
+
+package push
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+)
+
+// startDaemon serves the bare repositories under base with `git daemon` on
+// 127.0.0.1 (push enabled) and returns its git:// base URL. It skips the
+// test when git daemon is not available.
+func startDaemon(t *testing.T, base string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not found")
+	}
+	var lastErr error
+	for attempt := 0; attempt < 5; attempt++ {
+		url, err := tryDaemon(t, base)
+		if err == nil {
+			return url
+		}
+		lastErr = err
+	}
+	t.Skipf("git daemon unavailable: %v", lastErr)
+	return ""
+}
+
+// tryDaemon starts git daemon on a free port (killed, with its children, at
+// cleanup) and waits until it accepts connections. It fails when the
+// daemon exits first (port taken meanwhile, or no daemon support).
+func tryDaemon(t *testing.T, base string) (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command("git", "daemon", "--export-all", "--enable=receive-pack", "--reuseaddr",
+		"--listen=127.0.0.1", "--port="+port, "--base-path="+base, base)
+	cmd.Env = gittest.Env(t.TempDir())
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	})
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		select {
+		case err := <-done:
+			done <- err
+			return "", fmt.Errorf("git daemon exited: %v", err)
+		default:
+		}
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return "git://" + addr, nil
+		}
+	}
+	return "", fmt.Errorf("git daemon did not listen on %s within 5s", addr)
+}
+
+func TestPrePushThroughGitDaemon(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	bare := filepath.Join(base, "repo.git")
+	gittest.Git(t, base, "init", "-q", "--bare", "-b", "main", bare)
+	fork := filepath.Join(base, "fork.git")
+	gittest.Git(t, base, "init", "-q", "--bare", "-b", "main", fork)
+	url := startDaemon(t, base)
+
+	work := gittest.InitWithCommit(t)
+	gittest.Git(t, work, "remote", "add", "origin", url+"/repo.git")
+	gittest.Git(t, work, "remote", "add", "fork", url+"/fork.git")
+	gittest.Git(t, work, "push", "-q", "origin", "main")
+	repo := openRepo(t, work)
+	writeCheckpoint(t, repo, "a3b2c4d5e6f7", "s1")
+	gittest.Git(t, work, "branch", "entire/abc1234-def456", "main")
+	ctx := context.Background()
+
+	var log syncBuffer
+	if err := PrePush(ctx, repo, Options{Remote: "fork", PushSessions: true, Log: &log, Timeout: 10 * time.Second, Env: testEnv(t)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := remoteRef(t, fork, metaRef); got != "" || log.String() != "" {
+		t.Fatalf("second remote got %q, log %q", got, log.String())
+	}
+	if err := PrePush(ctx, repo, Options{Remote: url + "/repo.git", PushSessions: true, Log: &log, Timeout: 10 * time.Second, Env: testEnv(t)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := remoteRef(t, bare, metaRef), localRef(t, repo, metaRef); got != want {
+		t.Fatalf("origin has %q, want %q\nlog:\n%s", got, want, log.String())
+	}
+	if remoteRef(t, bare, "refs/heads/entire/abc1234-def456") != "" {
+		t.Fatal("shadow branch pushed")
+	}
+
+	// Another clone moves the remote; the next push merges.
+	other := cloneOf(t, bare)
+	gittest.Git(t, other, "remote", "set-url", "origin", url+"/repo.git")
+	oRepo := openRepo(t, other)
+	writeCheckpoint(t, oRepo, "111111111111", "s2")
+	if err := PrePush(ctx, oRepo, Options{Remote: "origin", PushSessions: true, Timeout: 10 * time.Second, Env: testEnv(t)}); err != nil {
+		t.Fatal(err)
+	}
+	writeCheckpoint(t, repo, "222222222222", "s3")
+	log = syncBuffer{}
+	if err := PrePush(ctx, repo, Options{Remote: "origin", PushSessions: true, Log: &log, Timeout: 10 * time.Second, Env: testEnv(t)}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(log.String(), "could not push") {
+		t.Fatalf("warning: %s", log.String())
+	}
+	ids, err := checkpoint.NewStore(repo, nil).List()
+	if err != nil || len(ids) != 3 {
+		t.Fatalf("checkpoints after merge %v, %v", ids, err)
+	}
+	if got, want := remoteRef(t, bare, metaRef), localRef(t, repo, metaRef); got != want {
+		t.Fatalf("merge not pushed: origin %q, local %q\nlog:\n%s", got, want, log.String())
+	}
+	gittest.Fsck(t, bare)
+}
+
+// silentRemote accepts TCP connections on 127.0.0.1 and never answers. It
+// returns the git:// URL of a repository on it.
+func silentRemote(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns := make(chan net.Conn, 16)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns <- c
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		for {
+			select {
+			case c := <-conns:
+				c.Close()
+			default:
+				return
+			}
+		}
+	})
+	return "git://" + l.Addr().String() + "/x"
+}
+
+func TestUnresponsiveRemoteDoesNotHang(t *testing.T) {
+	t.Parallel()
+	const bound = 2 * time.Second
+	work := gittest.InitWithCommit(t)
+	gittest.Git(t, work, "remote", "add", "origin", silentRemote(t))
+	repo := openRepo(t, work)
+	writeCheckpoint(t, repo, "a3b2c4d5e6f7", "s1")
+	ctx := context.Background()
+
+	var log syncBuffer
+	start := time.Now()
+	err := PrePush(ctx, repo, Options{Remote: "origin", PushSessions: true, Log: &log, Timeout: bound, Env: testEnv(t)})
+	elapsed := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if elapsed >= 5*time.Second || elapsed < bound-100*time.Millisecond {
+		t.Fatalf("PrePush took %s with a %s bound", elapsed, bound)
+	}
+	if !strings.Contains(log.String(), "[entire] could not push session logs to origin: ") || !strings.Contains(log.String(), "timed out") {
+		t.Fatalf("log %q", log.String())
+	}
+
+	start = time.Now()
+	err = FetchBranch(ctx, repo, "origin", checkpoint.MetadataBranch, bound)
+	if elapsed := time.Since(start); elapsed >= 5*time.Second {
+		t.Fatalf("FetchBranch took %s", elapsed)
+	}
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("FetchBranch err = %v, want ErrTimeout", err)
+	}
+
+	// The caller's context bounds it too.
+	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	err = FetchBranch(cctx, repo, "origin", checkpoint.MetadataBranch, time.Minute)
+	if elapsed := time.Since(start); elapsed >= 2*time.Second || err == nil {
+		t.Fatalf("FetchBranch with a cancelled context: %s, %v", elapsed, err)
+	}
+}
+
+// processAlive reports whether pid runs (a zombie counts as dead).
+func processAlive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true // no /proc: trust kill
+	}
+	// The state follows the parenthesised command name.
+	if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && i+2 < len(stat) {
+		return stat[i+2] != 'Z'
+	}
+	return true
+}
+
+func TestStuckTransportChildIsKilled(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	script := filepath.Join(dir, "fake-ssh")
+	body := "#!/bin/sh\necho $$ > '" + pidFile + "'\nexec sleep 60\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	work := gittest.InitWithCommit(t)
+	gittest.Git(t, work, "remote", "add", "origin", "ssh://git@example.invalid/x.git")
+	repo := openRepo(t, work)
+	writeCheckpoint(t, repo, "a3b2c4d5e6f7", "s1")
+
+	var log syncBuffer
+	start := time.Now()
+	env := append(testEnv(t), "GIT_SSH="+script, "GIT_SSH_VARIANT=simple")
+	if err := PrePush(context.Background(), repo, Options{Remote: "origin", PushSessions: true, Log: &log, Timeout: time.Second, Env: env}); err != nil {
+		t.Fatal(err)
+	}
+	if elapsed := time.Since(start); elapsed >= 4*time.Second {
+		t.Fatalf("PrePush took %s with a 1s bound", elapsed)
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("fake ssh never ran: %v (log %q)", err, log.String())
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(2 * time.Second); processAlive(pid); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("transport child %d survived the timeout", pid)
+		}
+	}
+}

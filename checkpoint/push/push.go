@@ -1,0 +1,462 @@
+package push
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/secretscan"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/redact"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// DefaultCheckpointRemote is the checkpoint remote when settings name none.
+const DefaultCheckpointRemote = "origin"
+
+// ErrBadBranch is returned for a branch that is not an entire/<name>/v1
+// branch (a programming error: shadow branches must never be pushed).
+var ErrBadBranch = errors.New("push: not an entire/<name>/v1 branch")
+
+// branchPattern is what PrePush and FetchBranch accept: entire/<name>/v1.
+// Shadow branches (entire/<sha7>-<hash6>) have no second slash and never
+// match.
+var branchPattern = regexp.MustCompile(`^entire/[a-z0-9][a-z0-9._-]*/v1$`)
+
+// Options configures PrePush.
+type Options struct {
+	// Remote is the remote being pushed, as git passes it to the pre-push
+	// hook in $1: a remote name, or a URL when pushing to a URL. "" matches
+	// no remote.
+	Remote string
+	// CheckpointRemote is the remote the entire branches go to (settings
+	// strategy_options.checkpoint_remote); "" means "origin".
+	CheckpointRemote string
+	// PushSessions is settings strategy_options.push_sessions; false makes
+	// PrePush do nothing.
+	PushSessions bool
+	// Timeout bounds each network call (push, fetch); zero means
+	// DefaultTimeout. PrePush makes at most three: push, fetch, push.
+	Timeout time.Duration
+	// Branches are the short branch names to push, each entire/<name>/v1;
+	// nil means every local branch of that form.
+	Branches []string
+	// Log receives "[entire] ..." lines meant for stderr; nil discards them.
+	Log io.Writer
+	// Now is the clock for merge commits; nil means time.Now.
+	Now func() time.Time
+	// Env holds extra KEY=VALUE entries for the git commands, after the
+	// process environment (GIT_SSH_COMMAND, or a test's HOME).
+	Env []string
+	// Redactor, when set, scans what the push would send with the rules in
+	// force (ErrSecretsFound); nil scans nothing.
+	Redactor *redact.Redactor
+	// Explicit are the entire branches the user's own push carries: git
+	// pushes them itself (a push by the hook would make git's fail), so
+	// PrePush only scans them.
+	Explicit []string
+}
+
+// ErrSecretsFound is returned (wrapped) by PrePush when the objects it
+// would push hold secrets by the rules in force: it pushed nothing.
+var ErrSecretsFound = errors.New("push: secrets in session data not yet on the remote")
+
+// PrePush pushes the entire branches to the remote being pushed when it is
+// the checkpoint remote, by name or by configured URL (SPEC 5.4). A branch
+// is skipped when it does not exist locally or equals the remote-tracking
+// ref refs/remotes/<remote>/<branch>. A branch the remote rejects as
+// non-fast-forward is fetched, merged (MergeCommits) and pushed once more.
+//
+// Before pushing, the objects the remote lacks (the pushed tips, not what
+// the remote-tracking refs reach) are scanned with opts.Redactor: on a
+// finding nothing is pushed, one line names `entire doctor --secrets`, and
+// the error wraps ErrSecretsFound. When purges are recorded (package
+// secretscan), a rejected branch is reconciled instead of merged: history
+// that reaches a purged commit is never merged back; its own new commits
+// are replayed onto the clean tip, and a clean local branch replaces a
+// remote that still holds purged history (pushed with a lease).
+//
+// Every failure of git, the network or the merge is a warning on opts.Log
+// and PrePush returns nil, so the user's push proceeds. It returns an error
+// only for invalid options (a branch that is not entire/<name>/v1) and for
+// secrets found.
+func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
+	if !opts.PushSessions {
+		return nil
+	}
+	for _, b := range opts.Branches {
+		if !branchPattern.MatchString(b) {
+			return fmt.Errorf("%w: %q", ErrBadBranch, b)
+		}
+	}
+	log := opts.Log
+	if log == nil {
+		log = io.Discard
+	}
+	cpRemote := opts.CheckpointRemote
+	if cpRemote == "" {
+		cpRemote = DefaultCheckpointRemote
+	}
+	if !isCheckpointRemote(repo, opts.Remote, cpRemote) {
+		return nil
+	}
+	warn := func(err error) {
+		fmt.Fprintf(log, "[entire] could not push session logs to %s: %v\n", cpRemote, err)
+	}
+	branches := opts.Branches
+	if branches == nil {
+		var err error
+		if branches, err = localBranches(repo); err != nil {
+			warn(err)
+			return nil
+		}
+	}
+	var pending, explicit []target
+	for _, b := range branches {
+		local, err := repo.ReadRef(headRef(b))
+		if err != nil {
+			warn(err)
+			continue
+		}
+		tracking, err := repo.ReadRef(trackingRef(cpRemote, b))
+		if err != nil {
+			warn(err)
+			continue
+		}
+		if local.IsZero() || local == tracking {
+			continue
+		}
+		t := target{branch: b, tip: local, tracking: tracking}
+		if slices.Contains(opts.Explicit, b) {
+			explicit = append(explicit, t)
+		} else {
+			pending = append(pending, t)
+		}
+	}
+	if len(pending)+len(explicit) == 0 {
+		return nil
+	}
+
+	if opts.Redactor != nil {
+		if n, err := scanOutgoing(ctx, repo, opts.Redactor, cpRemote, append(pending, explicit...)); err != nil {
+			warn(err)
+		} else if n > 0 {
+			fmt.Fprintf(log, "[entire] Not pushing session logs to %s: %d secret(s) in data it does not have yet; see `entire doctor --secrets`\n", cpRemote, n)
+			return fmt.Errorf("%w: %d", ErrSecretsFound, n)
+		}
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	fmt.Fprintf(log, "[entire] Pushing session logs to %s...\n", cpRemote)
+	r := &runner{repo: repo, timeout: timeoutOr(opts.Timeout), env: opts.Env}
+	rejected, err := r.push(ctx, cpRemote, pending)
+	if err != nil {
+		warn(err)
+	}
+	if len(rejected) == 0 {
+		return nil
+	}
+
+	// The metadata branch is fetched too: its purge record decides how
+	// the others are joined.
+	if err := r.fetch(ctx, cpRemote, withBranch(rejected, checkpoint.MetadataBranch)); err != nil {
+		warn(err)
+		return nil
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	// A metadata ref that cannot be read would look like "no purges" and
+	// let purged history be joined back in: nothing is joined then.
+	localMeta, lerr := repo.ReadRef(headRef(checkpoint.MetadataBranch))
+	remoteMeta, rerr := repo.ReadRef(trackingRef(cpRemote, checkpoint.MetadataBranch))
+	if err := errors.Join(lerr, rerr); err != nil {
+		warn(err)
+		return nil
+	}
+	purges, err := purgesOf(repo, localMeta, remoteMeta)
+	if err != nil {
+		warn(err)
+		return nil
+	}
+	var again []target
+	for _, b := range rejected {
+		remoteTip, err := repo.ReadRef(trackingRef(cpRemote, b))
+		if err != nil {
+			warn(err)
+			continue
+		}
+		if remoteTip.IsZero() {
+			warn(fmt.Errorf("fetch %s: no remote-tracking ref after the fetch", b))
+			continue
+		}
+		force, dropped := false, false
+		joined, err := repo.UpdateRefFunc(ctx, headRef(b), func(cur plumbing.Hash) (plumbing.Hash, error) {
+			if cur.IsZero() {
+				return plumbing.ZeroHash, fmt.Errorf("%s was deleted during the push", b)
+			}
+			tip, f, err := reconcile(ctx, repo, b, cur, remoteTip, purges, MergeOptions{Checkpoints: b == checkpoint.MetadataBranch, Now: now})
+			force, dropped = f, f || (err == nil && tip != cur && !isDescendant(ctx, repo, tip, cur))
+			return tip, err
+		})
+		if err != nil {
+			warn(fmt.Errorf("merge %s: %w", b, err))
+			continue
+		}
+		if dropped {
+			// Purged history left this branch: nothing local may keep it.
+			if err := secretscan.ExpireReflogs(ctx, repo, b); err != nil {
+				warn(err)
+			}
+		}
+		if force {
+			fmt.Fprintf(log, "[entire] %s on %s holds history a purge removed: replacing it\n", b, cpRemote)
+		}
+		if joined != remoteTip {
+			again = append(again, target{branch: b, tip: joined, tracking: remoteTip, lease: force})
+		}
+	}
+	if len(again) == 0 {
+		return nil
+	}
+	still, err := r.push(ctx, cpRemote, again)
+	if err != nil {
+		warn(err)
+	}
+	if len(still) > 0 {
+		warn(fmt.Errorf("%s rejected again after merging (the remote moved once more); will retry on the next push", strings.Join(still, ", ")))
+	}
+	return nil
+}
+
+// FetchBranch fetches branch (entire/<name>/v1) from remote, a configured
+// remote name, into refs/remotes/<remote>/<branch>, bounded by timeout
+// (zero: DefaultTimeout) and ctx, with the same no-hang guarantees as
+// PrePush. A remote without the branch is an error.
+func FetchBranch(ctx context.Context, repo *gitrepo.Repo, remote, branch string, timeout time.Duration) error {
+	if !branchPattern.MatchString(branch) {
+		return fmt.Errorf("%w: %q", ErrBadBranch, branch)
+	}
+	r := &runner{repo: repo, timeout: timeoutOr(timeout)}
+	return r.fetch(ctx, remote, []string{branch})
+}
+
+// target is a branch to push: the commit to push and the remote-tracking
+// ref's value before the push.
+type target struct {
+	branch   string
+	tip      plumbing.Hash
+	tracking plumbing.Hash
+	// lease replaces the remote branch, if it is still at tracking
+	// (--force-with-lease): it held history a purge removed.
+	lease bool
+}
+
+// isDescendant reports whether tip has cur in its history (a merge or a
+// fast-forward keeps cur; a replay onto the other side drops it).
+func isDescendant(ctx context.Context, repo *gitrepo.Repo, tip, cur plumbing.Hash) bool {
+	ok, err := isAncestor(ctx, repo, cur, tip)
+	return err == nil && ok
+}
+
+// withBranch returns branches with b added when missing.
+func withBranch(branches []string, b string) []string {
+	if slices.Contains(branches, b) {
+		return branches
+	}
+	return append(slices.Clone(branches), b)
+}
+
+// scanOutgoing scans what pushing targets to remote sends: their commits'
+// objects that no remote-tracking ref of remote's entire branches reaches.
+// It returns the number of findings.
+func scanOutgoing(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, remote string, targets []target) (int, error) {
+	var include, exclude []plumbing.Hash
+	for _, t := range targets {
+		include = append(include, t.tip)
+	}
+	known, err := repo.ListRefs("refs/remotes/" + remote + "/entire/")
+	if err != nil {
+		return 0, err
+	}
+	for _, h := range known {
+		exclude = append(exclude, h)
+	}
+	found, err := secretscan.ScanRange(ctx, repo, r, include, exclude, 0)
+	if err != nil {
+		return 0, fmt.Errorf("scan the data to push: %w", err)
+	}
+	return len(found), nil
+}
+
+// push pushes the targets' commits to remote in one call and returns the
+// branches the remote rejected as non-fast-forward (the ones worth a merge).
+// err reports every other failure: the call itself, or branches rejected
+// for other reasons. The remote-tracking ref of a pushed branch is set to
+// what was pushed, also when the remote's fetch refspec does not cover it
+// (a single-branch clone), so that the next push can skip it.
+func (r *runner) push(ctx context.Context, remote string, targets []target) (nonFF []string, err error) {
+	args := []string{"push", "--porcelain", "--no-verify"}
+	for _, t := range targets {
+		if t.lease {
+			args = append(args, "--force-with-lease="+string(headRef(t.branch))+":"+t.tracking.String())
+		}
+	}
+	args = append(args, remote)
+	for _, t := range targets {
+		args = append(args, t.tip.String()+":"+string(headRef(t.branch)))
+	}
+	out, runErr := r.run(ctx, args...)
+	results := parsePorcelain(out)
+	var errs []error
+	missing := false
+	for _, t := range targets {
+		res, ok := results[string(headRef(t.branch))]
+		switch {
+		case !ok:
+			missing = true // no status line: the call failed as a whole
+		case res.flag != '!':
+			r.setTracking(remote, t)
+		case strings.Contains(res.summary, "non-fast-forward") || strings.Contains(res.summary, "fetch first"):
+			nonFF = append(nonFF, t.branch)
+		default:
+			errs = append(errs, fmt.Errorf("%s rejected: %s", t.branch, res.summary))
+		}
+	}
+	// A failed exit is explained by the rejections when every branch has
+	// a status line; otherwise it is the failure itself.
+	if runErr != nil && (missing || (len(nonFF) == 0 && len(errs) == 0)) {
+		errs = append([]error{runErr}, errs...)
+	}
+	return nonFF, errors.Join(errs...)
+}
+
+// setTracking moves refs/remotes/<remote>/<branch> to the pushed commit
+// unless git already did. Losing a race to a concurrent fetch is fine: the
+// ref then holds the newer value.
+func (r *runner) setTracking(remote string, t target) {
+	name := trackingRef(remote, t.branch)
+	if cur, err := r.repo.ReadRef(name); err != nil || cur == t.tip || cur != t.tracking {
+		return
+	}
+	_ = r.repo.UpdateRef(name, t.tip, t.tracking)
+}
+
+// fetch fetches branches from remote into their remote-tracking refs, in
+// one bounded call.
+func (r *runner) fetch(ctx context.Context, remote string, branches []string) error {
+	args := []string{"-c", "gc.auto=0", "-c", "maintenance.auto=false", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote}
+	for _, b := range branches {
+		args = append(args, "+"+string(headRef(b))+":"+string(trackingRef(remote, b)))
+	}
+	if _, err := r.run(ctx, args...); err != nil {
+		return fmt.Errorf("fetch %s from %s: %w", strings.Join(branches, ", "), remote, err)
+	}
+	return nil
+}
+
+// pushResult is one ref's line of `git push --porcelain`.
+type pushResult struct {
+	flag    byte
+	summary string
+}
+
+// parsePorcelain maps the destination refs of `git push --porcelain`
+// output ("<flag>\t<src>:<dst>\t<summary>") to their results.
+func parsePorcelain(out []byte) map[string]pushResult {
+	res := map[string]pushResult{}
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		line := sc.Text()
+		if len(line) < 3 || line[1] != '\t' {
+			continue
+		}
+		fields := strings.SplitN(line[2:], "\t", 2)
+		_, dst, ok := strings.Cut(fields[0], ":")
+		if !ok {
+			continue
+		}
+		var summary string
+		if len(fields) == 2 {
+			summary = fields[1]
+		}
+		res[dst] = pushResult{flag: line[0], summary: summary}
+	}
+	return res
+}
+
+// isCheckpointRemote reports whether pushed (a remote name or URL) is the
+// checkpoint remote cpRemote: the same name, or a URL equal to one of
+// cpRemote's configured url or pushurl values.
+func isCheckpointRemote(repo *gitrepo.Repo, pushed, cpRemote string) bool {
+	if pushed == "" {
+		return false
+	}
+	if pushed == cpRemote {
+		return true
+	}
+	cfg, err := repo.Git.Config()
+	if err != nil {
+		return false
+	}
+	sub := cfg.Raw.Section("remote").Subsection(cpRemote)
+	for _, key := range []string{"url", "pushurl"} {
+		for _, u := range sub.Options.GetAll(key) {
+			if u != "" && sameURL(u, pushed) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sameURL compares two remote URLs, ignoring a trailing slash or ".git".
+func sameURL(a, b string) bool {
+	norm := func(s string) string {
+		s = strings.TrimSpace(s)
+		s = strings.TrimSuffix(s, "/")
+		return strings.TrimSuffix(s, ".git")
+	}
+	return norm(a) == norm(b)
+}
+
+// localBranches lists the local entire/<name>/v1 branches, sorted.
+func localBranches(repo *gitrepo.Repo) ([]string, error) {
+	refs, err := repo.ListRefs("refs/heads/entire/")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for name := range refs {
+		if b := strings.TrimPrefix(string(name), "refs/heads/"); branchPattern.MatchString(b) {
+			out = append(out, b)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func headRef(branch string) plumbing.ReferenceName {
+	return plumbing.ReferenceName("refs/heads/" + branch)
+}
+
+func trackingRef(remote, branch string) plumbing.ReferenceName {
+	return plumbing.ReferenceName("refs/remotes/" + remote + "/" + branch)
+}
+
+func timeoutOr(d time.Duration) time.Duration {
+	if d <= 0 {
+		return DefaultTimeout
+	}
+	return d
+}

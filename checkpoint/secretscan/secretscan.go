@@ -1,0 +1,267 @@
+// Package secretscan looks for secrets that are already stored on entire's
+// branches (the metadata, hides and notes branches and the shadow branches):
+// data written before redaction existed, by an older version, or with rules
+// that have since improved. It reports where each one is without ever
+// revealing it.
+package secretscan
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/redact"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Finding is one secret found in a stored blob. It holds no secret text.
+type Finding struct {
+	// Ref is the branch the blob is reachable from (short name).
+	Ref string
+	// Path is the blob's path in the branch's tree where it was first
+	// seen.
+	Path string
+	// Blob is the blob's hash.
+	Blob string
+	// CheckpointID is the checkpoint the path belongs to ("" outside the
+	// metadata branch's checkpoint directories).
+	CheckpointID string
+	// RuleID is the detection rule (a gitleaks rule ID, or high-entropy).
+	RuleID string
+	// Offset is the byte offset of the secret in the blob.
+	Offset int
+}
+
+// Scan reads every blob reachable from the entire branches (their whole
+// history, since pushed history is public too) and returns the secrets the
+// redactor finds in them, sorted by ref, path and offset. Blobs larger than
+// maxBlob bytes are skipped (0: 64 MB).
+func Scan(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, maxBlob int64) ([]Finding, error) {
+	if maxBlob <= 0 {
+		maxBlob = 64 << 20
+	}
+	refs, err := repo.ListRefs("refs/heads/entire/")
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for name := range refs {
+		names = append(names, string(name))
+	}
+	sort.Strings(names)
+	seen := map[string]bool{}
+	var out []Finding
+	for _, ref := range names {
+		blobs, err := listBlobs(ctx, repo, ref)
+		if err != nil {
+			return nil, err
+		}
+		var todo []blobPath
+		for _, b := range blobs {
+			if !seen[b.hash] {
+				seen[b.hash] = true
+				todo = append(todo, b)
+			}
+		}
+		short := strings.TrimPrefix(ref, "refs/heads/")
+		err = readBlobs(ctx, repo, todo, maxBlob, func(b blobPath, data []byte) {
+			for _, f := range scanBlob(r, b.path, data) {
+				out = append(out, Finding{Ref: short, Path: b.path, Blob: b.hash, CheckpointID: checkpointOf(short, b.path), RuleID: f.RuleID, Offset: f.Start})
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Ref != b.Ref {
+			return a.Ref < b.Ref
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Offset < b.Offset
+	})
+	return out, nil
+}
+
+// scanBlob scans a blob as JSON (or JSONL, line by line) when it looks like
+// it, else as text.
+func scanBlob(r *redact.Redactor, path string, data []byte) []redact.Finding {
+	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
+		return nil // binary
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil
+	}
+	if strings.HasSuffix(path, ".jsonl") || strings.Contains(path, ".jsonl.") || (trimmed[0] == '{' && bytes.Contains(trimmed, []byte("}\n{"))) {
+		var out []redact.Finding
+		off := 0
+		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+			for _, f := range r.ScanJSON(bytes.TrimRight(line, "\n")) {
+				f.Start += off
+				f.End += off
+				out = append(out, f)
+			}
+			off += len(line)
+		}
+		return out
+	}
+	if trimmed[0] == '{' || trimmed[0] == '[' {
+		return r.ScanJSON(data)
+	}
+	return r.Scan(string(data))
+}
+
+// checkpointOf returns the checkpoint ID of a metadata-branch path
+// ("a3/b2c4d5e6f7/0/full.jsonl" -> "a3b2c4d5e6f7").
+func checkpointOf(ref, path string) string {
+	if ref != checkpoint.MetadataBranch {
+		return ""
+	}
+	parts := strings.SplitN(path, "/", 3)
+	if len(parts) < 2 {
+		return ""
+	}
+	if id := checkpoint.ID(parts[0] + parts[1]); id.Valid() {
+		return string(id)
+	}
+	return ""
+}
+
+type blobPath struct{ hash, path string }
+
+// ScanRange scans what a push of include sends to a remote that has
+// exclude: the blobs reachable from include and not from exclude (`git
+// rev-list --objects include --not exclude`) and the messages of those
+// commits, so that its cost follows the new objects, not the branch.
+// Findings name the path each blob was first seen at; Ref is empty.
+func ScanRange(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, include, exclude []plumbing.Hash, maxBlob int64) ([]Finding, error) {
+	if maxBlob <= 0 {
+		maxBlob = 64 << 20
+	}
+	args := hashArgs(include)
+	if len(args) == 0 {
+		return nil, nil
+	}
+	if ex := hashArgs(exclude); len(ex) > 0 {
+		args = append(append(args, "--not"), ex...)
+	}
+	blobs, err := listBlobs(ctx, repo, args...)
+	if err != nil {
+		return nil, err
+	}
+	var out []Finding
+	err = readBlobs(ctx, repo, blobs, maxBlob, func(b blobPath, data []byte) {
+		for _, f := range scanBlob(r, b.path, data) {
+			out = append(out, Finding{Path: b.path, Blob: b.hash, RuleID: f.RuleID, Offset: f.Start})
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := repo.RunGit(ctx, append([]string{"log", "--format=%H%x00%B%x1e"}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	for _, rec := range strings.Split(string(msgs), "\x1e") {
+		h, body, ok := strings.Cut(strings.TrimLeft(rec, "\n"), "\x00")
+		if !ok {
+			continue
+		}
+		for _, f := range r.Scan(body) {
+			out = append(out, Finding{Path: "commit message", Blob: h, RuleID: f.RuleID, Offset: f.Start})
+		}
+	}
+	return out, nil
+}
+
+func hashArgs(hs []plumbing.Hash) []string {
+	var out []string
+	for _, h := range hs {
+		if !h.IsZero() {
+			out = append(out, h.String())
+		}
+	}
+	return out
+}
+
+// listBlobs lists the blobs of `git rev-list --objects <args>` with the
+// first path each was seen at (rev-list walks history far faster than
+// go-git).
+func listBlobs(ctx context.Context, repo *gitrepo.Repo, args ...string) ([]blobPath, error) {
+	out, err := repo.RunGit(ctx, append([]string{"rev-list", "--objects", "--filter=object:type=blob"}, args...)...)
+	if err != nil {
+		// Older gits lack --filter for rev-list without a promisor: list all.
+		if out, err = repo.RunGit(ctx, append([]string{"rev-list", "--objects"}, args...)...); err != nil {
+			return nil, err
+		}
+	}
+	var blobs []blobPath
+	for _, line := range strings.Split(string(out), "\n") {
+		hash, path, ok := strings.Cut(line, " ")
+		if ok && path != "" {
+			blobs = append(blobs, blobPath{hash, path})
+		}
+	}
+	return blobs, nil
+}
+
+// readBlobs streams the given objects through one `git cat-file --batch`
+// and calls fn for each blob no larger than maxBlob.
+func readBlobs(ctx context.Context, repo *gitrepo.Repo, blobs []blobPath, maxBlob int64, fn func(blobPath, []byte)) error {
+	if len(blobs) == 0 {
+		return nil
+	}
+	var in bytes.Buffer
+	for _, b := range blobs {
+		in.WriteString(b.hash + "\n")
+	}
+	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
+	cmd.Dir = repo.Root
+	cmd.Stdin = &in
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git cat-file: %w", err)
+	}
+	rd := bufio.NewReaderSize(stdout, 1<<20)
+	for _, b := range blobs {
+		header, err := rd.ReadString('\n')
+		if err != nil {
+			cmd.Wait()
+			return fmt.Errorf("git cat-file: %w", err)
+		}
+		fields := strings.Fields(header)
+		if len(fields) != 3 {
+			continue // missing object
+		}
+		size, _ := strconv.ParseInt(fields[2], 10, 64)
+		if fields[1] != "blob" || size > maxBlob {
+			if _, err := io.CopyN(io.Discard, rd, size+1); err != nil {
+				cmd.Wait()
+				return err
+			}
+			continue
+		}
+		data := make([]byte, size+1)
+		if _, err := io.ReadFull(rd, data); err != nil {
+			cmd.Wait()
+			return err
+		}
+		fn(b, data[:size])
+	}
+	return cmd.Wait()
+}

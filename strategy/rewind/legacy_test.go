@@ -1,0 +1,85 @@
+package rewind
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// An undo point of an older entire (a commit under refs/entire/undo/,
+// pushable) is moved into the store on first use: the ref is gone, and
+// undoing to it still restores its files, index and transcript.
+func TestLegacyUndoRefsMigrated(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t)
+	fx.step("one", map[string]string{"a.txt": "1"}, []string{`{"uuid":"u1"}`}, "", "")
+	repo := fx.repo
+	head, _ := repo.Head()
+	hc, _ := repo.Git.CommitObject(head)
+	sig := repo.Author(fx.clock)
+	commit := func(tree plumbing.Hash, msg string, parents ...plumbing.Hash) plumbing.Hash {
+		h, err := repo.WriteCommit(&object.Commit{Author: sig, Committer: sig, TreeHash: tree, ParentHashes: parents, Message: msg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	// The old layout: HEAD's tree plus the saved paths, the index as a
+	// commit, the transcripts as a tree.
+	undoTree, err := repo.BuildTree(hc.TreeHash, []gitrepo.Change{
+		{Path: "a.txt", Mode: filemode.Regular, Hash: mustBlob(t, repo, "legacy a\n")},
+		{Path: "README.md", Delete: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged, err := repo.BuildTree(hc.TreeHash, []gitrepo.Change{{Path: "staged.txt", Mode: filemode.Regular, Hash: mustBlob(t, repo, "staged\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	index := commit(staged, "index before rewind\n", head)
+	idx, _ := json.Marshal([]map[string]any{{"session_id": "s1", "path": fx.transcript}})
+	tt, err := repo.WriteTree([]object.TreeEntry{
+		{Name: "0", Mode: filemode.Regular, Hash: mustBlob(t, repo, "raw transcript\n")},
+		{Name: "transcripts.json", Mode: filemode.Regular, Hash: mustBlob(t, repo, string(idx))},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	transcripts := commit(tt, "transcripts before rewind\n")
+	undo := commit(undoTree, "entire: undo point before rewind to abc1234\n", head, index, transcripts)
+	const name = "20250101T000000.000000000Z"
+	gittest.Git(t, fx.dir, "update-ref", LegacyUndoRefPrefix+name, undo.String())
+
+	rw := fx.rewinder()
+	names, err := rw.UndoPoints(context.Background())
+	if err != nil || len(names) != 1 || names[0] != name {
+		t.Fatalf("undo points %v %v", names, err)
+	}
+	if refs := gittest.Git(t, fx.dir, "for-each-ref", "refs/entire/"); refs != "" {
+		t.Errorf("legacy refs left:\n%s", refs)
+	}
+	if _, err := rw.Undo(context.Background(), LegacyUndoRefPrefix+name); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(fx.dir, "a.txt")); string(b) != "legacy a\n" {
+		t.Errorf("a.txt = %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(fx.dir, "README.md")); !os.IsNotExist(err) {
+		t.Errorf("README.md not deleted: %v", err)
+	}
+	if b, _ := os.ReadFile(fx.transcript); string(b) != "raw transcript\n" {
+		t.Errorf("transcript = %q", b)
+	}
+	if st := gittest.Git(t, fx.dir, "diff", "--cached", "--name-status"); st != "A\tstaged.txt" {
+		t.Errorf("index after undo: %q", st)
+	}
+}

@@ -83,18 +83,6 @@ func diffStates(want, got treeState) string {
 	return strings.Join(out, "\n")
 }
 
-// turnWith plays one agent turn like agentTurn, running shell (the agent's
-// Bash tool) before the Stop hook.
-func (r *sessionRepo) turnWith(prompt string, files map[string]string, shell func()) {
-	r.t.Helper()
-	r.startTurn(r.dir, prompt)
-	r.writeFiles(files)
-	if shell != nil {
-		shell()
-	}
-	r.endTurn(r.dir, "Done with "+prompt)
-}
-
 // undoStoreDir is where a work tree keeps its undo points.
 func undoStoreDir(t *testing.T, dir string) string {
 	t.Helper()

@@ -93,12 +93,32 @@ func (r *sessionRepo) endTurn(dir, answer string) string {
 	return r.mustHookIn(dir, "stop", map[string]any{"hook_event_name": "Stop", "last_assistant_message": answer})
 }
 
-// playTurn plays a whole turn from the repository root.
-func (r *sessionRepo) playTurn(prompt string, files map[string]string) {
+// turnWith plays one whole agent turn from the repository root: the
+// prompt, the files the agent's Write tool writes, shell (the agent's Bash
+// tool; nil for none) and the Stop hook with the final answer as Claude
+// Code 2.1 sends it. It returns the Stop hook's stderr. Every e2e turn goes
+// through it, so a change of the client's protocol is made once.
+func (r *sessionRepo) turnWith(prompt string, files map[string]string, shell func()) string {
 	r.t.Helper()
 	r.startTurn(r.dir, prompt)
 	r.writeFiles(files)
-	r.endTurn(r.dir, "Done: "+prompt)
+	if shell != nil {
+		shell()
+	}
+	return r.endTurn(r.dir, "Done with "+prompt)
+}
+
+// playTurn is turnWith without shell commands.
+func (r *sessionRepo) playTurn(prompt string, files map[string]string) {
+	r.t.Helper()
+	r.turnWith(prompt, files, nil)
+}
+
+// agentTurn is turnWith without shell commands, returning the Stop hook's
+// stderr.
+func (r *sessionRepo) agentTurn(prompt string, files map[string]string) string {
+	r.t.Helper()
+	return r.turnWith(prompt, files, nil)
 }
 
 // gitIn runs git with the installed hooks (the built binary on PATH) in dir

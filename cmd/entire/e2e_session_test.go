@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,26 +73,6 @@ func (r *sessionRepo) appendTranscript(lines ...map[string]any) {
 		b, _ := json.Marshal(l)
 		f.Write(append(b, '\n'))
 	}
-}
-
-// agentTurn plays one Claude Code turn: prompt, file writes through the
-// Write tool, the Stop hook.
-func (r *sessionRepo) agentTurn(prompt string, files map[string]string) string {
-	r.t.Helper()
-	r.turn++
-	r.hook("user-prompt-submit", map[string]any{"prompt": prompt})
-	r.appendTranscript(map[string]any{"type": "user", "uuid": fmt.Sprintf("u%d", r.turn), "message": map[string]any{"role": "user", "content": prompt}})
-	for path, content := range files {
-		gittest.WriteFile(r.t, r.dir, path, content)
-		r.appendTranscript(map[string]any{"type": "assistant", "uuid": fmt.Sprintf("a%d-%s", r.turn, path), "message": map[string]any{
-			"id": fmt.Sprintf("msg_%d_%s", r.turn, path), "role": "assistant",
-			"content": []any{map[string]any{"type": "tool_use", "id": "toolu_" + path, "name": "Write", "input": map[string]any{"file_path": filepath.Join(r.dir, path), "content": content}}},
-			"usage":   map[string]any{"input_tokens": 10, "output_tokens": 5},
-		}})
-	}
-	r.appendTranscript(map[string]any{"type": "assistant", "uuid": fmt.Sprintf("done%d", r.turn), "message": map[string]any{"id": fmt.Sprintf("msg_done_%d", r.turn), "role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Done with " + prompt}}}})
-	_, errOut := r.hook("stop", map[string]any{"hook_event_name": "Stop", "last_assistant_message": "Done with " + prompt})
-	return errOut
 }
 
 func TestManualCommitSessionEndToEnd(t *testing.T) {

@@ -16,6 +16,16 @@
 //   - HookToolNamer: the tool a payload without tool_name was called with.
 //   - TranscriptScanner: incremental transcript analysis (the hook path).
 //   - SubagentTokenReader: usage of subagents stored in their own files.
+//   - HookAnswerer: what a hook prints when it has nothing to say, and how
+//     it reports a failure (answer or stderr, exit status).
+//   - PostToolRouter: what each post-tool verb handles (a subagent's end,
+//     the todo tools, the hiding of large results).
+//   - TaskResultReader: the subagent run a subagent tool's result names.
+//   - ToolOutputHider: how a large tool result is hidden and replaced.
+//   - MCPHost: where Entire's MCP server is registered (RegisterMCP,
+//     UnregisterMCP) and how the agent names its tools.
+//   - PromptCLI: the program that answers a summary prompt.
+//   - TranscriptRoles: the entry types of the user and the assistant.
 //
 // Detect them with a type assertion.
 //

@@ -1,7 +1,6 @@
 package explain
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -97,24 +96,40 @@ type Summarizer struct {
 	TempDir string
 }
 
-// Command returns the program and arguments that summarize for the agent
-// type: Claude Code (also for unknown agents) runs
-// `claude --print --output-format json --model sonnet --setting-sources ""`,
-// Gemini CLI runs `gemini --output-format json`; both read the prompt on
-// stdin.
-func Command(t agent.AgentType) (string, []string) {
-	if t == agent.AgentTypeGemini {
-		return "gemini", []string{"--output-format", "json"}
+// summaryAgent returns the agent that summarizes for agent type t: the
+// agent of that type, else (unknown types too) the default agent; nil when
+// neither is registered or it has no PromptCLI.
+func summaryAgent(t agent.AgentType) agent.PromptCLI {
+	a, err := agent.GetByAgentType(t)
+	if err != nil {
+		a = agent.Default()
 	}
-	return "claude", []string{"--print", "--output-format", "json", "--model", "sonnet", "--setting-sources", ""}
+	p, _ := a.(agent.PromptCLI)
+	return p
+}
+
+// Command returns the program and arguments that summarize for the agent
+// type (agent.PromptCLI of the agent of that type, else of the default
+// agent): they read the prompt on stdin. The program is "" when no
+// registered agent can summarize.
+func Command(t agent.AgentType) (string, []string) {
+	p := summaryAgent(t)
+	if p == nil {
+		return "", nil
+	}
+	return p.PromptCommand()
 }
 
 // Summarize asks the agent of type t to summarize the entries. It returns
 // an error wrapping ErrAgentNotInstalled when the agent's program is not on
-// PATH, and a clear error when the program fails or its answer is not a
-// summary.
+// PATH (or no registered agent can summarize), and a clear error when the
+// program fails or its answer is not a summary.
 func (s *Summarizer) Summarize(ctx context.Context, t agent.AgentType, entries []Entry, files []string) (*checkpoint.Summary, error) {
-	name, args := Command(t)
+	p := summaryAgent(t)
+	if p == nil {
+		return nil, fmt.Errorf("%w: no agent's program summarizes for %s", ErrAgentNotInstalled, t)
+	}
+	name, args := p.PromptCommand()
 	path, err := s.LookPath(name)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s is not on PATH", ErrAgentNotInstalled, name)
@@ -133,24 +148,15 @@ func (s *Summarizer) Summarize(ctx context.Context, t agent.AgentType, entries [
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", name, err)
 	}
-	return ParseSummary(answerText(out))
+	return ParseSummary(answerText(p, out))
 }
 
-// answerText extracts the model's text from a CLI's JSON output
-// ({"result": …} for Claude Code, {"response": …} for Gemini CLI); output
-// that is not such an object is taken as the text itself.
-func answerText(out []byte) string {
-	var v struct {
-		Result   *string `json:"result"`
-		Response *string `json:"response"`
-	}
-	if json.Unmarshal(bytes.TrimSpace(out), &v) == nil {
-		if v.Result != nil {
-			return *v.Result
-		}
-		if v.Response != nil {
-			return *v.Response
-		}
+// answerText extracts the model's text from the program's output
+// (agent.PromptCLI.PromptAnswer); output that is not the agent's JSON
+// answer is taken as the text itself.
+func answerText(p agent.PromptCLI, out []byte) string {
+	if text, ok := p.PromptAnswer(out); ok {
+		return text
 	}
 	return string(out)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/notes"
@@ -90,11 +91,13 @@ func WriteTasks(ctx context.Context, w io.Writer, repo *gitrepo.Repo, sess *chec
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
 
 // noteResolver shows a memory ref that is a note key of agentType's
-// namespace with the note's preview; nil when notes cannot be read.
+// namespace (the registry name of the agent of that type, else
+// notes.DefaultAgent) with the note's preview; nil when notes cannot be
+// read.
 func noteResolver(ctx context.Context, repo *gitrepo.Repo, agentType string) func(string) string {
 	ns := notes.DefaultAgent
-	if strings.Contains(strings.ToLower(agentType), "gemini") {
-		ns = "gemini"
+	if a, err := agent.GetByAgentType(agent.AgentType(agentType)); err == nil {
+		ns = string(a.Name())
 	}
 	store, err := notes.NewStore(ctx, repo, notes.WithAgent(ns))
 	if err != nil {

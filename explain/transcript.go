@@ -82,6 +82,8 @@ func parseTranscript(content []byte, start int) ([]Entry, int, error) {
 	if start < 0 {
 		start = 0
 	}
+	var ro roles
+	ro.user, ro.assistant = agent.EntryRoles()
 	if isDocument(content) {
 		var doc struct {
 			Messages []line `json:"messages"`
@@ -92,12 +94,12 @@ func parseTranscript(content []byte, start int) ([]Entry, int, error) {
 		var out []Entry
 		for i := range doc.Messages {
 			if i >= start {
-				out = appendLine(out, &doc.Messages[i])
+				out = ro.appendLine(out, &doc.Messages[i])
 			}
 		}
 		return out, len(doc.Messages), nil
 	}
-	r := records{byID: map[string]int{}}
+	r := records{roles: ro, byID: map[string]int{}}
 	n := 0
 	for len(content) > 0 {
 		var l []byte
@@ -133,12 +135,13 @@ func parseTranscript(content []byte, start int) ([]Entry, int, error) {
 // written again, e.g. once more with its tool calls, replaces its earlier
 // record in place (FORMATS.md 2.1).
 type records struct {
+	roles  roles
 	groups [][]Entry
 	byID   map[string]int
 }
 
 func (r *records) add(v *line) {
-	e := appendLine(nil, v)
+	e := r.roles.appendLine(nil, v)
 	if v.ID != "" {
 		if i, ok := r.byID[v.ID]; ok {
 			r.groups[i] = e
@@ -216,8 +219,14 @@ func contentParts(content json.RawMessage) (text string, blocks []block) {
 	return "", nil
 }
 
+// roles are the "type" values of user and assistant entries in the
+// transcripts of every registered agent (agent.EntryRoles).
+type roles struct {
+	user, assistant map[string]bool
+}
+
 // appendLine adds the entries of one transcript line or message.
-func appendLine(out []Entry, v *line) []Entry {
+func (ro roles) appendLine(out []Entry, v *line) []Entry {
 	if v.IsMeta || v.IsSidechain || v.IsCompactSummary {
 		return out
 	}
@@ -225,14 +234,14 @@ func appendLine(out []Entry, v *line) []Entry {
 	if v.Message != nil && len(v.Message.Content) > 0 {
 		content = v.Message.Content
 	}
-	switch v.Type {
-	case "user", "human":
+	switch {
+	case ro.user[v.Type]:
 		raw, _ := contentParts(content)
 		text := agent.PromptText(raw)
 		if text != "" && !strings.HasPrefix(text, skillPreamble) {
 			out = append(out, Entry{Role: RoleUser, Text: text})
 		}
-	case "assistant", "gemini", "model":
+	case ro.assistant[v.Type]:
 		raw, blocks := contentParts(content)
 		if text := strings.TrimSpace(raw); text != "" {
 			out = append(out, Entry{Role: RoleAssistant, Text: text})

@@ -13,7 +13,6 @@ import (
 	"runtime/debug"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/agent/claudecode"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/entirecli/entire/internal/logging"
@@ -30,10 +29,11 @@ const hookMemoryLimit = 384 << 20
 const sessionStartMessage = "\n\nPowered by Entire:\n  This conversation will be linked to your next commit."
 
 // RunAgentHook handles `entire hooks <agent> <verb>` and returns the exit
-// status for the agent. Claude Code treats exit 1 as a non-blocking error
-// (shown to the user) and blocks only on 2; Gemini CLI blocks on most
-// non-zero codes, so a Gemini hook always exits 0 and reports problems in
-// its JSON answer. Outside a repository, or with entire disabled, a hook
+// status for the agent. How a hook answers, and how it reports a failure,
+// is the agent's (agent.HookAnswerer): Claude Code treats exit 1 as a
+// non-blocking error (shown to the user) and blocks only on 2; Gemini CLI
+// blocks on most non-zero codes, so a Gemini hook always exits 0 and
+// reports problems in its JSON answer. Outside a repository, or with entire disabled, a hook
 // does nothing and exits 0; so does a verb the agent no longer installs
 // (agent.NoOpHookVerbs), before even looking for the repository, and a
 // verb entire does not know, which is logged as a warning (nothing on
@@ -48,36 +48,43 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 		fmt.Fprintf(env.Stderr, "entire: %v\n", err)
 		return 0
 	}
-	gemini := agentName == agent.AgentNameGemini
-	// fail answers a failure: in Gemini's JSON (exit 0), else on stderr
-	// (exit 1). The message may carry what the payload or the repository
-	// held (a panic's value, a parse error's bytes): it is escaped.
+	// fail answers a failure the way the agent reads it (agent.HookAnswerer):
+	// in its answer, or on stderr. The message may carry what the payload
+	// or the repository held (a panic's value, a parse error's bytes): it
+	// is escaped.
 	fail := func(err error) int {
 		msg := iostreams.Escape(err.Error())
-		if gemini {
-			writeJSON(env.Stdout, map[string]any{"systemMessage": "Entire: " + msg})
-			return 0
+		answer, code := agent.FailureAnswer(ag, msg)
+		if answer != nil {
+			writeJSON(env.Stdout, answer)
+			return code
 		}
 		fmt.Fprintf(env.Stderr, "%s\n", msg)
-		return 1
+		return code
+	}
+	// answerEmpty prints what the agent expects from a hook with nothing
+	// to say.
+	answerEmpty := func() {
+		if answer := agent.EmptyAnswer(ag); answer != nil {
+			writeJSON(env.Stdout, answer)
+		}
 	}
 	var perr error
 	defer func() {
 		if perr != nil {
-			code = 1
-			if gemini {
-				writeJSON(env.Stdout, map[string]any{"systemMessage": "Entire: " + iostreams.Escape(perr.Error())})
-				code = 0
+			msg := iostreams.Escape(perr.Error())
+			answer, c := agent.FailureAnswer(ag, msg)
+			if answer != nil {
+				writeJSON(env.Stdout, answer)
 			}
-			fmt.Fprintf(env.Stderr, "entire hooks %s %s: %s\n", agentName, verb, iostreams.Escape(perr.Error()))
+			code = c
+			fmt.Fprintf(env.Stderr, "entire hooks %s %s: %s\n", agentName, verb, msg)
 		}
 	}()
 	defer panics.Recover(&perr)
 	if agent.IsNoOpHookVerb(ag, verb) {
 		drain(env.Stdin)
-		if gemini {
-			writeJSON(env.Stdout, map[string]any{})
-		}
+		answerEmpty()
 		return 0
 	}
 	// A hook is a short-lived process whose garbage dies with it: collect
@@ -87,9 +94,7 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 	repo, err := env.OpenRepo()
 	if err != nil || !settings.Enabled(repo.Root) {
 		drain(env.Stdin)
-		if gemini {
-			writeJSON(env.Stdout, map[string]any{})
-		}
+		answerEmpty()
 		return 0
 	}
 	resolver, _ := ag.(agent.HookVerbResolver)
@@ -128,7 +133,7 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 	}
 	log.Debug("hook invoked", "agent", string(agentName), "hook", verb, "session_id", in.SessionID)
 	strategy.CompletePending(ctx, senv) // what a killed post-commit left, before the turn moves on
-	h := &agentHook{env: env, senv: senv, agent: ag, in: in, gemini: gemini}
+	h := &agentHook{env: env, senv: senv, agent: ag, in: in}
 	out, err := h.safeDispatch(ctx, verb, hookType)
 	log.Info("hook completed", "agent", string(agentName), "hook", verb, "session_id", in.SessionID,
 		"duration_ms", since(env, start), "success", err == nil)
@@ -144,8 +149,8 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 	}
 	if out != nil {
 		writeJSON(env.Stdout, out)
-	} else if gemini {
-		writeJSON(env.Stdout, map[string]any{})
+	} else {
+		answerEmpty()
 	}
 	return 0
 }
@@ -171,11 +176,10 @@ func recordOutcome(senv *strategy.Env, sessionID, verb string, err error) {
 
 // agentHook is one agent hook call.
 type agentHook struct {
-	env    Env
-	senv   *strategy.Env
-	agent  agent.Agent
-	in     *agent.HookInput
-	gemini bool
+	env   Env
+	senv  *strategy.Env
+	agent agent.Agent
+	in    *agent.HookInput
 }
 
 // safeDispatch is dispatch with a panic turned into its error (a
@@ -251,24 +255,30 @@ func (h *agentHook) dispatch(ctx context.Context, verb string, t agent.HookType)
 		}
 		return nil, st.TaskStart(ctx, h.taskInput(ti, d))
 	case agent.HookPostToolUse:
-		switch {
-		case h.gemini:
-			// One hook for every tool: a subagent's end, then the hides.
-			if d, ok := h.delegation(); ok {
-				if err := h.delegationEnd(ctx, st, h.taskInput(ti, d), d); err != nil {
-					return nil, err
-				}
-			}
-			return h.postTool()
-		case verb == claudecode.VerbPostTool:
-			return h.postTool()
-		case verb == "post-task":
-			if d, ok := h.delegation(); ok {
+		return h.postToolUse(ctx, st, ti, agent.PostToolRoleOf(h.agent, verb))
+	}
+	return nil, nil
+}
+
+// postToolUse runs what a post-tool verb stands for (agent.PostToolRole):
+// the end of a subagent tool call, the todo tools, the hiding of large
+// results.
+func (h *agentHook) postToolUse(ctx context.Context, st strategy.Strategy, ti strategy.TurnInput, role agent.PostToolRole) (map[string]any, error) {
+	if role&agent.PostToolDelegation != 0 {
+		if d, ok := h.delegation(); ok {
+			if _, finds := h.agent.(agent.SubagentFinder); !finds {
 				return h.postTask(ctx, st, h.taskInput(ti, d))
 			}
-		case verb == "post-todo":
-			return nil, h.postTodo(ctx, st, ti)
+			if err := h.delegationEnd(ctx, st, h.taskInput(ti, d), d); err != nil {
+				return nil, err
+			}
 		}
+	}
+	if role&agent.PostToolTodos != 0 {
+		return nil, h.postTodo(ctx, st, ti)
+	}
+	if role&agent.PostToolHides != 0 {
+		return h.postTool()
 	}
 	return nil, nil
 }
@@ -286,8 +296,8 @@ func (h *agentHook) delegation() (agent.Delegation, bool) {
 func (h *agentHook) taskInput(ti strategy.TurnInput, d agent.Delegation) strategy.TaskInput {
 	in := strategy.TaskInput{TurnInput: ti, ToolUseID: h.toolUseID(), ToolName: h.in.ToolName, ToolInput: h.in.ToolInput,
 		AgentID: h.in.AgentID, SubagentType: d.SubagentType, Description: d.Description}
-	if resp, err := claudecode.ParseTaskResponse(h.in.ToolResponse); err == nil && resp.AgentID != "" {
-		in.AgentID = resp.AgentID
+	if res, err := h.taskResult(); err == nil && res.AgentID != "" {
+		in.AgentID = res.AgentID
 	}
 	return in
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/agent/claudecode"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 	"github.com/entirecli/entire/notes"
@@ -96,8 +97,8 @@ func TestRegisterMCP(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(root, rel))
 		return string(b)
 	}
-	write(ClaudeMCPPath, `{"mcpServers": {"mine": {"command": "mine"}}}`)
-	write(ClaudeLocalSettingsPath, `{"enabledMcpjsonServers": ["mine"], "x": 1}`)
+	write(claudecode.MCPPath, `{"mcpServers": {"mine": {"command": "mine"}}}`)
+	write(claudecode.LocalSettingsPath, `{"enabledMcpjsonServers": ["mine"], "x": 1}`)
 	write(".gemini/settings.json", `{"hooks": {}}`)
 	for _, a := range []string{"claude-code", "gemini"} {
 		changed, err := RegisterMCP(root, agentName(a), nil)
@@ -108,10 +109,10 @@ func TestRegisterMCP(t *testing.T) {
 			t.Errorf("second register %s changed: %v %v", a, changed, err)
 		}
 	}
-	if s := read(ClaudeMCPPath); !strings.Contains(s, `"mine"`) || !strings.Contains(s, `"entire": {`) || !strings.Contains(s, `"command":"entire"`) {
+	if s := read(claudecode.MCPPath); !strings.Contains(s, `"mine"`) || !strings.Contains(s, `"entire": {`) || !strings.Contains(s, `"command":"entire"`) {
 		t.Errorf(".mcp.json:\n%s", s)
 	}
-	if s := read(ClaudeLocalSettingsPath); !strings.Contains(s, `"mine"`) || !strings.Contains(s, `"entire"`) {
+	if s := read(claudecode.LocalSettingsPath); !strings.Contains(s, `"mine"`) || !strings.Contains(s, `"entire"`) {
 		t.Errorf("settings.local.json:\n%s", s)
 	}
 	if s := read(".gemini/settings.json"); !strings.Contains(s, `"--agent"`) || !strings.Contains(s, `"hooks"`) {
@@ -126,9 +127,9 @@ func TestRegisterMCP(t *testing.T) {
 	// Without an install log what is recognised as Entire's goes; the
 	// files come back byte for byte.
 	for rel, want := range map[string]string{
-		ClaudeMCPPath:           `{"mcpServers": {"mine": {"command": "mine"}}}`,
-		ClaudeLocalSettingsPath: `{"enabledMcpjsonServers": ["mine"], "x": 1}`,
-		".gemini/settings.json": `{"hooks": {}}`,
+		claudecode.MCPPath:           `{"mcpServers": {"mine": {"command": "mine"}}}`,
+		claudecode.LocalSettingsPath: `{"enabledMcpjsonServers": ["mine"], "x": 1}`,
+		".gemini/settings.json":      `{"hooks": {}}`,
 	} {
 		if got := read(rel); got != want {
 			t.Errorf("%s after uninstall:\n got %q\nwant %q", rel, got, want)
@@ -143,14 +144,14 @@ func TestRegisterMCP(t *testing.T) {
 	if err := UnregisterMCP(fresh, nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, rel := range []string{ClaudeMCPPath, ClaudeLocalSettingsPath} {
+	for _, rel := range []string{claudecode.MCPPath, claudecode.LocalSettingsPath} {
 		if _, err := os.Stat(filepath.Join(fresh, rel)); !os.IsNotExist(err) {
 			t.Errorf("%s left behind", rel)
 		}
 	}
 	// Invalid files are errors, not overwritten.
 	bad := t.TempDir()
-	os.WriteFile(filepath.Join(bad, ClaudeMCPPath), []byte(`[1]`), 0o600)
+	os.WriteFile(filepath.Join(bad, claudecode.MCPPath), []byte(`[1]`), 0o600)
 	if _, err := RegisterMCP(bad, agentName("claude-code"), nil); err == nil {
 		t.Errorf("invalid .mcp.json accepted")
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/agent/claudecode"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/conclusion"
 	"github.com/entirecli/entire/notes"
@@ -122,10 +121,10 @@ func (h *agentHook) postTask(ctx context.Context, st strategy.Strategy, in strat
 	if !h.conclusionsOn() || session.ValidateToolUseID(in.ToolUseID) != nil {
 		return nil, st.TaskEnd(ctx, in)
 	}
-	resp, _ := claudecode.ParseTaskResponse(h.in.ToolResponse)
+	res, _ := h.taskResult()
 	key := in.ToolUseID
-	if session.ValidateToolUseID(resp.AgentID) == nil {
-		key = resp.AgentID
+	if session.ValidateToolUseID(res.AgentID) == nil {
+		key = res.AgentID
 	}
 	p := subagent.NewPending(h.senv.Repo.Root)
 	t := h.pendingTask(p, key, in.ToolUseID)
@@ -135,7 +134,7 @@ func (h *agentHook) postTask(ctx context.Context, st strategy.Strategy, in strat
 			t.StartedAt = pre.Timestamp
 		}
 	}
-	background := resp.Status == "async_launched"
+	background := res.Background
 	if t.Conclusion == nil && !background {
 		// No subagent-stop ran (older Claude Code, or conclusions were
 		// switched on mid-task): the tool response is the final message.
@@ -156,6 +155,17 @@ func (h *agentHook) postTask(ctx context.Context, st strategy.Strategy, in strat
 		return nil, nil
 	}
 	return hookContext("PostToolUse", conclusion.FormatForParent(t, h.resolveOptions(ctx))), nil
+}
+
+// taskResult reads the hook's tool response as the result of a subagent
+// tool call (agent.TaskResultReader); the zero TaskResult when the agent
+// does not read one.
+func (h *agentHook) taskResult() (agent.TaskResult, error) {
+	r, ok := h.agent.(agent.TaskResultReader)
+	if !ok {
+		return agent.TaskResult{}, nil
+	}
+	return r.ReadTaskResult(h.in.ToolResponse)
 }
 
 // resolveOptions enriches the parent's view of a conclusion: artifacts

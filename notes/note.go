@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/entirecli/entire/agent"
 )
 
 // Default quotas, passed to Save by the tools and the CLI.
@@ -17,8 +19,9 @@ const (
 	DefaultMaxCount = 64
 )
 
-// DefaultAgent is the agent namespace used when none is given.
-const DefaultAgent = "claude-code"
+// DefaultAgent is the agent namespace used when none is given: that of the
+// default agent (an agent's namespace is its registry name).
+const DefaultAgent = string(agent.DefaultAgentName)
 
 // keyPattern is the rule for note keys and agent names.
 const keyPattern = `[a-z0-9][a-z0-9_-]{0,63}`

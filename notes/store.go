@@ -35,8 +35,8 @@ type Store struct {
 // Option configures a Store.
 type Option func(*Store)
 
-// WithAgent selects the agent namespace ("claude-code", "gemini"). Empty
-// means DefaultAgent.
+// WithAgent selects the agent namespace, an agent's registry name
+// (agent.AgentName). Empty means DefaultAgent.
 func WithAgent(name string) Option { return func(s *Store) { s.agent = name } }
 
 // WithRedact sets the function applied to note content before it becomes a

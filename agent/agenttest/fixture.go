@@ -37,6 +37,9 @@ type Fixture struct {
 	// without newline) for growth tests; nil if the agent's transcripts
 	// are not append-only.
 	AppendEntry func(i int) []byte
+
+	// Capabilities are the cases of the optional capabilities' checks.
+	Capabilities CapabilityCases
 }
 
 // HookCase is one hook payload and the fields it must parse to.

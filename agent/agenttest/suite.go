@@ -24,6 +24,7 @@ func Run(t *testing.T, fx Fixture) {
 	t.Run("Chunking", func(t *testing.T) { t.Parallel(); testChunking(t, fx) })
 	t.Run("Scan", func(t *testing.T) { t.Parallel(); testScan(t, fx) })
 	t.Run("Sniff", func(t *testing.T) { t.Parallel(); testSniff(t, fx) })
+	t.Run("Capabilities", func(t *testing.T) { t.Parallel(); testCapabilities(t, fx) })
 }
 
 func newAgent(fx Fixture, t *testing.T) agent.Agent {

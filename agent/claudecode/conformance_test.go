@@ -104,6 +104,26 @@ func claudeFixture(t *testing.T) agenttest.Fixture {
 		AppendEntry: func(i int) []byte {
 			return []byte(fmt.Sprintf(`{"type":"user","message":{"role":"user","content":"prompt %d"},"uuid":"g%d"}`, i, i))
 		},
+		Capabilities: claudeCapabilityCases(),
+	}
+}
+
+func claudeCapabilityCases() agenttest.CapabilityCases {
+	big := strings.Repeat("line of output\n", 20)
+	bigJSON := strings.ReplaceAll(big, "\n", `\n`)
+	return agenttest.CapabilityCases{
+		TaskResults: []agenttest.TaskResultCase{
+			{Response: `{"status":"completed","agentId":"a1b2c3d","content":[{"type":"text","text":"found"}],"totalTokens":12}`, Want: agent.TaskResult{AgentID: "a1b2c3d"}},
+			{Response: `{"status":"async_launched","agentId":"a9","outputFile":"/tmp/a9.output"}`, Want: agent.TaskResult{AgentID: "a9", Background: true}},
+		},
+		Hides: []agenttest.HideCase{
+			{Name: "bash", Threshold: 100, Text: big,
+				Input: agent.HookInput{ToolName: "Bash", ToolResponse: []byte(`{"stdout":"` + bigJSON + `","stderr":"","interrupted":false}`)}},
+			{Name: "mcp-blocks", Threshold: 200, Text: big[:150] + "\n" + big[:150],
+				Input: agent.HookInput{ToolName: "mcp__other__fetch", ToolResponse: []byte(`[{"type":"text","text":"` + bigJSON[:160] + `"},{"type":"text","text":"` + bigJSON[:160] + `"}]`)}},
+		},
+		PromptOutput: `{"type":"result","subtype":"success","is_error":false,"result":"{\"intent\":\"x\"}","session_id":"s"}`,
+		PromptText:   `{"intent":"x"}`,
 	}
 }
 

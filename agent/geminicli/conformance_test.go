@@ -2,6 +2,7 @@ package geminicli_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/entirecli/entire/agent"
@@ -99,6 +100,22 @@ func geminiFixture(t *testing.T) agenttest.Fixture {
 			FileName:      "session-2026-01-01T00-00-abcdef12.json", // named from the startTime
 		},
 		TranscriptFiles: agenttest.TranscriptFixtures(t, "gemini-cli"),
+		Capabilities:    geminiCapabilityCases(),
+	}
+}
+
+func geminiCapabilityCases() agenttest.CapabilityCases {
+	big := strings.Repeat("a line of the file\n", 20)
+	bigJSON := strings.ReplaceAll(big, "\n", `\n`)
+	return agenttest.CapabilityCases{
+		Hides: []agenttest.HideCase{
+			{Name: "string", Threshold: 100, Text: big,
+				Input: agent.HookInput{ToolName: "read_file", ToolResponse: []byte(`{"llmContent":"` + bigJSON + `","returnDisplay":"Read 20 lines","error":null}`)}},
+			{Name: "parts", Threshold: 100, Text: big + "\nend",
+				Input: agent.HookInput{ToolName: "mcp_other_fetch", ToolResponse: []byte(`{"llmContent":[{"text":"` + bigJSON + `"},{"text":"end"}],"returnDisplay":"ok"}`)}},
+		},
+		PromptOutput: `{"session_id":"s","response":"{\"intent\":\"x\"}","stats":{}}`,
+		PromptText:   `{"intent":"x"}`,
 	}
 }
 

@@ -219,8 +219,8 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 		fmt.Fprintf(errOut, "✓ Created orphan branch '%s' for session metadata\n", checkpoint.MetadataBranch)
 	}
 	ignored := ""
-	if ag.Name() == agent.AgentNameClaudeCode {
-		if ignored, err = ignoreLocalSettings(ctx, repo); err != nil {
+	if mcpApprovalFile(ag) != "" {
+		if ignored, err = ignoreLocalSettings(ctx, repo, ag); err != nil {
 			fmt.Fprintf(errOut, "Warning: %v\n", err)
 			ignored = "add it to .git/info/exclude"
 		}

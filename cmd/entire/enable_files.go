@@ -10,26 +10,35 @@ import (
 	"strings"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/hooks/githook"
 	"github.com/entirecli/entire/internal/atomicfile"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/settings"
 )
 
-// ignoreLocalSettings makes sure git ignores Claude Code's personal
-// settings file (.claude/settings.local.json, where enable approves the
-// MCP server for this user): unless a .gitignore or another exclude file
-// already covers it, the path is added to the repository's info/exclude,
-// which is never committed. It returns how the file is ignored, for
-// enable's output.
-// localSettingsExclude is what ignoreLocalSettings appends to info/exclude,
-// and what `disable --uninstall` takes out again.
-const localSettingsExclude = "# Personal Claude Code settings (entire enable)\n/" + hooks.ClaudeLocalSettingsPath + "\n"
+// mcpRegistration returns where enable registers the MCP server for a (the
+// zero value when a starts no project MCP servers).
+func mcpRegistration(a agent.Agent) agent.MCPRegistration {
+	if h, ok := a.(agent.MCPHost); ok {
+		return h.MCPRegistration()
+	}
+	return agent.MCPRegistration{}
+}
+
+// mcpApprovalFile returns the personal settings file in which enable
+// approves the MCP server for a's user (Claude Code's
+// .claude/settings.local.json), "" when a needs no approval.
+func mcpApprovalFile(a agent.Agent) string { return mcpRegistration(a).ApprovalFile }
+
+// localSettingsExclude is what ignoreLocalSettings appends to info/exclude
+// for a's approval file, and what `disable --uninstall` takes out again.
+func localSettingsExclude(a agent.Agent) string {
+	return "# Personal " + string(a.Type()) + " settings (entire enable)\n/" + mcpApprovalFile(a) + "\n"
+}
 
 // unignoreLocalSettings takes out of info/exclude the lines
-// ignoreLocalSettings appended (the last time they appear), keeping every
-// other byte and the file's mode.
+// ignoreLocalSettings appended for any registered agent (the last time they
+// appear), keeping every other byte and the file's mode.
 func unignoreLocalSettings(repo *gitrepo.Repo) error {
 	path := filepath.Join(repo.CommonDir, "info", "exclude")
 	data, err := os.ReadFile(path)
@@ -39,19 +48,35 @@ func unignoreLocalSettings(repo *gitrepo.Repo) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
-	i := strings.LastIndex(string(data), localSettingsExclude)
-	if i < 0 || (i > 0 && data[i-1] != '\n') {
+	out := data
+	for _, name := range agent.List() {
+		a, err := agent.Get(name)
+		if err != nil || mcpApprovalFile(a) == "" {
+			continue
+		}
+		block := localSettingsExclude(a)
+		i := strings.LastIndex(string(out), block)
+		if i < 0 || (i > 0 && out[i-1] != '\n') {
+			continue
+		}
+		out = append(out[:i:i], out[i+len(block):]...)
+	}
+	if len(out) == len(data) {
 		return nil
 	}
-	out := append(data[:i:i], data[i+len(localSettingsExclude):]...)
 	if err := atomicfile.Rewrite(path, out, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
 
-func ignoreLocalSettings(ctx context.Context, repo *gitrepo.Repo) (string, error) {
-	rel := hooks.ClaudeLocalSettingsPath
+// ignoreLocalSettings makes sure git ignores a's personal settings file
+// (mcpApprovalFile, where enable approves the MCP server for this user):
+// unless a .gitignore or another exclude file already covers it, the path
+// is added to the repository's info/exclude, which is never committed. It
+// returns how the file is ignored, for enable's output.
+func ignoreLocalSettings(ctx context.Context, repo *gitrepo.Repo, a agent.Agent) (string, error) {
+	rel := mcpApprovalFile(a)
 	if _, err := repo.RunGit(ctx, "check-ignore", "-q", "--no-index", rel); err == nil {
 		return "already ignored", nil
 	} else {
@@ -61,7 +86,7 @@ func ignoreLocalSettings(ctx context.Context, repo *gitrepo.Repo) (string, error
 		}
 	}
 	path := filepath.Join(repo.CommonDir, "info", "exclude")
-	add := localSettingsExclude
+	add := localSettingsExclude(a)
 	if data, err := os.ReadFile(path); err == nil && len(data) > 0 && !strings.HasSuffix(string(data), "\n") {
 		add = "\n" + add
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -94,9 +119,10 @@ func printEnableFiles(w io.Writer, ag agent.Agent, target, hooksDir, ignored str
 	row := func(path, what string) { fmt.Fprintf(w, "  %-28s %s\n", path, what) }
 	switch ag.Name() {
 	case agent.AgentNameClaudeCode:
+		reg := mcpRegistration(ag)
 		row(ag.GetHookConfigPath(), "hooks, permissions.deny, env (commit it: teammates' sessions are recorded too)")
-		row(hooks.ClaudeMCPPath, "the entire MCP server (commit it)")
-		row(hooks.ClaudeLocalSettingsPath, "approves that server for you (personal: "+ignored+")")
+		row(reg.ServersFile, "the entire MCP server (commit it)")
+		row(reg.ApprovalFile, "approves that server for you (personal: "+ignored+")")
 	default:
 		row(ag.GetHookConfigPath(), "hooks, the entire MCP server (commit it)")
 	}

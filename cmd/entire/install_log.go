@@ -76,7 +76,7 @@ func trackInstall(repo *gitrepo.Repo) (*installTracker, error) {
 // paths are the files and directories enable may create, relative to the
 // work tree root.
 func (t *installTracker) paths() []string {
-	out := []string{settings.Dir, settingsGitignore, settingsRel(settings.ProjectPath), settingsRel(settings.LocalPath), hooks.ClaudeMCPPath, filepath.ToSlash(filepath.Dir(hooks.ClaudeLocalSettingsPath)), hooks.ClaudeLocalSettingsPath}
+	out := append([]string{settings.Dir, settingsGitignore, settingsRel(settings.ProjectPath), settingsRel(settings.LocalPath)}, hooks.MCPFiles()...)
 	for _, name := range agent.List() {
 		if a, err := agent.Get(name); err == nil {
 			if p := a.GetHookConfigPath(); p != "" {

@@ -1,4 +1,4 @@
-package hooks
+package claudecode
 
 import (
 	"encoding/json"
@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/entirecli/entire/agent"
 )
 
-func TestPlanClaude(t *testing.T) {
+func TestPlanResponse(t *testing.T) {
 	t.Parallel()
 	big := strings.Repeat("x", 200)
 	tests := []struct {
@@ -34,7 +36,7 @@ func TestPlanClaude(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := planClaude([]byte(tt.raw), 150, tt.mcp)
+			p := planResponse([]byte(tt.raw), 150, tt.mcp)
 			if tt.wantText == "" {
 				if p != nil {
 					t.Fatalf("plan %q, want none", p.text)
@@ -52,31 +54,45 @@ func TestPlanClaude(t *testing.T) {
 	}
 }
 
-func TestPlanGemini(t *testing.T) {
+// TestPlanHideAnswer checks the answer for each Claude Code version the
+// transcript records: the field the version reads, or the note.
+func TestPlanHideAnswer(t *testing.T) {
 	t.Parallel()
-	big := strings.Repeat("y", 300)
+	dir := t.TempDir()
+	transcript := func(name, version string) string {
+		p := filepath.Join(dir, name)
+		content := `{"type":"user"}` + "\n"
+		if version != "" {
+			content = `{"type":"user","version":"` + version + `"}` + "\n"
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	resp := `{"stdout":"` + strings.Repeat("x", 200) + `","stderr":""}`
 	for _, tt := range []struct {
-		raw, want string
+		name, version, tool, want string
 	}{
-		{`{"llmContent":"` + big + `","returnDisplay":"ok"}`, big},
-		{`{"llmContent":[{"text":"` + big + `"},{"text":"z"}],"returnDisplay":"ok"}`, big + "\nz"},
-		{`{"llmContent":"small","returnDisplay":"` + big + `"}`, ""},
-		{`{"error":"boom"}`, ""},
-		{`[1,2]`, ""},
+		{"current", "2.1.121", "Bash", `{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":{"stderr":"","stdout":"P"}}}`},
+		{"old mcp", "2.1.120", "mcp__x__y", `{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedMCPToolOutput":{"stderr":"","stdout":"P"}}}`},
+		{"old", "2.1.120", "Bash", `{"hookSpecificOutput":{"additionalContext":"N This Claude Code version (2.1.120) cannot replace tool output, ` +
+			`so the full output above is unchanged; prefer the hide tools when you need it again.","hookEventName":"PostToolUse"}}`},
+		{"unknown", "", "Bash", `{"hookSpecificOutput":{"additionalContext":"N","hookEventName":"PostToolUse","updatedToolOutput":{"stderr":"","stdout":"P"}}}`},
 	} {
-		p := planGemini([]byte(tt.raw), 200)
-		switch {
-		case tt.want == "" && p != nil:
-			t.Errorf("%s: plan %q, want none", tt.raw[:20], p.text)
-		case tt.want != "" && (p == nil || p.text != tt.want):
-			t.Errorf("%s: plan %+v", tt.raw[:20], p)
-		case p != nil && p.replace("P") != "P":
-			t.Errorf("gemini replacement is not the page")
+		in := &agent.HookInput{ToolName: tt.tool, ToolResponse: []byte(resp), SessionRef: transcript(tt.name, tt.version)}
+		plan, ok := New().PlanHide(in, 150)
+		if !ok {
+			t.Fatalf("%s: no plan", tt.name)
+		}
+		b, _ := json.Marshal(plan.Answer("P", "N"))
+		if string(b) != tt.want {
+			t.Errorf("%s: answer\n%s\nwant\n%s", tt.name, b, tt.want)
 		}
 	}
 }
 
-func TestClaudeVersion(t *testing.T) {
+func TestTranscriptVersion(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, content string) string {
@@ -96,12 +112,12 @@ func TestClaudeVersion(t *testing.T) {
 		{"c", strings.Repeat("z", 70<<10) + `{"version":"2.2.0"}`, [3]int{2, 2, 0}, true},
 		{"d", `{"type":"user"}`, [3]int{}, false},
 	} {
-		v, known := claudeVersion(write(tt.name, tt.content))
+		v, known := transcriptVersion(write(tt.name, tt.content))
 		if v != tt.want || known != tt.known {
 			t.Errorf("%s: %v %v, want %v %v", tt.name, v, known, tt.want, tt.known)
 		}
 	}
-	if _, known := claudeVersion(filepath.Join(dir, "missing")); known {
+	if _, known := transcriptVersion(filepath.Join(dir, "missing")); known {
 		t.Errorf("missing file known")
 	}
 	if !versionLess([3]int{2, 1, 120}, minUpdatedOutputVersion) || versionLess([3]int{2, 1, 121}, minUpdatedOutputVersion) ||
@@ -110,31 +126,18 @@ func TestClaudeVersion(t *testing.T) {
 	}
 }
 
-func TestIsOwnTool(t *testing.T) {
-	t.Parallel()
-	for name, want := range map[string]bool{"mcp__entire__hide_next": true, "mcp_entire_hide_jump": true, "entire__note_list": true,
-		"Bash": false, "mcp__other__x": false} {
-		if isOwnTool(name) != want {
-			t.Errorf("isOwnTool(%q) != %v", name, want)
-		}
-	}
-}
-
-func FuzzPlanClaude(f *testing.F) {
+func FuzzPlanResponse(f *testing.F) {
 	f.Add([]byte(`{"stdout":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","stderr":""}`), true)
 	f.Add([]byte(`[{"type":"text","text":"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}]`), true)
 	f.Add([]byte(`["a","b",["c"],{"d":null}]`), false)
 	f.Fuzz(func(t *testing.T, raw []byte, mcp bool) {
-		if p := planClaude(raw, 10, mcp); p != nil {
+		if p := planResponse(raw, 10, mcp); p != nil {
 			if len(p.text) <= 10 {
 				t.Fatalf("plan of %d bytes under threshold", len(p.text))
 			}
 			if _, err := json.Marshal(p.replace("P")); err != nil {
 				t.Fatalf("replacement not encodable: %v", err)
 			}
-		}
-		if p := planGemini(raw, 10); p != nil && len(p.text) <= 10 {
-			t.Fatalf("gemini plan under threshold")
 		}
 	})
 }

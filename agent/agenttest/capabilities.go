@@ -1,0 +1,409 @@
+package agenttest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/entirecli/entire/agent"
+)
+
+// CapabilityCases are the agent-specific data of the checks of the optional
+// capabilities the hooks, `entire enable` and `entire explain` use. A case
+// list must not be empty when the agent implements its capability.
+type CapabilityCases struct {
+	// TaskResults are tool responses of the subagent tool and what they
+	// read as (agent.TaskResultReader).
+	TaskResults []TaskResultCase
+	// Hides are tool calls whose result is hidden
+	// (agent.ToolOutputHider).
+	Hides []HideCase
+	// PromptOutput is what the agent's prompt program prints, and
+	// PromptText the answer in it (agent.PromptCLI).
+	PromptOutput, PromptText string
+}
+
+// TaskResultCase is the tool_response of one subagent tool call and what
+// it reads as.
+type TaskResultCase struct {
+	Response string
+	Want     agent.TaskResult
+}
+
+// HideCase is a post-tool hook input whose result is hidden at Threshold,
+// and the text stored as the hide.
+type HideCase struct {
+	Name      string
+	Input     agent.HookInput
+	Threshold int
+	Text      string
+}
+
+// testCapabilities checks each optional capability the agent implements
+// against its contract; a capability the agent lacks is skipped.
+func testCapabilities(t *testing.T, fx Fixture) {
+	t.Run("HookAnswerer", func(t *testing.T) { t.Parallel(); testHookAnswerer(t, fx) })
+	t.Run("PostToolRouter", func(t *testing.T) { t.Parallel(); testPostToolRouter(t, fx) })
+	t.Run("TaskResultReader", func(t *testing.T) { t.Parallel(); testTaskResultReader(t, fx) })
+	t.Run("ToolOutputHider", func(t *testing.T) { t.Parallel(); testToolOutputHider(t, fx) })
+	t.Run("MCPHost", func(t *testing.T) { t.Parallel(); testMCPHost(t, fx) })
+	t.Run("PromptCLI", func(t *testing.T) { t.Parallel(); testPromptCLI(t, fx) })
+	t.Run("TranscriptRoles", func(t *testing.T) { t.Parallel(); testTranscriptRoles(t, fx) })
+}
+
+// capability returns the agent under test as a T, or skips the test.
+func capability[T any](t *testing.T, fx Fixture) T {
+	t.Helper()
+	c, ok := newAgent(fx, t).(T)
+	if !ok {
+		t.Skipf("agent does not implement %s", reflect.TypeOf((*T)(nil)).Elem())
+	}
+	return c
+}
+
+func testHookAnswerer(t *testing.T, fx Fixture) {
+	h := capability[agent.HookAnswerer](t, fx)
+	if empty := h.EmptyHookAnswer(); empty != nil {
+		if _, err := json.Marshal(empty); err != nil {
+			t.Errorf("EmptyHookAnswer is not JSON: %v", err)
+		}
+	}
+	const msg = "hook failed: boom-42"
+	answer, code := h.HookFailure(msg)
+	if code < 0 || code > 255 {
+		t.Errorf("HookFailure exit status %d", code)
+	}
+	if answer == nil {
+		// The message goes to stderr: a zero status would hide the
+		// failure from the agent.
+		if code == 0 {
+			t.Errorf("HookFailure reports on stderr with exit status 0")
+		}
+		return
+	}
+	b, err := json.Marshal(answer)
+	if err != nil {
+		t.Fatalf("HookFailure answer is not JSON: %v", err)
+	}
+	if !bytes.Contains(b, []byte(msg)) {
+		t.Errorf("HookFailure answer %s does not carry the message", b)
+	}
+}
+
+func testPostToolRouter(t *testing.T, fx Fixture) {
+	r := capability[agent.PostToolRouter](t, fx)
+	a := newAgent(fx, t)
+	resolver, ok := a.(agent.HookVerbResolver)
+	if !ok {
+		t.Fatal("a PostToolRouter must resolve its verbs (HookVerbResolver)")
+	}
+	verbs := map[string]bool{}
+	if hh, ok := a.(agent.HookHandler); ok {
+		for _, v := range hh.GetHookNames() {
+			verbs[v] = true
+		}
+	}
+	for _, c := range fx.Hooks {
+		verbs[c.Verb] = true
+	}
+	routed := false
+	for verb := range verbs {
+		role := r.PostToolRole(verb)
+		ht, _ := resolver.HookTypeForVerb(verb)
+		if ht != agent.HookPostToolUse {
+			if role != 0 {
+				t.Errorf("verb %q (%s) has post-tool role %b", verb, ht, role)
+			}
+			continue
+		}
+		if role == 0 && !agent.IsNoOpHookVerb(a, verb) {
+			t.Errorf("post-tool verb %q has no role", verb)
+		}
+		routed = routed || role != 0
+		for _, need := range []struct {
+			bit  agent.PostToolRole
+			name string
+			ok   bool
+		}{
+			{agent.PostToolDelegation, "Delegator", is[agent.Delegator](a)},
+			{agent.PostToolTodos, "TodoTracker", is[agent.TodoTracker](a)},
+			{agent.PostToolHides, "ToolOutputHider", is[agent.ToolOutputHider](a)},
+		} {
+			if role&need.bit != 0 && !need.ok {
+				t.Errorf("verb %q has role %b but the agent is no %s", verb, need.bit, need.name)
+			}
+		}
+	}
+	if !routed {
+		t.Errorf("no verb has a post-tool role")
+	}
+	if r.PostToolRole("no-such-verb") != 0 {
+		t.Errorf("an unknown verb has a post-tool role")
+	}
+}
+
+func is[T any](a agent.Agent) bool {
+	_, ok := a.(T)
+	return ok
+}
+
+func testTaskResultReader(t *testing.T, fx Fixture) {
+	r := capability[agent.TaskResultReader](t, fx)
+	if len(fx.Capabilities.TaskResults) == 0 {
+		t.Fatal("no TaskResults cases")
+	}
+	for _, c := range fx.Capabilities.TaskResults {
+		got, err := r.ReadTaskResult([]byte(c.Response))
+		if err != nil || got != c.Want {
+			t.Errorf("ReadTaskResult(%s) = %+v, %v; want %+v", c.Response, got, err, c.Want)
+		}
+	}
+	for _, raw := range []string{"", `"Error: the subagent failed"`, `[1]`} {
+		if got, err := r.ReadTaskResult([]byte(raw)); err != nil || got != (agent.TaskResult{}) {
+			t.Errorf("ReadTaskResult(%q) = %+v, %v; want the zero result", raw, got, err)
+		}
+	}
+	if _, err := r.ReadTaskResult([]byte(`{"agentId": `)); err == nil {
+		t.Errorf("ReadTaskResult of a broken object: no error")
+	}
+}
+
+func testToolOutputHider(t *testing.T, fx Fixture) {
+	h := capability[agent.ToolOutputHider](t, fx)
+	if len(fx.Capabilities.Hides) == 0 {
+		t.Fatal("no Hides cases")
+	}
+	for _, c := range fx.Capabilities.Hides {
+		t.Run(c.Name, func(t *testing.T) {
+			in := c.Input
+			plan, ok := h.PlanHide(&in, c.Threshold)
+			if !ok {
+				t.Fatalf("no plan at threshold %d", c.Threshold)
+			}
+			if plan.Text != c.Text || len(plan.Text) <= c.Threshold {
+				t.Errorf("plan text %q, want %q (over %d bytes)", plan.Text, c.Text, c.Threshold)
+			}
+			const page, note = "PAGE-1-OF-3", "NOTE-STORED"
+			b, err := json.Marshal(plan.Answer(page, note))
+			if err != nil {
+				t.Fatalf("answer is not JSON: %v", err)
+			}
+			if !bytes.Contains(b, []byte(page)) && !bytes.Contains(b, []byte(note)) {
+				t.Errorf("answer %s carries neither the page nor the note", b)
+			}
+			in = c.Input
+			if plan, ok := h.PlanHide(&in, len(in.ToolResponse)); ok {
+				t.Errorf("plan %q at the response's own length", plan.Text)
+			}
+		})
+	}
+	for _, raw := range []string{"", "{", `"short"`, `{"x":null}`} {
+		if plan, ok := h.PlanHide(&agent.HookInput{ToolName: "t", ToolResponse: []byte(raw)}, 5); ok && len(plan.Text) <= 5 {
+			t.Errorf("plan %q of %q under the threshold", plan.Text, raw)
+		}
+	}
+}
+
+func testMCPHost(t *testing.T, fx Fixture) {
+	h := capability[agent.MCPHost](t, fx)
+	a := newAgent(fx, t)
+	reg := h.MCPRegistration()
+	for _, rel := range []string{reg.ServersFile, reg.ApprovalFile} {
+		if rel != "" && (path.IsAbs(rel) || path.Clean(rel) != rel || strings.HasPrefix(rel, "..") || strings.Contains(rel, `\`)) {
+			t.Errorf("file %q is not a clean relative slash path", rel)
+		}
+	}
+	if reg.ServersFile == "" || len(reg.Args) == 0 || reg.Args[0] != "mcp" {
+		t.Fatalf("registration %+v: want a servers file and `mcp` arguments", reg)
+	}
+	if !h.IsEntireMCPCommand("entire mcp") || h.IsEntireMCPCommand("npx other-server") {
+		t.Errorf("IsEntireMCPCommand does not tell Entire's command from another")
+	}
+	prefixes := h.MCPToolPrefixes(agent.MCPServerName)
+	if len(prefixes) == 0 {
+		t.Errorf("no MCP tool prefixes")
+	}
+	for _, p := range prefixes {
+		if !strings.Contains(p, agent.MCPServerName) || !agent.IsEntireMCPTool(p+"note_list") {
+			t.Errorf("tool prefix %q: not recognised as Entire's", p)
+		}
+	}
+
+	t.Run("Foreign", func(t *testing.T) {
+		t.Parallel()
+		root := t.TempDir()
+		want := map[string]string{reg.ServersFile: "{\n  \"mcpServers\": {\n    \"mine\": {\"command\": \"mine\"}\n  },\n  \"x\": 1\n}\n"}
+		if reg.ApprovalFile != "" {
+			want[reg.ApprovalFile] = `{"enabledMcpjsonServers": ["mine"], "x": 1}`
+		}
+		for rel, content := range want {
+			writeFile(t, filepath.Join(root, rel), content)
+		}
+		if changed, err := agent.RegisterMCP(root, a, nil); err != nil || !changed {
+			t.Fatalf("register = %v, %v", changed, err)
+		}
+		servers := readFile(t, filepath.Join(root, reg.ServersFile))
+		var doc struct {
+			MCPServers map[string]struct {
+				Command string   `json:"command"`
+				Args    []string `json:"args"`
+			} `json:"mcpServers"`
+			X int `json:"x"`
+		}
+		if err := json.Unmarshal(servers, &doc); err != nil {
+			t.Fatalf("servers file is not JSON: %v\n%s", err, servers)
+		}
+		if e := doc.MCPServers[agent.MCPServerName]; e.Command != "entire" || !slices.Equal(e.Args, reg.Args) || doc.MCPServers["mine"].Command != "mine" || doc.X != 1 {
+			t.Errorf("servers file after register:\n%s", servers)
+		}
+		if reg.ApprovalFile != "" {
+			var ap struct {
+				Enabled []string `json:"enabledMcpjsonServers"`
+			}
+			_ = json.Unmarshal(readFile(t, filepath.Join(root, reg.ApprovalFile)), &ap)
+			if !slices.Contains(ap.Enabled, agent.MCPServerName) || !slices.Contains(ap.Enabled, "mine") {
+				t.Errorf("approvals after register: %q", ap.Enabled)
+			}
+		}
+		if !agent.MCPRegistered(root) {
+			t.Errorf("MCPRegistered = false after register")
+		}
+		if changed, err := agent.RegisterMCP(root, a, nil); err != nil || changed || !bytes.Equal(readFile(t, filepath.Join(root, reg.ServersFile)), servers) {
+			t.Errorf("second register changed the files: %v, %v", changed, err)
+		}
+		if err := agent.UnregisterMCP(root, nil); err != nil {
+			t.Fatal(err)
+		}
+		for rel, content := range want {
+			if got := readFile(t, filepath.Join(root, rel)); string(got) != content {
+				t.Errorf("%s after unregister:\n got %q\nwant %q", rel, got, content)
+			}
+		}
+	})
+	t.Run("Logged", func(t *testing.T) {
+		t.Parallel()
+		// In a fresh work tree, what RegisterMCP creates is among
+		// MCPFiles, as enable records it; the logged unregister removes
+		// it all again.
+		root := t.TempDir()
+		log := &agent.InstallLog{}
+		if _, err := agent.RegisterMCP(root, a, log); err != nil {
+			t.Fatal(err)
+		}
+		files := agent.MCPFiles()
+		for _, rel := range []string{reg.ServersFile, reg.ApprovalFile} {
+			if rel != "" && !slices.Contains(files, rel) {
+				t.Errorf("MCPFiles %q lacks %s", files, rel)
+			}
+		}
+		for _, rel := range files {
+			if _, err := os.Stat(filepath.Join(root, rel)); err == nil {
+				log.AddCreated(rel)
+			}
+		}
+		if err := agent.UnregisterMCP(root, log); err != nil {
+			t.Fatal(err)
+		}
+		for _, rel := range files {
+			if _, err := os.Stat(filepath.Join(root, rel)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s left after unregister: %v", rel, err)
+			}
+		}
+	})
+	t.Run("Invalid", func(t *testing.T) {
+		t.Parallel()
+		root := t.TempDir()
+		p := filepath.Join(root, reg.ServersFile)
+		writeFile(t, p, `[1]`)
+		if _, err := agent.RegisterMCP(root, a, nil); !errors.Is(err, agent.ErrInvalidSettings) {
+			t.Errorf("register on a non-object: err = %v, want ErrInvalidSettings", err)
+		}
+		if got := readFile(t, p); string(got) != `[1]` {
+			t.Errorf("invalid servers file modified: %s", got)
+		}
+	})
+}
+
+func writeFile(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testPromptCLI(t *testing.T, fx Fixture) {
+	p := capability[agent.PromptCLI](t, fx)
+	program, _ := p.PromptCommand()
+	if program == "" || strings.ContainsAny(program, `/\ `) {
+		t.Errorf("PromptCommand program %q: want a name looked up on PATH", program)
+	}
+	c := fx.Capabilities
+	if c.PromptOutput == "" {
+		t.Fatal("no PromptOutput case")
+	}
+	if text, ok := p.PromptAnswer([]byte(c.PromptOutput)); !ok || text != c.PromptText {
+		t.Errorf("PromptAnswer = %q, %v; want %q", text, ok, c.PromptText)
+	}
+	for _, out := range []string{"", "plain text", `{"unrelated": 1}`} {
+		if text, ok := p.PromptAnswer([]byte(out)); ok {
+			t.Errorf("PromptAnswer(%q) = %q, true; want not an answer", out, text)
+		}
+	}
+}
+
+func testTranscriptRoles(t *testing.T, fx Fixture) {
+	r := capability[agent.TranscriptRoles](t, fx)
+	user, assistant := r.TranscriptRoles()
+	if len(user) == 0 || len(assistant) == 0 {
+		t.Fatalf("roles %q / %q: want both", user, assistant)
+	}
+	for _, u := range user {
+		if slices.Contains(assistant, u) {
+			t.Errorf("type %q is both the user's and the assistant's", u)
+		}
+	}
+	// The sample session names both speakers with those types.
+	seen := map[string]bool{}
+	for _, typ := range entryTypes(fx.Session.Data) {
+		seen[typ] = true
+	}
+	if !slices.ContainsFunc(user, func(s string) bool { return seen[s] }) ||
+		!slices.ContainsFunc(assistant, func(s string) bool { return seen[s] }) {
+		t.Errorf("sample session's entry types %v hold no user or no assistant type of %q / %q", seen, user, assistant)
+	}
+}
+
+// entryTypes returns the "type" members of a transcript's entries: the
+// messages of a JSON document, else the JSONL lines.
+func entryTypes(data []byte) []string {
+	type entry struct {
+		Type string `json:"type"`
+	}
+	var doc struct {
+		Messages []entry `json:"messages"`
+	}
+	var out []string
+	if json.Unmarshal(data, &doc) == nil && doc.Messages != nil {
+		for _, m := range doc.Messages {
+			out = append(out, m.Type)
+		}
+		return out
+	}
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		var e entry
+		if json.Unmarshal(l, &e) == nil {
+			out = append(out, e.Type)
+		}
+	}
+	return out
+}

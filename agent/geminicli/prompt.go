@@ -1,0 +1,35 @@
+package geminicli
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/entirecli/entire/agent"
+)
+
+var (
+	_ agent.PromptCLI       = (*Agent)(nil)
+	_ agent.TranscriptRoles = (*Agent)(nil)
+)
+
+// PromptCommand returns `gemini --output-format json`.
+func (a *Agent) PromptCommand() (string, []string) {
+	return "gemini", []string{"--output-format", "json"}
+}
+
+// PromptAnswer returns the "response" of the JSON Gemini CLI prints.
+func (a *Agent) PromptAnswer(output []byte) (string, bool) {
+	var v struct {
+		Response *string `json:"response"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(output), &v) != nil || v.Response == nil {
+		return "", false
+	}
+	return *v.Response, true
+}
+
+// TranscriptRoles returns the message types of Gemini CLI's transcripts:
+// "user", and "gemini" (or the API's "model") for the assistant.
+func (a *Agent) TranscriptRoles() (user, assistant []string) {
+	return []string{"user"}, []string{"gemini", "model"}
+}

@@ -66,6 +66,12 @@ type Env struct {
 	// complete to a process that finishes it (ManualCommit.FinishTurn)
 	// after the hook returned; nil makes the hook wait for the transcript.
 	FinishLater func(TurnFinish) error
+	// EnsureGitHooks, when set, reinstalls entire's git hooks if they are
+	// missing or are not the shims this version writes (localDev: those of
+	// a development build). Every turn start calls it, so it must cost no
+	// git call when all is in place. The hook layer provides it; nil
+	// leaves the git hooks alone.
+	EnsureGitHooks func(localDev bool) error
 	// Getenv looks up ENTIRE_TEST_TTY and the like.
 	Getenv func(string) string
 	// CLIVersion is recorded in metadata.

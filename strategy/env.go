@@ -72,7 +72,11 @@ type Env struct {
 	// git call when all is in place. The hook layer provides it; nil
 	// leaves the git hooks alone.
 	EnsureGitHooks func(localDev bool) error
-	// Getenv looks up ENTIRE_TEST_TTY and the like.
+	// Confirmer, when set, asks the person committing whether to link a
+	// `git commit -m` commit to a session; nil means nobody is at a
+	// terminal, and such a commit is linked without asking.
+	Confirmer LinkConfirmer
+	// Getenv looks up the process environment.
 	Getenv func(string) string
 	// CLIVersion is recorded in metadata.
 	CLIVersion string

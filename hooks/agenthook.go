@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"runtime/debug"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint/session"
@@ -20,10 +19,6 @@ import (
 	"github.com/entirecli/entire/internal/settings"
 	"github.com/entirecli/entire/strategy"
 )
-
-// hookMemoryLimit is the heap size from which a hook process collects
-// garbage; below it, none is collected.
-const hookMemoryLimit = 384 << 20
 
 // sessionStartMessage is what SessionStart shows the user (SPEC 2.6).
 const sessionStartMessage = "\n\nPowered by Entire:\n  This conversation will be linked to your next commit."
@@ -87,10 +82,6 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 		answerEmpty()
 		return 0
 	}
-	// A hook is a short-lived process whose garbage dies with it: collect
-	// only past a memory bound instead of every few megabytes.
-	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(hookMemoryLimit)
 	repo, err := env.OpenRepo()
 	if err != nil || !settings.Enabled(repo.Root) {
 		drain(env.Stdin)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/strategy"
 )
 
 // Env is what a hook handler works with; the command layer fills it.
@@ -19,4 +20,7 @@ type Env struct {
 	OpenRepo func() (*gitrepo.Repo, error)
 	// CLIVersion is recorded in what the hooks write.
 	CLIVersion string
+	// Confirmer asks the person committing on a terminal whether to link
+	// the commit to a session (git hooks); nil: nobody is asked.
+	Confirmer strategy.LinkConfirmer
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/entirecli/entire/checkpoint/push"
@@ -37,8 +36,6 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 	}()
 	defer panics.Recover(&perr)
 	start := env.Now()
-	debug.SetGCPercent(-1) // see RunAgentHook
-	debug.SetMemoryLimit(hookMemoryLimit)
 	repo, err := env.OpenRepo()
 	if err != nil {
 		return 0

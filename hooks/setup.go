@@ -51,6 +51,10 @@ func open(env Env, repo *gitrepo.Repo, component string) (*strategy.Env, *loggin
 		Now:        env.Now,
 		Getenv:     env.Getenv,
 		CLIVersion: env.CLIVersion,
+		Confirmer:  env.Confirmer,
+		// A turn start repairs the git hooks (husky overwrote them, an
+		// older entire installed them).
+		EnsureGitHooks: gitHookRepairer(repo, env.Stderr),
 	}
 	return senv, log, nil
 }

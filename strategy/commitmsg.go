@@ -1,7 +1,6 @@
 package strategy
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/atomicfile"
-	"github.com/entirecli/entire/internal/iostreams"
 )
 
 // recentSessions returns the sessions of this worktree that may hold
@@ -188,41 +186,32 @@ func (m *ManualCommit) lastPrompt(st *session.State) string {
 	return m.env.Redactor.Text(st.FirstPrompt)
 }
 
-// hasTTY reports whether a person is at a terminal for this commit:
-// ENTIRE_TEST_TTY ("1" or "0") decides in tests, else whether /dev/tty can
-// be opened.
-func (m *ManualCommit) hasTTY() bool {
-	if v := m.env.Getenv("ENTIRE_TEST_TTY"); v != "" {
-		return v == "1"
-	}
-	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
-	if err != nil {
-		return false
-	}
-	f.Close()
-	return true
+// LinkConfirmer asks the person making a commit whether to link it to an
+// agent session. The command layer implements it on the terminal; the
+// strategy never opens one itself.
+type LinkConfirmer interface {
+	// Interactive reports whether a person is at a terminal for this
+	// commit. Without one (an agent committing) a commit holding a
+	// session's work is linked without asking.
+	Interactive() bool
+	// ConfirmLink asks whether to link a `git commit -m` commit to the
+	// active session of agentLabel, whose last prompt is prompt ("" for
+	// none; shown with ShortPrompt). The default answer, and the answer
+	// when the terminal cannot be used, is yes. Both strings come from the
+	// session and may hold escape sequences: they are printed escaped.
+	ConfirmLink(agentLabel, prompt string) bool
 }
 
-// confirmLink asks on the terminal whether to link a `git commit -m`
-// commit to the session; the default (and the answer when the terminal
-// cannot be used) is yes.
+// hasTTY reports whether a person is at a terminal for this commit (see
+// Env.Confirmer); nil means nobody is.
+func (m *ManualCommit) hasTTY() bool {
+	return m.env.Confirmer != nil && m.env.Confirmer.Interactive()
+}
+
+// confirmLink asks whether to link a `git commit -m` commit to the
+// session; it is only called when hasTTY.
 func (m *ManualCommit) confirmLink(agentLabel, prompt string) bool {
-	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
-	if err != nil {
-		return true
-	}
-	defer tty.Close()
-	// The prompt (and the agent type, from the hook payload) may hold
-	// pasted escape sequences: printed escaped.
-	agentLabel = iostreams.Escape(agentLabel)
-	fmt.Fprintf(tty, "You have an active %s session.\n", agentLabel)
-	if prompt != "" {
-		fmt.Fprintf(tty, "Last Prompt: %s\n", iostreams.Escape(firstPrompt(prompt)))
-	}
-	fmt.Fprintf(tty, "Link this commit to %s session context? [Y/n] ", agentLabel)
-	line, _ := bufio.NewReader(tty).ReadString('\n')
-	answer := strings.ToLower(strings.TrimSpace(line))
-	return answer == "" || answer == "y" || answer == "yes"
+	return m.env.Confirmer.ConfirmLink(agentLabel, prompt)
 }
 
 // CommitMsg removes a trailer that is the only content of a message, so

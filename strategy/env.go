@@ -66,7 +66,17 @@ type Env struct {
 	// complete to a process that finishes it (ManualCommit.FinishTurn)
 	// after the hook returned; nil makes the hook wait for the transcript.
 	FinishLater func(TurnFinish) error
-	// Getenv looks up ENTIRE_TEST_TTY and the like.
+	// EnsureGitHooks, when set, reinstalls entire's git hooks if they are
+	// missing or are not the shims this version writes (localDev: those of
+	// a development build). Every turn start calls it, so it must cost no
+	// git call when all is in place. The hook layer provides it; nil
+	// leaves the git hooks alone.
+	EnsureGitHooks func(localDev bool) error
+	// Confirmer, when set, asks the person committing whether to link a
+	// `git commit -m` commit to a session; nil means nobody is at a
+	// terminal, and such a commit is linked without asking.
+	Confirmer LinkConfirmer
+	// Getenv looks up the process environment.
 	Getenv func(string) string
 	// CLIVersion is recorded in metadata.
 	CLIVersion string

@@ -56,6 +56,11 @@ func firstPrompt(prompt string) string {
 	return s
 }
 
+// ShortPrompt is a prompt as shown on one line (a session's first prompt,
+// the question of a LinkConfirmer): IDE tags dropped, whitespace
+// collapsed, at most 100 runes followed by "...".
+func ShortPrompt(prompt string) string { return firstPrompt(prompt) }
+
 // promptSeparator joins prompts in prompt.txt.
 const promptSeparator = "\n\n---\n\n"
 

@@ -17,7 +17,8 @@ func newHooksCmd(f *factory) *cobra.Command {
 		Hidden: true,
 	}
 	env := func() hooks.Env {
-		return hooks.Env{Stdin: f.IO.In, Stdout: f.IO.Out, Stderr: f.IO.ErrOut, Getenv: f.Getenv, Now: f.Now, OpenRepo: f.OpenRepo, CLIVersion: version}
+		return hooks.Env{Stdin: f.IO.In, Stdout: f.IO.Out, Stderr: f.IO.ErrOut, Getenv: f.Getenv, Now: f.Now, OpenRepo: f.OpenRepo, CLIVersion: version,
+			Confirmer: newTTYConfirmer(f.Getenv)}
 	}
 	for _, name := range agent.List() {
 		a, err := agent.Get(name)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/iostreams"
-	"github.com/entirecli/entire/internal/settings"
 	"github.com/entirecli/entire/renderrefs"
 	"github.com/entirecli/entire/strategy/references"
 	"github.com/entirecli/entire/strategy/rewind"
@@ -151,7 +150,7 @@ func (o *rewindOptions) validate() error {
 func rewindTo(ctx context.Context, opts *rewindOptions, rw *rewind.Rewinder, p rewind.Point) error {
 	f := opts.f
 	errOut := f.IO.ErrOut
-	if !opts.Reset && !opts.LogsOnly && p.IsLogsOnly && autoCommitRewind(ctx, f, p) {
+	if !opts.Reset && !opts.LogsOnly && p.IsLogsOnly && rw.ResetsBranch(ctx, p, configuredStrategy(f)) {
 		// auto-commit: every turn is a commit, and rewinding to one is a
 		// reset of the branch (SPEC 5.3), unless the commit is already on
 		// main/master.
@@ -341,18 +340,12 @@ func runUndo(ctx context.Context, opts *rewindOptions, rw *rewind.Rewinder) erro
 	return nil
 }
 
-// autoCommitRewind reports whether a committed point is rewound by resetting
-// the branch: under auto-commit, for a commit not reachable from main or
-// master (local or origin), as SPEC 5.3 rewinds.
-func autoCommitRewind(ctx context.Context, f *factory, p rewind.Point) bool {
+// configuredStrategy is the name of the repository's strategy ("" outside
+// a repository).
+func configuredStrategy(f *factory) string {
 	repo, err := f.OpenRepo()
-	if err != nil || loadSettings(repo).StrategyName() != settings.StrategyAutoCommit {
-		return false
+	if err != nil {
+		return ""
 	}
-	for _, b := range []string{"main", "master", "origin/main", "origin/master"} {
-		if _, err := repo.RunGit(ctx, "merge-base", "--is-ancestor", p.ID, b); err == nil {
-			return false
-		}
-	}
-	return true
+	return loadSettings(repo).StrategyName()
 }

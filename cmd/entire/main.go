@@ -4,12 +4,23 @@ package main
 
 import (
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"strings"
 )
 
+// hookMemoryLimit is the heap size from which a hook process collects
+// garbage; below it, none is collected.
+const hookMemoryLimit = 384 << 20
+
 func main() {
+	if isHookCall(os.Args[1:]) {
+		// A hook is a short-lived process whose garbage dies with it:
+		// collect only past a memory bound instead of every few megabytes.
+		debug.SetGCPercent(-1)
+		debug.SetMemoryLimit(hookMemoryLimit)
+	}
 	// ENTIRE_CPUPROFILE=<file> writes a CPU profile of the command, to
 	// measure hooks as the agent runs them; %p in the name is the process
 	// ID, so that every hook of a session keeps its own.
@@ -25,4 +36,10 @@ func main() {
 		}
 	}
 	os.Exit(int(run(os.Args[1:], newFactory())))
+}
+
+// isHookCall reports whether args are an agent's or git's call of a hook
+// (`entire hooks <agent|git> ...`), not the background finish-turn.
+func isHookCall(args []string) bool {
+	return len(args) > 1 && args[0] == "hooks" && args[1] != "finish-turn"
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/hooks"
+	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/entirecli/entire/internal/logging"
 	"github.com/entirecli/entire/internal/settings"
@@ -258,8 +258,7 @@ func worktreeBranch(ctx context.Context, path string) string {
 	if !filepath.IsAbs(path) {
 		return ""
 	}
-	cmd := exec.CommandContext(ctx, "git", "-C", path, "rev-parse", "--abbrev-ref", "HEAD")
-	outB, err := cmd.Output()
+	outB, err := gitrepo.Runner{Dir: path}.Run(ctx, "rev-parse", "--abbrev-ref", "HEAD")
 	if err != nil {
 		return ""
 	}

@@ -116,7 +116,7 @@ func (g Runner) bound(ctx context.Context, def time.Duration) (context.Context, 
 func (g Runner) command(ctx context.Context, args []string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = g.Dir
-	cmd.Env = g.Environ()
+	cmd.Env = g.environ()
 	cmd.WaitDelay = waitDelay
 	if g.Detach {
 		proc.Detach(cmd)
@@ -155,8 +155,8 @@ func (g Runner) result(parent, ctx context.Context, cmd *exec.Cmd, args []string
 	return fmt.Errorf("run git %s: %w", name, err)
 }
 
-// Environ returns the environment git runs with (see Runner.Env).
-func (g Runner) Environ() []string {
+// environ returns the environment git runs with (see Runner.Env).
+func (g Runner) environ() []string {
 	base := g.Env
 	if base == nil {
 		base = absPathVars(os.Environ())

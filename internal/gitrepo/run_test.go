@@ -23,10 +23,10 @@ func TestRunnerEnviron(t *testing.T) {
 		Set:     []string{"GIT_DIR=/abs/.git"},
 		CLocale: true,
 	}
-	got := g.Environ()
+	got := g.environ()
 	want := []string{"GIT_DIR=.git", "KEEP=1", "LC_ALL=C", "GIT_DIR=/abs/.git"}
 	if !slices.Equal(got, want) {
-		t.Errorf("Environ() = %q, want %q (an explicit Env is used as given)", got, want)
+		t.Errorf("environ() = %q, want %q (an explicit Env is used as given)", got, want)
 	}
 
 	wd, _ := os.Getwd()

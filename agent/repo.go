@@ -1,10 +1,12 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
+
+	"github.com/entirecli/entire/internal/gitrepo"
 )
 
 // RepoRoot returns the root of the git work tree containing the current
@@ -17,7 +19,7 @@ func RepoRoot() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("get working directory: %w", err)
 	}
-	out, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	out, err := gitrepo.Runner{}.Run(context.Background(), "rev-parse", "--show-toplevel")
 	if err != nil {
 		return cwd, nil
 	}

@@ -145,7 +145,7 @@ func (f *SettingsFile) Save() (bool, error) {
 	if f.Exists && bytes.Equal(out, f.original) {
 		return false, nil
 	}
-	if err := WriteFileAtomic(f.Path, out, f.mode); err != nil {
+	if err := atomicfile.Write(f.Path, out, f.mode); err != nil {
 		return false, fmt.Errorf("write settings: %w", err)
 	}
 	f.original, f.Exists = out, true
@@ -172,11 +172,4 @@ func (f *SettingsFile) SaveOrRemove(log *InstallLog, rel string) error {
 	}
 	f.Exists = false
 	return nil
-}
-
-// WriteFileAtomic writes data to path atomically (see atomicfile.Write):
-// temp file, fsync, rename; parents created 0750. On error path is
-// unchanged.
-func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	return atomicfile.Write(path, data, perm)
 }

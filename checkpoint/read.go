@@ -157,7 +157,7 @@ func (s *Store) readSessions(baseTree plumbing.Hash, id ID) ([]slotInfo, error) 
 		}
 		sub, err := dir.Tree(strconv.Itoa(idx))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("checkpoint %s session %d: read tree: %w", id, idx, err)
 		}
 		var m SessionMetadata
 		if err := readJSON(s.repo, sub, MetadataFile, &m); err != nil {

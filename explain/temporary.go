@@ -93,7 +93,7 @@ func (l *Loader) TemporaryView(c *object.Commit, mode Mode) (*CheckpointView, er
 func (l *Loader) blob(t *object.Tree, name string) ([]byte, error) {
 	e, err := t.FindEntry(name)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("find %s in tree %s: %w", name, t.Hash, err)
 	}
 	return l.Repo.ReadBlob(e.Hash)
 }

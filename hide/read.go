@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/internal/atomicfile"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -170,37 +171,21 @@ func (s *Store) open(h *storedHide) (readerAtCloser, error) {
 }
 
 // fillCache inflates the chunks of h into path: a temp file in the same
-// directory, fsynced, then renamed.
+// directory (made 0700), fsynced, then renamed.
 func (s *Store) fillCache(h *storedHide, path string) error {
-	if err := os.MkdirAll(s.cacheDir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(s.cacheDir, "tmp-")
+	f, err := atomicfile.Create(s.cacheDir, atomicfile.Options{Perm: 0o600, DirPerm: 0o700, Sync: atomicfile.SyncFile, TempPattern: "tmp-*"})
 	if err != nil {
 		return err
 	}
-	tmpName := tmp.Name()
-	defer func() {
-		if tmpName != "" {
-			tmp.Close()
-			os.Remove(tmpName)
-		}
-	}()
+	defer f.Abort()
 	for _, c := range h.chunks {
-		if err := s.copyBlob(tmp, c.hash); err != nil {
+		if err := s.copyBlob(f, c.hash); err != nil {
 			return err
 		}
 	}
-	if err := tmp.Sync(); err != nil {
+	if err := f.Commit(path); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmpName, path); err != nil {
-		return err
-	}
-	tmpName = ""
 	s.pruneCache()
 	return nil
 }

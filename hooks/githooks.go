@@ -13,6 +13,7 @@ import (
 	"github.com/entirecli/entire/hooks/githook"
 	"github.com/entirecli/entire/internal/logging"
 	"github.com/entirecli/entire/internal/panics"
+	"github.com/entirecli/entire/internal/redact"
 	"github.com/entirecli/entire/strategy"
 )
 
@@ -191,8 +192,8 @@ func prePush(ctx context.Context, senv *strategy.Env, remote string, explicit []
 		Explicit:         explicit,
 	}
 	// What leaves is scanned with the rules in force now.
-	if lr, ok := senv.Redactor.(*lazyRedactor); ok {
-		opts.Redactor = lr.get()
+	if lr, ok := senv.Redactor.(*redact.Lazy); ok {
+		opts.Redactor = lr.Rules()
 	}
 	return push.PrePush(ctx, senv.Repo, opts)
 }

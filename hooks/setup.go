@@ -8,6 +8,7 @@ import (
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/entirecli/entire/internal/logging"
+	"github.com/entirecli/entire/internal/redact"
 	"github.com/entirecli/entire/internal/settings"
 	"github.com/entirecli/entire/strategy"
 )
@@ -32,7 +33,7 @@ func open(env Env, repo *gitrepo.Repo, component string) (*strategy.Env, *loggin
 	if ierr != nil {
 		log.Warn("ignore entire's files", "error", ierr)
 	}
-	red := newRedactor(s, func(err error) { log.Warn("redaction settings", "error", err) }, env.Getenv)
+	red := redact.FromSettings(s, func(err error) { log.Warn("redaction settings", "error", err) }, env.Getenv)
 	// A state file no hook can read would fail every hook of its session:
 	// it is set aside (entire doctor lists it) and the session goes on.
 	onCorrupt := func(id, movedTo string, cause error) {

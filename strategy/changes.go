@@ -34,7 +34,7 @@ func (m *ManualCommit) recordUserEdits(st *session.State, head plumbing.Hash, ws
 	repo := m.env.Repo
 	hc, err := repo.Git.CommitObject(head)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read HEAD commit %s: %w", head, err)
 	}
 	since, sinceID := hc.TreeHash, ""
 	tip, err := repo.ReadRef(checkpoint.ShadowRef(shadowBranch(st)))
@@ -44,7 +44,7 @@ func (m *ManualCommit) recordUserEdits(st *session.State, head plumbing.Hash, ws
 	if !tip.IsZero() {
 		tc, err := repo.Git.CommitObject(tip)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("read shadow branch commit %s: %w", tip, err)
 		}
 		since, sinceID = tc.TreeHash, tip.String()
 	}

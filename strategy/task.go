@@ -154,7 +154,7 @@ func (m *ManualCommit) saveTaskStep(ctx context.Context, st *session.State, in T
 	}
 	hc, err := repo.Git.CommitObject(head)
 	if err != nil {
-		return err
+		return fmt.Errorf("read HEAD commit %s: %w", head, err)
 	}
 	subject := taskSubject(in, m.env.Redactor)
 	_, err = checkpoint.WriteStep(ctx, repo, checkpoint.Step{
@@ -326,7 +326,7 @@ func (m *ManualCommit) TaskProgress(ctx context.Context, in TaskInput) error {
 		changes = append(changes, gitrepo.Change{Path: taskDir + "/" + name, Mode: 0o100644, Hash: blob})
 		hc, err := repo.Git.CommitObject(head)
 		if err != nil {
-			return err
+			return fmt.Errorf("read HEAD commit %s: %w", head, err)
 		}
 		subject := m.env.incrementalSubject(todoDescription(in.Todos, st.Todos), seq, toolUseID)
 		_, err = checkpoint.WriteStep(ctx, repo, checkpoint.Step{

@@ -124,16 +124,16 @@ func parseRawDiff(out string) (map[string]committedFile, error) {
 func (m *ManualCommit) commitChanges(commit *object.Commit, paths []string) (map[string]committedFile, error) {
 	tree, err := commit.Tree()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read commit %s tree %s: %w", commit.Hash, commit.TreeHash, err)
 	}
 	var parent *object.Tree
 	if len(commit.ParentHashes) > 0 {
 		pc, err := m.env.Repo.Git.CommitObject(commit.ParentHashes[0])
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("read parent %s of commit %s: %w", commit.ParentHashes[0], commit.Hash, err)
 		}
 		if parent, err = pc.Tree(); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("read commit %s tree %s: %w", pc.Hash, pc.TreeHash, err)
 		}
 	}
 	out := map[string]committedFile{}

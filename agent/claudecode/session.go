@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/internal/atomicfile"
 )
 
 // SanitizePath turns an absolute project path into Claude Code's project
@@ -96,7 +97,7 @@ func (a *Agent) WriteSession(session *agent.AgentSession) error {
 	if err != nil {
 		return fmt.Errorf("write claude session: %w", err)
 	}
-	if err := agent.WriteFileAtomic(path, session.NativeData, 0o600); err != nil {
+	if err := atomicfile.Write(path, session.NativeData, 0o600); err != nil {
 		return fmt.Errorf("write claude session: %w", err)
 	}
 	return nil

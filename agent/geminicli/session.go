@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/internal/atomicfile"
 )
 
 // ProjectHash returns Gemini CLI's project id for an absolute project root:
@@ -196,7 +197,7 @@ func (a *Agent) WriteSession(session *agent.AgentSession) error {
 	if err != nil {
 		return fmt.Errorf("write gemini session: %w", err)
 	}
-	if err := agent.WriteFileAtomic(path, session.NativeData, 0o600); err != nil {
+	if err := atomicfile.Write(path, session.NativeData, 0o600); err != nil {
 		return fmt.Errorf("write gemini session: %w", err)
 	}
 	return nil

@@ -101,7 +101,7 @@ func replay(ctx context.Context, repo *gitrepo.Repo, onto, from plumbing.Hash, p
 	if !tip.IsZero() {
 		c, err := repo.Git.CommitObject(tip)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return plumbing.ZeroHash, fmt.Errorf("read commit %s to replay onto: %w", tip, err)
 		}
 		tipTree = c.TreeHash
 	}
@@ -113,7 +113,7 @@ func replay(ctx context.Context, repo *gitrepo.Repo, onto, from plumbing.Hash, p
 		h := plumbing.NewHash(line)
 		c, err := repo.Git.CommitObject(h)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return plumbing.ZeroHash, fmt.Errorf("read commit %s to replay: %w", h, err)
 		}
 		changes, err := commitChanges(repo, c, purges)
 		if err != nil {
@@ -145,16 +145,16 @@ func replay(ctx context.Context, repo *gitrepo.Repo, onto, from plumbing.Hash, p
 func commitChanges(repo *gitrepo.Repo, c *object.Commit, purges *secretscan.Purges) ([]gitrepo.Change, error) {
 	tree, err := c.Tree()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read commit %s tree %s: %w", c.Hash, c.TreeHash, err)
 	}
 	var parent *object.Tree
 	if len(c.ParentHashes) > 0 {
 		pc, err := repo.Git.CommitObject(c.ParentHashes[0])
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("read parent %s of commit %s: %w", c.ParentHashes[0], c.Hash, err)
 		}
 		if parent, err = pc.Tree(); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("read commit %s tree %s: %w", pc.Hash, pc.TreeHash, err)
 		}
 	}
 	diff, err := object.DiffTree(parent, tree)

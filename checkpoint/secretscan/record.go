@@ -147,19 +147,19 @@ func ReadPurges(repo *gitrepo.Repo, commit plumbing.Hash) (*Purges, error) {
 func ReadPurgesBlob(repo *gitrepo.Repo, h plumbing.Hash) (*Purges, error) {
 	blob, err := repo.Git.BlobObject(h)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read %s blob %s: %w", PurgesFile, h, err)
 	}
 	if blob.Size > maxPurgesFile {
 		return nil, fmt.Errorf("%s is %d bytes, more than the %d read", PurgesFile, blob.Size, maxPurgesFile)
 	}
 	r, err := blob.Reader()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read %s blob %s: %w", PurgesFile, h, err)
 	}
 	defer r.Close()
 	data, err := io.ReadAll(io.LimitReader(r, maxPurgesFile))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read %s blob %s: %w", PurgesFile, h, err)
 	}
 	return ParsePurges(data)
 }

@@ -6,14 +6,11 @@
 package secretscan
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/entirecli/entire/checkpoint"
@@ -220,48 +217,22 @@ func listBlobs(ctx context.Context, repo *gitrepo.Repo, args ...string) ([]blobP
 // readBlobs streams the given objects through one `git cat-file --batch`
 // and calls fn for each blob no larger than maxBlob.
 func readBlobs(ctx context.Context, repo *gitrepo.Repo, blobs []blobPath, maxBlob int64, fn func(blobPath, []byte)) error {
-	if len(blobs) == 0 {
+	names := make([]string, len(blobs))
+	for i, b := range blobs {
+		names[i] = b.hash
+	}
+	i := 0
+	return repo.Runner().ReadBatch(ctx, names, func(obj *gitrepo.BatchObject) error {
+		b := blobs[i]
+		i++
+		if obj.Missing() || obj.Type != "blob" || obj.Size > maxBlob {
+			return nil
+		}
+		data := make([]byte, obj.Size)
+		if _, err := io.ReadFull(obj.Body, data); err != nil {
+			return fmt.Errorf("git cat-file: read %s: %w", obj.Hash, err)
+		}
+		fn(b, data)
 		return nil
-	}
-	var in bytes.Buffer
-	for _, b := range blobs {
-		in.WriteString(b.hash + "\n")
-	}
-	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
-	cmd.Dir = repo.Root
-	cmd.Stdin = &in
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("git cat-file: %w", err)
-	}
-	rd := bufio.NewReaderSize(stdout, 1<<20)
-	for _, b := range blobs {
-		header, err := rd.ReadString('\n')
-		if err != nil {
-			cmd.Wait()
-			return fmt.Errorf("git cat-file: %w", err)
-		}
-		fields := strings.Fields(header)
-		if len(fields) != 3 {
-			continue // missing object
-		}
-		size, _ := strconv.ParseInt(fields[2], 10, 64)
-		if fields[1] != "blob" || size > maxBlob {
-			if _, err := io.CopyN(io.Discard, rd, size+1); err != nil {
-				cmd.Wait()
-				return err
-			}
-			continue
-		}
-		data := make([]byte, size+1)
-		if _, err := io.ReadFull(rd, data); err != nil {
-			cmd.Wait()
-			return err
-		}
-		fn(b, data[:size])
-	}
-	return cmd.Wait()
+	})
 }

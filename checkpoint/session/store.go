@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/entirecli/entire/internal/atomicfile"
 )
 
 // DirName is the name of the session state directory inside the git common
@@ -219,39 +221,17 @@ func (s *Store) reportIndexErr(err error) {
 }
 
 // writeAtomic writes data to a temp file next to path, fsyncs it (when
-// sync), sets perm, and renames it over path. It returns the FileInfo of the
-// written file (taken before the rename, so it describes exactly these
-// bytes).
-func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) (info fs.FileInfo, err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+// sync; the directory is not synced), sets perm, and renames it over path.
+// It returns the FileInfo of the written file (taken before the rename, so
+// it describes exactly these bytes).
+func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) (fs.FileInfo, error) {
+	opts := atomicfile.Options{Perm: perm, Sync: atomicfile.SyncFile, NoMkdir: true}
+	if !sync {
+		opts.Sync = atomicfile.SyncNone
+	}
+	info, err := atomicfile.WriteWith(path, data, opts)
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return nil, fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return nil, fmt.Errorf("chmod %s: %w", path, err)
-	}
-	if sync {
-		if err = tmp.Sync(); err != nil {
-			return nil, fmt.Errorf("sync %s: %w", path, err)
-		}
-	}
-	if info, err = tmp.Stat(); err != nil {
-		return nil, fmt.Errorf("stat %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return nil, fmt.Errorf("close %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return nil, fmt.Errorf("rename %s: %w", path, err)
 	}
 	return info, nil
 }

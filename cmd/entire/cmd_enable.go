@@ -16,6 +16,7 @@ import (
 	"github.com/entirecli/entire/hooks/githook"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/jsonedit"
+	"github.com/entirecli/entire/internal/redact"
 	"github.com/entirecli/entire/internal/settings"
 )
 
@@ -144,7 +145,7 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 	if err != nil {
 		return fmt.Errorf("%w (fix or remove the file, then run 'entire enable' again)", err)
 	}
-	printRedactionProblems(f, hooks.RedactionOptions(current))
+	printRedactionProblems(f, redact.SettingsOptions(current))
 	if !hasCommits(repo) {
 		fmt.Fprintln(errOut, noCommitsNote)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,9 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/entirecli/entire/checkpoint/session"
-	"github.com/entirecli/entire/hooks"
+	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/entirecli/entire/internal/logging"
+	"github.com/entirecli/entire/internal/redact"
 	"github.com/entirecli/entire/internal/settings"
 )
 
@@ -82,7 +82,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if err != nil {
 		return fmt.Errorf("%w (fix or remove the file; meanwhile the hooks use the defaults)", err)
 	}
-	printRedactionProblems(f, hooks.RedactionOptions(s))
+	printRedactionProblems(f, redact.SettingsOptions(s))
 	fmt.Fprintln(out, enabledLabel(s))
 	if defaults {
 		fmt.Fprintf(out, "No settings in this checkout (%s/settings.json): the hooks use the defaults\n", settings.Dir)
@@ -118,7 +118,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 		fl, _ := store.Faults(id)
 		return fl
 	}
-	printActiveSessions(ctx, out, sums, f.Now(), hooks.TextRedactor(s, nil), faults)
+	printActiveSessions(ctx, out, sums, f.Now(), redact.FromSettings(s, nil, nil).Text, faults)
 	return nil
 }
 
@@ -258,8 +258,7 @@ func worktreeBranch(ctx context.Context, path string) string {
 	if !filepath.IsAbs(path) {
 		return ""
 	}
-	cmd := exec.CommandContext(ctx, "git", "-C", path, "rev-parse", "--abbrev-ref", "HEAD")
-	outB, err := cmd.Output()
+	outB, err := gitrepo.Runner{Dir: path}.Run(ctx, "rev-parse", "--abbrev-ref", "HEAD")
 	if err != nil {
 		return ""
 	}

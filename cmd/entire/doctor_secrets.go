@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/entirecli/entire/checkpoint/secretscan"
-	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/entirecli/entire/internal/redact"
 )
@@ -19,9 +18,8 @@ func runDoctorSecrets(ctx context.Context, opts *doctorOptions) error {
 		return err
 	}
 	s := loadSettings(repo)
-	ropts := hooks.RedactionOptions(s)
-	printRedactionProblems(f, ropts)
-	r, err := redact.New(ropts)
+	printRedactionProblems(f, redact.SettingsOptions(s))
+	r, err := redact.FromSettings(s, nil, nil).Build()
 	if err != nil {
 		return err
 	}

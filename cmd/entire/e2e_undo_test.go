@@ -203,3 +203,30 @@ func TestUndoStoresOnlyTheCutTail(t *testing.T) {
 		t.Errorf("undo restored %d bytes, want %d", len(got), len(transcript))
 	}
 }
+
+// An undo that needs an object git lost says which object it was reading
+// and for what, not only go-git's "object not found".
+func TestUndoMissingObjectNamesWhatWasRead(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	r.agentTurn("first turn", map[string]string{"a.txt": "a\n"})
+	r.agentTurn("second turn", map[string]string{"b.txt": "b\n"})
+	if _, errOut, code := r.entire("rewind", "--to", pointOfMessage(t, r.points(), "first turn").ID); code != 0 {
+		t.Fatalf("rewind: %s", errOut)
+	}
+	head := gittest.Git(t, r.dir, "rev-parse", "HEAD")
+	tree := gittest.Git(t, r.dir, "rev-parse", "HEAD^{tree}")
+	if err := os.Remove(filepath.Join(r.dir, ".git", "objects", tree[:2], tree[2:])); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := r.entire("rewind", "--undo")
+	if code == 0 {
+		t.Fatalf("undo without HEAD's tree succeeded: %s", errOut)
+	}
+	for _, want := range []string{"undo point", "HEAD commit " + head[:12], "tree " + tree[:12], "object not found"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr %q does not name %q", errOut, want)
+		}
+	}
+}

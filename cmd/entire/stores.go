@@ -7,7 +7,6 @@ import (
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/hide"
-	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/redact"
 	"github.com/entirecli/entire/internal/settings"
@@ -24,9 +23,9 @@ func storeRedactor(f *factory, repo *gitrepo.Repo) func(string) string {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v (default redaction rules used)\n", err)
 		s = settings.Defaults()
 	}
-	return hooks.TextRedactor(s, func(err error) {
+	return redact.FromSettings(s, func(err error) {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: redaction %v\n", err)
-	})
+	}, nil).Text
 }
 
 // printRedactionProblems prints one warning line on f's error stream per

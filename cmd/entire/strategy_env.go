@@ -2,9 +2,9 @@ package main
 
 import (
 	"github.com/entirecli/entire/checkpoint/session"
-	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/logging"
+	"github.com/entirecli/entire/internal/redact"
 	"github.com/entirecli/entire/internal/settings"
 	"github.com/entirecli/entire/strategy"
 )
@@ -30,7 +30,7 @@ func sessionStore(f *factory, repo *gitrepo.Repo) *session.Store {
 func openStrategyEnv(f *factory, repo *gitrepo.Repo, component string) (*strategy.Env, *logging.Logger) {
 	s := loadSettings(repo)
 	log := logging.Open(logging.Options{RepoRoot: repo.Root, Settings: s, Getenv: f.Getenv, Fallback: f.IO.ErrOut})
-	red := hooks.NewRedactor(s, func(err error) { log.Warn("redaction settings", "error", err) })
+	red := redact.FromSettings(s, func(err error) { log.Warn("redaction settings", "error", err) }, nil)
 	repo.Log = log.ForComponent("locks") // stale locks removed
 	sessions := session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: f.Now, OnLockBreak: repo.LockBroken})
 	env := &strategy.Env{

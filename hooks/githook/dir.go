@@ -1,14 +1,14 @@
 package githook
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/entirecli/entire/internal/gitrepo"
 )
 
 // Dir returns the directory git runs hooks from for the repository
@@ -48,9 +48,9 @@ func (o Options) dirs() (dir string, legacy []string, err error) {
 	common, gitDir := o.abs(lines[1]), o.abs(lines[2])
 	dir = filepath.Join(common, "hooks")
 	hp, err := o.git("config", "--path", "--get", "core.hooksPath")
-	var exitErr *exec.ExitError
+	var ge *gitrepo.GitError
 	switch {
-	case errors.As(err, &exitErr) && exitErr.ExitCode() == 1:
+	case errors.As(err, &ge) && ge.ExitCode == 1:
 		// Unset.
 	case err != nil:
 		return "", nil, fmt.Errorf("find hooks dir: %w", err)
@@ -86,20 +86,13 @@ func (o Options) absRoot() string {
 	return o.RepoRoot
 }
 
-// git runs git in RepoRoot with o.Env and returns its stdout. A non-zero
-// exit returns an *exec.ExitError wrapped with the command and stderr.
+// git runs git in RepoRoot with o.Env (the normalised process
+// environment when nil) and returns its stdout. A non-zero exit is a
+// *gitrepo.GitError, which names the command and what git printed.
 func (o Options) git(args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = o.RepoRoot
-	if o.Env != nil {
-		cmd.Env = o.Env
-	} else {
-		cmd.Env = os.Environ()
+	out, err := gitrepo.Runner{Dir: o.RepoRoot, Env: o.Env}.Run(context.Background(), args...)
+	if err != nil {
+		return "", err
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return stdout.String(), nil
+	return string(out), nil
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/entirecli/entire/internal/atomicfile"
 )
 
 // Options says where and how to install.
@@ -284,28 +286,7 @@ func freeName(base string) (string, error) {
 
 // writeExecutable writes data to path via a temp file in the same
 // directory, fsynced, mode 0755, then renamed over path.
-func writeExecutable(path string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(0o755); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+func writeExecutable(path string, data []byte) error {
+	_, err := atomicfile.WriteWith(path, data, atomicfile.Options{Perm: 0o755, Sync: atomicfile.SyncFile, NoMkdir: true})
+	return err
 }

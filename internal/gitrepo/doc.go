@@ -6,6 +6,11 @@
 // protocol, and runs the few git commands that are faster in the git binary
 // than in go-git (work-tree status, network transfers).
 //
+// Runner is the one way entire runs the git binary (test helpers aside):
+// the context, a normalised environment, a default timeout, and on request
+// a process group of its own that is killed as a whole. ReadBatch, built on
+// it, streams objects through one `git cat-file --batch`.
+//
 // Cost model: every operation here grows with the number of paths it is
 // given, never with the size of the repository or its work tree.
 package gitrepo

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/entirecli/entire/internal/atomicfile"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/klauspost/compress/zlib"
@@ -215,17 +216,15 @@ func (r *Repo) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, e
 // objects/xx/yyyy. It returns the hash of what it wrote.
 func (r *Repo) writeLoose(t plumbing.ObjectType, src io.Reader, size int64) (plumbing.Hash, error) {
 	objDir := r.objectsDir()
-	tmp, err := os.CreateTemp(objDir, "tmp_obj_")
+	// git's own temporary name: git prune removes stale ones. Not fsynced,
+	// as git writes loose objects by default (core.fsync).
+	tmp, err := atomicfile.Create(objDir, atomicfile.Options{
+		Perm: 0o444, Sync: atomicfile.SyncNone, DirPerm: 0o755, TempPattern: "tmp_obj_*",
+	})
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	tmpName := tmp.Name()
-	defer func() {
-		if tmpName != "" {
-			tmp.Close()
-			os.Remove(tmpName)
-		}
-	}()
+	defer tmp.Abort()
 
 	level := zlib.DefaultCompression
 	if size >= largeObject {
@@ -251,25 +250,15 @@ func (r *Repo) writeLoose(t plumbing.ObjectType, src io.Reader, size int64) (plu
 	if err := zw.Close(); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if err := tmp.Close(); err != nil {
-		return plumbing.ZeroHash, err
-	}
 	var h plumbing.Hash
 	copy(h[:], hasher.Sum(nil))
 	dst := filepath.Join(objDir, h.String()[:2], h.String()[2:])
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := os.Chmod(tmpName, 0o444); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := os.Rename(tmpName, dst); err != nil {
+	if err := tmp.Commit(dst); err != nil {
 		if _, statErr := os.Stat(dst); statErr != nil {
 			return plumbing.ZeroHash, err
 		}
 		// Another writer stored the same object first: same bytes, fine.
 	}
-	tmpName = ""
 	return h, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/entirecli/entire/internal/atomicfile"
 	"github.com/entirecli/entire/internal/lockfile"
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -101,22 +102,12 @@ func (r *Repo) UpdateRef(name plumbing.ReferenceName, newHash, old plumbing.Hash
 	}
 	// The temporary file lives at the top of the git directory, where
 	// neither git nor go-git looks for refs.
-	tmp, err := os.CreateTemp(r.refDir(name), "entire-ref-*.tmp")
+	// Not fsynced, as git writes refs by default (core.fsync).
+	_, err = atomicfile.WriteWith(refPath, []byte(newHash.String()+"\n"), atomicfile.Options{
+		Perm: 0o644, Sync: atomicfile.SyncNone, NoMkdir: true,
+		TempDir: r.refDir(name), TempPattern: "entire-ref-*.tmp",
+	})
 	if err != nil {
-		return fmt.Errorf("update ref %s: %w", name, err)
-	}
-	_, err = tmp.WriteString(newHash.String() + "\n")
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), refPath)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
 		return fmt.Errorf("update ref %s: %w", name, err)
 	}
 	return nil

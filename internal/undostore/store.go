@@ -134,13 +134,15 @@ func (s *Store) Write(name string, manifest any, data []byte) (err error) {
 	if _, err := os.Lstat(final); err == nil {
 		return fmt.Errorf("%w: %s", ErrExists, name)
 	}
+	// The point is published by renaming its directory, which never
+	// replaces one of the same name (atomicfile replaces files).
 	if err := os.Rename(tmp, final); err != nil {
 		if errors.Is(err, fs.ErrExist) || isNotEmpty(err) {
 			return fmt.Errorf("%w: %s", ErrExists, name)
 		}
 		return fmt.Errorf("write undo point %s: %w", name, err)
 	}
-	syncDir(s.dir)
+	atomicfile.SyncDir(s.dir)
 	return nil
 }
 
@@ -322,13 +324,6 @@ func (s *Store) Prune(keep int) ([]string, error) {
 		}
 	}
 	return removed, first
-}
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
 }
 
 // isNotEmpty reports ENOTEMPTY: a rename onto a directory that has files.

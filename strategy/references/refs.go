@@ -8,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/atomicfile"
 	"github.com/entirecli/entire/renderrefs"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -136,7 +136,7 @@ func AddPending(repoRoot, sessionID string, refs []renderrefs.Reference) error {
 	if err != nil {
 		return err
 	}
-	if err := agent.WriteFileAtomic(PendingPath(repoRoot, sessionID), b, 0o600); err != nil {
+	if err := atomicfile.Write(PendingPath(repoRoot, sessionID), b, 0o600); err != nil {
 		return fmt.Errorf("store pending references: %w", err)
 	}
 	return nil

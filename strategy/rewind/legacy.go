@@ -76,18 +76,18 @@ func (r *Rewinder) migrateLegacy(ctx context.Context, store *undostore.Store) {
 func (r *Rewinder) migrateOne(ctx context.Context, store *undostore.Store, name string, h plumbing.Hash) error {
 	c, err := r.repo.Git.CommitObject(h)
 	if err != nil {
-		return err
+		return fmt.Errorf("read legacy undo commit %s: %w", h, err)
 	}
 	if len(c.ParentHashes) < 2 {
 		return fmt.Errorf("not an undo point")
 	}
 	hc, err := r.repo.Git.CommitObject(c.ParentHashes[0])
 	if err != nil {
-		return err
+		return fmt.Errorf("read legacy undo commit %s HEAD commit %s: %w", h, c.ParentHashes[0], err)
 	}
 	ic, err := r.repo.Git.CommitObject(c.ParentHashes[1])
 	if err != nil {
-		return err
+		return fmt.Errorf("read legacy undo commit %s index commit %s: %w", h, c.ParentHashes[1], err)
 	}
 	subject, _, _ := strings.Cut(c.Message, "\n")
 	tr := checkpoint.ParseTrailers(c.Message)
@@ -101,7 +101,7 @@ func (r *Rewinder) migrateOne(ctx context.Context, store *undostore.Store, name 
 	}
 	ut, err := c.Tree()
 	if err != nil {
-		return err
+		return fmt.Errorf("read legacy undo commit %s tree %s: %w", h, c.TreeHash, err)
 	}
 	for _, p := range sortedSet(paths) {
 		f := savedFile{Path: p}

@@ -1,6 +1,8 @@
 package rewind
 
 import (
+	"fmt"
+
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -77,7 +79,7 @@ func (r *Rewinder) walkBranch(branch string, visit func(*object.Commit) bool) er
 	for i := 0; i < 5*MaxPoints && !h.IsZero(); i++ {
 		c, err := r.repo.Git.CommitObject(h)
 		if err != nil {
-			return err
+			return fmt.Errorf("read commit %s of shadow branch %s: %w", h, branch, err)
 		}
 		if !visit(c) {
 			return nil
@@ -100,6 +102,7 @@ func (r *Rewinder) since(p Point) (*object.Tree, map[plumbing.Hash]bool, error) 
 	werr := r.walkBranch(p.Branch, func(c *object.Commit) bool {
 		if tip == nil {
 			if tip, err = c.Tree(); err != nil {
+				err = fmt.Errorf("read commit %s tree %s of shadow branch %s: %w", c.Hash, c.TreeHash, p.Branch, err)
 				return false
 			}
 		}

@@ -171,11 +171,11 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 	}
 	hc, err := r.repo.Git.CommitObject(head)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read HEAD commit %s: %w", head, err)
 	}
 	ht, err := hc.Tree()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read HEAD commit %s tree %s: %w", head, hc.TreeHash, err)
 	}
 	var newestTree *object.Tree
 	if !newest.IsZero() {

@@ -14,6 +14,7 @@ import (
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/atomicfile"
 	"github.com/entirecli/entire/internal/undostore"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -190,7 +191,7 @@ func (r *Rewinder) checkpointTranscripts(id checkpoint.ID) ([]Transcript, error)
 // so that the next turn sees only its own prompts and tokens.
 func (r *Rewinder) writeTranscripts(ts []Transcript) error {
 	for _, t := range ts {
-		if err := agent.WriteFileAtomic(t.Path, t.data, 0o600); err != nil {
+		if err := atomicfile.Write(t.Path, t.data, 0o600); err != nil {
 			return fmt.Errorf("write transcript of %s: %w", t.SessionID, err)
 		}
 		err := r.sessions.Update(t.SessionID, func(st *session.State, exists bool) error {

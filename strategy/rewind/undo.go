@@ -157,7 +157,7 @@ func (r *Rewinder) Undo(ctx context.Context, name string) (*Result, error) {
 	store := r.undoStore(ctx)
 	names, err := store.Names()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list undo points: %w", err)
 	}
 	if len(names) == 0 {
 		return nil, fmt.Errorf("%w: nothing to undo", ErrNoUndo)
@@ -186,11 +186,11 @@ func (r *Rewinder) Undo(ctx context.Context, name string) (*Result, error) {
 	}
 	hc, err := r.repo.Git.CommitObject(head)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("undo point %s: read HEAD commit %s: %w", name, head, err)
 	}
 	ht, err := hc.Tree()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("undo point %s: read HEAD commit %s tree %s: %w", name, head, hc.TreeHash, err)
 	}
 	saved := map[string]savedFile{}
 	for _, f := range pt.Files {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/internal/atomicfile"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -242,23 +243,22 @@ func writeEntry(repo *gitrepo.Repo, c FileChange) error {
 			return fmt.Errorf("restore %s: a directory with untracked or ignored files is in the way: %w", p, err)
 		}
 	}
-	tmp := filepath.Join(dir, ".entire-rewind-"+filepath.Base(abs)+".tmp")
-	_ = os.Remove(tmp)
-	if want.Mode == filemode.Symlink {
-		if err := os.Symlink(string(data), tmp); err != nil {
-			return fmt.Errorf("restore %s: %w", p, err)
-		}
-	} else {
-		perm := os.FileMode(0o644)
-		if want.Mode == filemode.Executable {
-			perm = 0o755
-		}
-		if err := writeSynced(tmp, data, perm); err != nil {
-			return fmt.Errorf("restore %s: %w", p, err)
-		}
+	// A fixed temporary name, so that a leftover of a crash is replaced
+	// by the next rewind instead of piling up in the work tree; the file
+	// is created exclusively, never through a link planted at that name,
+	// and fsynced (not the directory: many files are written in a row).
+	opts := atomicfile.Options{Perm: 0o644, Sync: atomicfile.SyncFile, NoMkdir: true, TempName: ".entire-rewind-" + filepath.Base(abs) + ".tmp"}
+	var err error
+	switch want.Mode {
+	case filemode.Symlink:
+		err = atomicfile.Symlink(string(data), abs, opts)
+	case filemode.Executable:
+		opts.Perm = 0o755
+		fallthrough
+	default:
+		_, err = atomicfile.WriteWith(abs, data, opts)
 	}
-	if err := os.Rename(tmp, abs); err != nil {
-		os.Remove(tmp)
+	if err != nil {
 		return fmt.Errorf("restore %s: %w", p, err)
 	}
 	return nil
@@ -278,28 +278,6 @@ func makeDirs(root, dir string) error {
 		}
 	}
 	return err
-}
-
-func writeSynced(path string, data []byte, perm os.FileMode) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm) // never through a link planted at path
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(path)
-		return err
-	}
-	return os.Chmod(path, perm) // the umask does not decide the exec bit
 }
 
 // isNotDir reports ENOTDIR: a path below something that is a file.

@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/conclusion"
+	"github.com/entirecli/entire/internal/atomicfile"
 )
 
 // PendingDir is the directory of pending task records, relative to the
@@ -66,7 +66,7 @@ func (p *Pending) Put(sessionID, key string, t *conclusion.Task) error {
 	if err != nil {
 		return err
 	}
-	if err := agent.WriteFileAtomic(path, data, 0o600); err != nil {
+	if err := atomicfile.Write(path, data, 0o600); err != nil {
 		return fmt.Errorf("store pending task %s: %w", key, err)
 	}
 	return nil

@@ -11,10 +11,10 @@ import (
 )
 
 func newWithEnv(env map[string]string, home string) agent.Agent {
-	return &claudecode.Agent{
-		Getenv:      func(k string) string { return env[k] },
-		UserHomeDir: func() (string, error) { return home, nil },
-	}
+	a := claudecode.New()
+	a.Getenv = func(k string) string { return env[k] }
+	a.UserHomeDir = func() (string, error) { return home, nil }
+	return a
 }
 
 // sessionLines is a small Claude Code transcript.

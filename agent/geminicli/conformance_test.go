@@ -10,10 +10,10 @@ import (
 )
 
 func newWithEnv(env map[string]string, home string) agent.Agent {
-	return &geminicli.Agent{
-		Getenv:      func(k string) string { return env[k] },
-		UserHomeDir: func() (string, error) { return home, nil },
-	}
+	a := geminicli.New()
+	a.Getenv = func(k string) string { return env[k] }
+	a.UserHomeDir = func() (string, error) { return home, nil }
+	return a
 }
 
 type testToolCall struct {

@@ -348,7 +348,7 @@ func runUninstall(ctx context.Context, opts *disableOptions, repo *gitrepo.Repo)
 	if err := settings.RemoveIgnored(repo.CommonDir); err != nil {
 		warn("%v", err)
 	}
-	if err := unignoreLocalSettings(repo); err != nil {
+	if err := unignorePersonalFiles(repo); err != nil {
 		warn("%v", err)
 	}
 	if err := removeCreatedDirs(repo, log); err != nil {

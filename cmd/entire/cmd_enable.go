@@ -197,9 +197,10 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 	if err := track.finish(); err != nil {
 		return err
 	}
+	spec := enableSpec(ag)
 	if mode == modeAgent {
 		desc := ag.Description()
-		if ag.Name() == agent.AgentNameGemini {
+		if spec.Preview {
 			desc += " (Preview)"
 		}
 		if added > 0 {
@@ -218,14 +219,19 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 	if created {
 		fmt.Fprintf(errOut, "✓ Created orphan branch '%s' for session metadata\n", checkpoint.MetadataBranch)
 	}
-	ignored := ""
-	if ag.Name() == agent.AgentNameClaudeCode {
-		if ignored, err = ignoreLocalSettings(ctx, repo); err != nil {
-			fmt.Fprintf(errOut, "Warning: %v\n", err)
-			ignored = "add it to .git/info/exclude"
+	ignored := map[string]string{}
+	for _, file := range spec.Files {
+		if !file.Personal {
+			continue
 		}
+		how, err := ignorePersonalFile(ctx, repo, ag, file.Path)
+		if err != nil {
+			fmt.Fprintf(errOut, "Warning: %v\n", err)
+			how = "add it to .git/info/exclude"
+		}
+		ignored[file.Path] = how
 	}
-	printEnableFiles(out, ag, target, relHooksDir(repo, gitHooks.Dir), ignored)
+	printEnableFiles(out, spec, ignored, target, relHooksDir(repo, gitHooks.Dir))
 	fmt.Fprintln(out, resolvePushTarget(ctx, repo, merged).enableLine())
 	fmt.Fprintln(out, "\nReady.")
 	return nil

@@ -10,27 +10,50 @@ import (
 	"strings"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/hooks/githook"
 	"github.com/entirecli/entire/internal/atomicfile"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/settings"
 )
 
-// ignoreLocalSettings makes sure git ignores Claude Code's personal
-// settings file (.claude/settings.local.json, where enable approves the
-// MCP server for this user): unless a .gitignore or another exclude file
-// already covers it, the path is added to the repository's info/exclude,
-// which is never committed. It returns how the file is ignored, for
-// enable's output.
-// localSettingsExclude is what ignoreLocalSettings appends to info/exclude,
-// and what `disable --uninstall` takes out again.
-const localSettingsExclude = "# Personal Claude Code settings (entire enable)\n/" + hooks.ClaudeLocalSettingsPath + "\n"
+// enableSpec returns what enable does and says for ag (agent.Enabler);
+// an agent without one is listed with its hook settings file alone.
+func enableSpec(ag agent.Agent) agent.EnableSpec {
+	if e, ok := ag.(agent.Enabler); ok {
+		return e.EnableSpec()
+	}
+	return agent.EnableSpec{Files: []agent.SetupFile{{Path: ag.GetHookConfigPath(), What: "hooks, the entire MCP server (commit it)"}}}
+}
 
-// unignoreLocalSettings takes out of info/exclude the lines
-// ignoreLocalSettings appended (the last time they appear), keeping every
+// personalExclude is what ignorePersonalFile appends to info/exclude for
+// ag's personal setup file rel, and what `disable --uninstall` takes out
+// again.
+func personalExclude(ag agent.Agent, rel string) string {
+	return "# Personal " + string(ag.Type()) + " settings (entire enable)\n/" + rel + "\n"
+}
+
+// personalExcludes returns personalExclude of every personal setup file of
+// every registered agent.
+func personalExcludes() []string {
+	var out []string
+	for _, n := range agent.List() {
+		ag, err := agent.Get(n)
+		if err != nil {
+			continue
+		}
+		for _, file := range enableSpec(ag).Files {
+			if file.Personal {
+				out = append(out, personalExclude(ag, file.Path))
+			}
+		}
+	}
+	return out
+}
+
+// unignorePersonalFiles takes out of info/exclude the lines
+// ignorePersonalFile appended (the last time they appear), keeping every
 // other byte and the file's mode.
-func unignoreLocalSettings(repo *gitrepo.Repo) error {
+func unignorePersonalFiles(repo *gitrepo.Repo) error {
 	path := filepath.Join(repo.CommonDir, "info", "exclude")
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -39,19 +62,30 @@ func unignoreLocalSettings(repo *gitrepo.Repo) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
-	i := strings.LastIndex(string(data), localSettingsExclude)
-	if i < 0 || (i > 0 && data[i-1] != '\n') {
+	out := data
+	for _, ex := range personalExcludes() {
+		i := strings.LastIndex(string(out), ex)
+		if i < 0 || (i > 0 && out[i-1] != '\n') {
+			continue
+		}
+		out = append(out[:i:i], out[i+len(ex):]...)
+	}
+	if len(out) == len(data) {
 		return nil
 	}
-	out := append(data[:i:i], data[i+len(localSettingsExclude):]...)
 	if err := atomicfile.Rewrite(path, out, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
 
-func ignoreLocalSettings(ctx context.Context, repo *gitrepo.Repo) (string, error) {
-	rel := hooks.ClaudeLocalSettingsPath
+// ignorePersonalFile makes sure git ignores ag's personal setup file rel
+// (Claude Code's .claude/settings.local.json, where enable approves the
+// MCP server for this user): unless a .gitignore or another exclude file
+// already covers it, the path is added to the repository's info/exclude,
+// which is never committed. It returns how the file is ignored, for
+// enable's output.
+func ignorePersonalFile(ctx context.Context, repo *gitrepo.Repo, ag agent.Agent, rel string) (string, error) {
 	if _, err := repo.RunGit(ctx, "check-ignore", "-q", "--no-index", rel); err == nil {
 		return "already ignored", nil
 	} else {
@@ -61,7 +95,7 @@ func ignoreLocalSettings(ctx context.Context, repo *gitrepo.Repo) (string, error
 		}
 	}
 	path := filepath.Join(repo.CommonDir, "info", "exclude")
-	add := localSettingsExclude
+	add := personalExclude(ag, rel)
 	if data, err := os.ReadFile(path); err == nil && len(data) > 0 && !strings.HasSuffix(string(data), "\n") {
 		add = "\n" + add
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -87,18 +121,17 @@ func ignoreLocalSettings(ctx context.Context, repo *gitrepo.Repo) (string, error
 }
 
 // printEnableFiles lists every file enable wrote or keeps, what it holds
-// and whether to commit it; ignored says how .claude/settings.local.json
-// is ignored ("" when it is not Claude Code's turn).
-func printEnableFiles(w io.Writer, ag agent.Agent, target, hooksDir, ignored string) {
+// and whether to commit it; ignored says how each personal file of spec is
+// ignored.
+func printEnableFiles(w io.Writer, spec agent.EnableSpec, ignored map[string]string, target, hooksDir string) {
 	fmt.Fprintln(w, "Files:")
 	row := func(path, what string) { fmt.Fprintf(w, "  %-28s %s\n", path, what) }
-	switch ag.Name() {
-	case agent.AgentNameClaudeCode:
-		row(ag.GetHookConfigPath(), "hooks, permissions.deny, env (commit it: teammates' sessions are recorded too)")
-		row(hooks.ClaudeMCPPath, "the entire MCP server (commit it)")
-		row(hooks.ClaudeLocalSettingsPath, "approves that server for you (personal: "+ignored+")")
-	default:
-		row(ag.GetHookConfigPath(), "hooks, the entire MCP server (commit it)")
+	for _, file := range spec.Files {
+		if file.Personal {
+			row(file.Path, file.What+" (personal: "+ignored[file.Path]+")")
+			continue
+		}
+		row(file.Path, file.What)
 	}
 	rel := filepath.ToSlash(filepath.Join(settings.Dir, filepath.Base(target)))
 	if filepath.Base(target) == "settings.local.json" {

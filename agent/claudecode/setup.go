@@ -1,0 +1,22 @@
+package claudecode
+
+import "github.com/entirecli/entire/agent"
+
+// Files of the entire MCP server's registration that enable lists besides
+// the hook settings.
+const (
+	setupMCPPath           = ".mcp.json"
+	setupLocalSettingsPath = ".claude/settings.local.json"
+)
+
+// EnableSpec lists the hook settings (which also hold the metadata deny
+// rule and the render references variable), the project's .mcp.json that
+// registers the entire MCP server, and the personal
+// .claude/settings.local.json that approves it for the user.
+func (a *Agent) EnableSpec() agent.EnableSpec {
+	return agent.EnableSpec{Files: []agent.SetupFile{
+		{Path: SettingsPath, What: "hooks, permissions.deny, env (commit it: teammates' sessions are recorded too)"},
+		{Path: setupMCPPath, What: "the entire MCP server (commit it)"},
+		{Path: setupLocalSettingsPath, What: "approves that server for you", Personal: true},
+	}}
+}

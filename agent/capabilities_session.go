@@ -33,3 +33,29 @@ type SessionStore interface {
 	// the session directory in tests (SPEC 4.6), "" when none does.
 	TestSessionDirEnv() string
 }
+
+// SessionIDEnver is implemented by agents that tell the processes they
+// start (an MCP server, a shell command) the ID of the current session in
+// an environment variable.
+type SessionIDEnver interface {
+	// SessionIDEnv returns the variable's name.
+	SessionIDEnv() string
+}
+
+// SessionIDFromEnv returns the session ID that a registered agent's
+// SessionIDEnv variable holds in the environment getenv reads, trying
+// agents in name order; "" when none is set.
+func SessionIDFromEnv(getenv func(string) string) string {
+	for _, n := range List() {
+		a, err := Get(n)
+		if err != nil {
+			continue
+		}
+		if e, ok := a.(SessionIDEnver); ok {
+			if id := getenv(e.SessionIDEnv()); id != "" {
+				return id
+			}
+		}
+	}
+	return ""
+}

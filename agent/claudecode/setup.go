@@ -20,3 +20,10 @@ func (a *Agent) EnableSpec() agent.EnableSpec {
 		{Path: setupLocalSettingsPath, What: "approves that server for you", Personal: true},
 	}}
 }
+
+// EnvSessionID is the variable Claude Code sets to the current session's
+// ID for the stdio MCP servers it starts (since 2.1.154).
+const EnvSessionID = "CLAUDE_CODE_SESSION_ID"
+
+// SessionIDEnv returns EnvSessionID.
+func (a *Agent) SessionIDEnv() string { return EnvSessionID }

@@ -59,6 +59,7 @@ func geminiFixture(t *testing.T) agenttest.Fixture {
 	return agenttest.Fixture{
 		NewWithEnv:    newWithEnv,
 		SessionDirEnv: geminicli.EnvTestProjectDir,
+		StorageDir:    ".gemini",
 		SettingsPath:  ".gemini/settings.json",
 		ForeignSettings: map[string]string{
 			"keys-only": "{\n  \"theme\": \"Dracula\",\n  \"general\": {\n    \"vimMode\": true\n  }\n}",

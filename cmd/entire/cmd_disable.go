@@ -47,7 +47,7 @@ until 'entire enable' is run again. The setting is written to
 .entire/settings.local.json (or .entire/settings.json with --project).
 
 With --uninstall, remove everything Entire installed: the agent hooks of
-Claude Code and Gemini CLI, the git hooks (restoring the hooks they chained
+` + agentTypeList("and") + `, the git hooks (restoring the hooks they chained
 to), the session state, the .entire/ directory and the shadow branches. The
 entire/checkpoints/v1 branch, which holds your committed checkpoints, and
 the hides and notes branches are kept. --uninstall asks for confirmation

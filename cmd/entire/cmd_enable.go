@@ -57,7 +57,7 @@ func newEnableCmd(f *factory, runF func(context.Context, *enableOptions) error) 
 		Long: `Install the agent hooks and git hooks that let Entire record agent sessions
 in this repository, and write .entire/settings.json.
 
-Without flags, Entire is set up for Claude Code with the manual-commit strategy.
+Without flags, Entire is set up for ` + string(agent.DefaultAgentType) + ` with the manual-commit strategy.
 Use --agent to choose the agent, --strategy to choose the strategy.
 
 Checkpoint metadata (the entire/checkpoints/v1 branch) is pushed with your
@@ -80,7 +80,7 @@ origin) unless strategy_options.push_sessions is false (--skip-push-sessions).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Agent, "agent", "", "agent to set up: claude-code or gemini (non-interactive)")
+	fl.StringVar(&opts.Agent, "agent", "", "agent to set up: "+agentNameList("or")+" (non-interactive)")
 	fl.StringVar(&opts.Strategy, "strategy", "", "strategy: manual-commit or auto-commit")
 	fl.BoolVarP(&opts.Force, "force", "f", false, "re-install the hooks even if they are present")
 	fl.BoolVar(&opts.Local, "local", false, "write settings to .entire/settings.local.json")

@@ -19,6 +19,9 @@ const (
 // DefaultAgentName is the registry key for the default agent.
 const DefaultAgentName AgentName = AgentNameClaudeCode
 
+// DefaultAgentType is the type label of the default agent.
+const DefaultAgentType AgentType = AgentTypeClaudeCode
+
 // AgentType is the display name type stored in metadata/trailers (e.g., "Claude
 // Code", "Gemini CLI").
 type AgentType string

@@ -192,9 +192,9 @@ func TestChunkTranscriptFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			typ := agent.DetectAgentTypeFromContent(content)
+			typ := recognizedType(content)
 			if want := map[string]agent.AgentType{"claude-code": "", "gemini-cli": agent.AgentTypeGemini}[sub]; typ != want {
-				t.Errorf("%s: DetectAgentTypeFromContent = %q, want %q", path, typ, want)
+				t.Errorf("%s: Recognize = %q, want %q", path, typ, want)
 			}
 			for _, size := range []int{agent.MaxChunkSize, agent.StoreChunkSize, 512 << 10, 128 << 10} {
 				chunks, err := agent.ChunkTranscriptSize(content, typ, size)
@@ -211,7 +211,7 @@ func TestChunkTranscriptFixtures(t *testing.T) {
 				if typ == "" && !bytes.Equal(back, content) {
 					t.Errorf("%s: JSONL round trip at %d is not byte-identical", path, size)
 				}
-				if typ == agent.AgentTypeGemini && agent.DetectAgentTypeFromContent(back) != agent.AgentTypeGemini {
+				if typ == agent.AgentTypeGemini && recognizedType(back) != agent.AgentTypeGemini {
 					t.Errorf("%s: reassembled Gemini transcript not recognised", path)
 				}
 			}

@@ -26,8 +26,32 @@
 //     UnregisterMCP) and how the agent names its tools.
 //   - PromptCLI: the program that answers a summary prompt.
 //   - TranscriptRoles: the entry types of the user and the assistant.
+//   - TranscriptFormatter: JSONL or a JSON document, told from content
+//     (FormatOf, FileFormat): how a transcript is stored and read back.
+//   - TranscriptRecognizer: transcripts no other agent writes (Recognize,
+//     ForTranscript).
+//   - TranscriptTimer: the time of a transcript's newest entry
+//     (LastEntryTime).
+//   - DirProtector: directories of the repository that are never
+//     snapshotted or rewound (IsProtectedDir).
+//   - SessionStore: where a session is written back for resumption, the
+//     directory that must exist for it, the test override variable.
+//   - SessionIDEnver: the variable that gives started processes the
+//     session ID (SessionIDFromEnv).
+//   - Enabler: what `entire enable` writes and says for the agent.
 //
-// Detect them with a type assertion.
+// Detect them with a type assertion; code outside this package and the
+// agents' own asks them instead of naming an agent.
+//
+// # Adding an agent
+//
+// An agent is one package: a stateless Spec type that returns its Identity
+// (and, for an agent with hooks, its hook table and settings-file
+// installer), an Agent struct that embeds Base[Spec] or HookBase[Spec] for
+// everything that follows from those, the methods that are its own
+// (session directory, transcript analysis, the capabilities above), an
+// init that calls Register, and a run of the agenttest conformance suite.
+// The binary imports it once, in cmd/entire/factory.go.
 //
 // # Analysing transcripts on the hook path
 //

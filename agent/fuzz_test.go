@@ -80,7 +80,7 @@ func FuzzSessionQueries(f *testing.F) {
 		_ = s.GetLastAssistantResponse()
 		_, _ = s.FindToolResultUUID(id)
 		tr := s.TruncateAtUUID(id)
-		if agent.DetectAgentTypeFromContent(data) == "" && !bytes.HasPrefix(data, tr.NativeData) {
+		if recognizedType(data) == "" && !bytes.HasPrefix(data, tr.NativeData) {
 			t.Fatalf("JSONL truncation is not a prefix")
 		}
 	})

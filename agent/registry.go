@@ -1,9 +1,8 @@
 package agent
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -13,15 +12,51 @@ import (
 var (
 	registryMu sync.RWMutex
 	registry   = map[AgentName]Factory{}
+	// protected holds the ProtectedDirs of every registered agent, taken
+	// when it registers, so that IsProtectedDir costs a map lookup.
+	protected = map[AgentName][]string{}
 )
 
 // Register adds an agent factory to the registry. Called from init() in each
 // agent implementation. Registering the same name again replaces the factory.
-// Safe for concurrent use.
+// Register calls the factory once, for the agent's protected directories
+// (see DirProtector). Safe for concurrent use.
 func Register(name AgentName, factory Factory) {
+	var dirs []string
+	if p, ok := factory().(DirProtector); ok {
+		dirs = slices.Clone(p.ProtectedDirs())
+	}
 	registryMu.Lock()
 	defer registryMu.Unlock()
 	registry[name] = factory
+	protected[name] = dirs
+}
+
+// IsProtectedDir reports whether name, a directory at the root of a
+// repository, is a protected directory of a registered agent (see
+// DirProtector). Safe for concurrent use; it allocates nothing.
+func IsProtectedDir(name string) bool {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	for _, dirs := range protected {
+		if slices.Contains(dirs, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// ProtectedDirs returns the protected directories of every registered
+// agent (see DirProtector), sorted, each once.
+func ProtectedDirs() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	var out []string
+	for _, dirs := range protected {
+		out = append(out, dirs...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // Get returns a new instance of the agent registered under name, or an error
@@ -73,84 +108,4 @@ func GetByAgentType(agentType AgentType) (Agent, error) {
 		}
 	}
 	return nil, fmt.Errorf("get agent of type %q: %w", agentType, ErrUnknownAgent)
-}
-
-// DetectAgentTypeFromContent detects the agent type from transcript content.
-// It returns AgentTypeGemini for Gemini CLI transcripts (a single JSON object
-// with a non-empty `messages` array, or Gemini's JSONL whose first line is the
-// session header with `projectHash`) and the empty AgentType otherwise (treat
-// as JSONL). It never reads more than the top-level structure.
-func DetectAgentTypeFromContent(content []byte) AgentType {
-	trimmed := bytes.TrimSpace(content)
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return ""
-	}
-	if isGeminiJSONLHeader(trimmed) {
-		return AgentTypeGemini
-	}
-	n, ok := geminiMessageCount(trimmed)
-	if ok && n > 0 {
-		return AgentTypeGemini
-	}
-	return ""
-}
-
-// isGeminiJSONLHeader reports whether the first line of content is a Gemini
-// JSONL session header ({sessionId, projectHash, startTime, ...}) and more
-// lines follow or the header is the whole file.
-func isGeminiJSONLHeader(content []byte) bool {
-	first := content
-	if i := bytes.IndexByte(content, '\n'); i >= 0 {
-		first = content[:i]
-	}
-	var h struct {
-		SessionID   string          `json:"sessionId"`
-		ProjectHash string          `json:"projectHash"`
-		Messages    json.RawMessage `json:"messages"`
-		Type        string          `json:"type"`
-	}
-	if json.Unmarshal(first, &h) != nil {
-		return false
-	}
-	return h.SessionID != "" && h.ProjectHash != "" && h.Messages == nil && h.Type == ""
-}
-
-// geminiMessageCount walks the top level of a JSON object and returns the
-// length of its `messages` array; ok is false when content is not a JSON
-// object or has no messages array.
-func geminiMessageCount(content []byte) (n int, ok bool) {
-	obj, err := ParseObject(content)
-	if err != nil {
-		return 0, false
-	}
-	raw, found := obj.Get("messages")
-	if !found {
-		return 0, false
-	}
-	var msgs []json.RawMessage
-	if json.Unmarshal(raw, &msgs) != nil {
-		return 0, false
-	}
-	return len(msgs), true
-}
-
-// ForTranscript returns the agent that wrote a stored transcript: detected
-// from the content first (Entire 0.4.x labelled Claude JSONL "Gemini CLI"
-// and stored Gemini JSON as full.jsonl), then the stored label, then the
-// default agent.
-func ForTranscript(label AgentType, content []byte) Agent {
-	if DetectAgentTypeFromContent(content) == AgentTypeGemini {
-		if a, err := GetByAgentType(AgentTypeGemini); err == nil {
-			return a
-		}
-	}
-	if label != AgentTypeGemini && label != "" && label != AgentTypeUnknown {
-		if a, err := GetByAgentType(label); err == nil {
-			return a
-		}
-	}
-	if a, err := Get(DefaultAgentName); err == nil {
-		return a
-	}
-	return Default()
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/entirecli/entire/agent"
 )
@@ -34,7 +35,16 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-func TestDetectAgentTypeFromContent(t *testing.T) {
+// recognizedType is the type of the registered agent that recognises
+// content, "" when none does.
+func recognizedType(content []byte) agent.AgentType {
+	if a := agent.Recognize(content); a != nil {
+		return a.Type()
+	}
+	return ""
+}
+
+func TestRecognize(t *testing.T) {
 	t.Parallel()
 	tests := map[string]agent.AgentType{
 		"{\n  \"messages\": [{\"id\":\"1\"}]\n}":                  agent.AgentTypeGemini,
@@ -47,8 +57,8 @@ func TestDetectAgentTypeFromContent(t *testing.T) {
 		"{\"a\":1}\n": "",
 	}
 	for in, want := range tests {
-		if got := agent.DetectAgentTypeFromContent([]byte(in)); got != want {
-			t.Errorf("DetectAgentTypeFromContent(%q) = %q, want %q", in, got, want)
+		if got := recognizedType([]byte(in)); got != want {
+			t.Errorf("Recognize(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -246,5 +256,65 @@ func TestForEachLineLongLineAllocations(t *testing.T) {
 	}
 	if limit := uint64(len(long)) * 5 / 2; got > limit {
 		t.Errorf("ForEachLine allocated %d MB for a %d MB line (limit %d MB)", got>>20, len(long)>>20, limit>>20)
+	}
+}
+
+func TestForTranscript(t *testing.T) {
+	t.Parallel()
+	gemini := []byte("{\n  \"messages\": [{\"id\": \"1\", \"type\": \"user\", \"content\": \"hi\"}]\n}")
+	claude := []byte(`{"type":"user","message":{"content":"hi"}}` + "\n")
+	for _, tc := range []struct {
+		label   agent.AgentType
+		content []byte
+		want    agent.AgentName
+	}{
+		{agent.AgentTypeClaudeCode, claude, agent.AgentNameClaudeCode},
+		{agent.AgentTypeGemini, gemini, agent.AgentNameGemini},
+		{agent.AgentTypeGemini, claude, agent.AgentNameClaudeCode}, // 0.4.x mislabelled Claude JSONL
+		{"", gemini, agent.AgentNameGemini},
+		{"Something Else", claude, agent.AgentNameClaudeCode},
+		{agent.AgentTypeUnknown, claude, agent.AgentNameClaudeCode},
+	} {
+		if got := agent.ForTranscript(tc.label, tc.content).Name(); got != tc.want {
+			t.Errorf("ForTranscript(%q, %.20q) = %s, want %s", tc.label, tc.content, got, tc.want)
+		}
+	}
+}
+
+func TestLastEntryTime(t *testing.T) {
+	t.Parallel()
+	ts := func(s string) time.Time { v, _ := time.Parse(time.RFC3339Nano, s); return v }
+	claude, _ := agent.Get(agent.AgentNameClaudeCode)
+	gemini, _ := agent.Get(agent.AgentNameGemini)
+	for _, tc := range []struct {
+		name    string
+		a       agent.Agent
+		content string
+		want    time.Time
+	}{
+		{"jsonl", claude, `{"timestamp":"2026-01-01T00:00:00Z"}` + "\n" + `{"timestamp":"2026-01-02T00:00:00.5Z"}` + "\n", ts("2026-01-02T00:00:00.5Z")},
+		{"jsonl last line without time", claude, `{"timestamp":"2026-01-01T00:00:00Z"}` + "\n" + `{"type":"summary"}` + "\nnot json", ts("2026-01-01T00:00:00Z")},
+		{"gemini", gemini, "{\n \"lastUpdated\": \"2026-03-01T00:00:00Z\",\n \"messages\": [{\"timestamp\": \"2026-02-01T00:00:00Z\"}]\n}", ts("2026-02-01T00:00:00Z")},
+		{"gemini without message times", gemini, "{\n \"lastUpdated\": \"2026-03-01T00:00:00Z\",\n \"messages\": [{\"id\": \"1\"}]\n}", ts("2026-03-01T00:00:00Z")},
+		{"gemini jsonl", gemini, `{"sessionId":"s","projectHash":"h","startTime":"2026-01-01T00:00:00Z"}` + "\n" + `{"id":"1","timestamp":"2026-01-03T00:00:00Z","type":"user"}` + "\n", ts("2026-01-03T00:00:00Z")},
+		{"none", claude, "garbage", time.Time{}},
+		{"empty", gemini, "", time.Time{}},
+		{"no agent", nil, `{"timestamp":"2026-01-01T00:00:00Z"}`, ts("2026-01-01T00:00:00Z")},
+	} {
+		if got := agent.LastEntryTime(tc.a, []byte(tc.content)); !got.Equal(tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestProtectedDirs(t *testing.T) {
+	t.Parallel()
+	if got := agent.ProtectedDirs(); !reflect.DeepEqual(got, []string{".claude", ".gemini"}) {
+		t.Errorf("ProtectedDirs = %q", got)
+	}
+	for name, want := range map[string]bool{".claude": true, ".gemini": true, ".entire": false, ".git": false, "claude": false, "": false} {
+		if got := agent.IsProtectedDir(name); got != want {
+			t.Errorf("IsProtectedDir(%q) = %v, want %v", name, got, want)
+		}
 	}
 }

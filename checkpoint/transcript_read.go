@@ -164,11 +164,13 @@ func StoredIn(dir *object.Tree) Stored {
 }
 
 // ReadTranscript reassembles a stored transcript from its chunk blobs for
-// the given agent type (empty: detected from the content of the first
-// chunk) and puts back the values moved out of its long lines. JSONL
-// chunks are joined with newlines and the final newline is restored,
-// which gives back the stored transcript byte for byte, long lines
-// included. A transcript over MaxReadTranscript is an error, found before
+// the given agent type (empty: the agent that recognises the first chunk,
+// see agent.Recognize) and puts back the values moved out of its long
+// lines. The agent tells the format from the first chunk (see
+// agent.FormatOf): JSONL chunks are joined with newlines and the final
+// newline is restored, which gives back the stored transcript byte for
+// byte, long lines included; a JSON document is joined by the agent's
+// chunker and read back as stored. A transcript over MaxReadTranscript is an error, found before
 // it is read.
 func ReadTranscript(repo *gitrepo.Repo, s Stored, agentType agent.AgentType) ([]byte, error) {
 	total := 0
@@ -189,14 +191,22 @@ func ReadTranscript(repo *gitrepo.Repo, s Stored, agentType agent.AgentType) ([]
 		}
 		parts = append(parts, b)
 	}
-	if agentType == "" && len(parts) > 0 {
-		agentType = agent.DetectAgentTypeFromContent(parts[0])
+	var a agent.Agent
+	switch {
+	case agentType != "":
+		a, _ = agent.GetByAgentType(agentType)
+	case len(parts) > 0:
+		a = agent.Recognize(parts[0])
 	}
-	out, err := agent.ReassembleTranscript(parts, agentType)
+	var typ agent.AgentType
+	if a != nil {
+		typ = a.Type()
+	}
+	out, err := agent.ReassembleTranscript(parts, typ)
 	if err != nil {
 		return nil, fmt.Errorf("reassemble transcript: %w", err)
 	}
-	if agentType != agent.AgentTypeGemini && len(out) > 0 && out[len(out)-1] != '\n' {
+	if len(parts) > 0 && agent.FormatOf(a, parts[0]) == agent.TranscriptJSONL && len(out) > 0 && out[len(out)-1] != '\n' {
 		// JSONL chunks are stored without the final newline.
 		out = append(out, '\n')
 	}

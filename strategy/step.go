@@ -343,21 +343,26 @@ type transcriptSource struct {
 	lines   []byte // redacted complete lines (JSONL)
 	end     int64  // source offset just past lines
 	restart bool   // the source was rewritten: store it from scratch
-	doc     []byte // redacted whole document (Gemini JSON), nil for JSONL
+	// doc is the redacted whole document (agent.TranscriptDocument), nil
+	// for JSONL; docType is the agent whose chunker stores it.
+	doc     []byte
+	docType agent.AgentType
 	// refs are the render references lifted out of lines or doc.
 	refs []renderrefs.Reference
 }
 
 // readTranscript reads and redacts what the transcript gained since the
-// last stored position (the whole file for a single-document transcript).
+// last stored position (the whole file for a single-document transcript,
+// as the turn's agent tells the format from the file's start).
 func (m *ManualCommit) readTranscript(st *session.State, in TurnInput) (*transcriptSource, error) {
 	src := &transcriptSource{path: in.TranscriptPath}
-	if isJSONDocument(in.TranscriptPath) {
+	if agent.FileFormat(in.Agent, in.TranscriptPath) == agent.TranscriptDocument {
 		content, err := agent.ReadTranscriptFile(in.TranscriptPath)
 		if err != nil {
 			return nil, fmt.Errorf("read transcript: %w", err)
 		}
 		src.doc, src.refs = m.redactDocument(content)
+		src.docType = in.Agent.Type()
 		return src, nil
 	}
 	data, end, restart, err := checkpoint.ReadSource(in.TranscriptPath, st.ShadowTranscript)
@@ -381,7 +386,7 @@ func (m *ManualCommit) readTranscript(st *session.State, in TurnInput) (*transcr
 func (m *ManualCommit) storeSource(st *session.State, src *transcriptSource) (*checkpoint.TranscriptState, error) {
 	m.keepReferences(st.SessionID, src.refs)
 	if src.doc != nil {
-		ts, err := checkpoint.WriteWhole(m.env.Repo, src.doc, agent.AgentTypeGemini)
+		ts, err := checkpoint.WriteWhole(m.env.Repo, src.doc, src.docType)
 		if err == nil {
 			ts.Rules = m.env.rules()
 		}
@@ -415,7 +420,8 @@ func (m *ManualCommit) underCurrentRules(st *session.State, ts *checkpoint.Trans
 	if fp == "" || ts == nil || ts.Rules == fp {
 		return ts, nil
 	}
-	doc := isJSONDocument(st.TranscriptPath)
+	ag, _ := agent.GetByAgentType(agent.AgentType(st.AgentType))
+	doc := agent.FileFormat(ag, st.TranscriptPath) == agent.TranscriptDocument
 	out, err := checkpoint.RewriteChunks(m.env.Repo, ts, func(chunk []byte) []byte {
 		if doc {
 			red, _ := m.redactDocument(chunk)
@@ -443,25 +449,6 @@ func (m *ManualCommit) storeTranscript(st *session.State, in TurnInput) (*checkp
 		return nil, err
 	}
 	return m.storeSource(st, src)
-}
-
-// isJSONDocument reports whether a transcript file is one JSON document
-// (Gemini CLI's single-object format) rather than JSONL, from its first
-// bytes.
-func isJSONDocument(path string) bool {
-	f, err := agent.OpenTranscript(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	buf := make([]byte, 4096)
-	n, _ := f.Read(buf)
-	first := bytes.TrimSpace(buf[:n])
-	if len(first) == 0 || first[0] != '{' {
-		return false
-	}
-	line, _, _ := bytes.Cut(buf[:n], []byte("\n"))
-	return bytes.Equal(bytes.TrimSpace(line), []byte("{"))
 }
 
 // redactLines lifts render references out of complete JSONL lines and

@@ -9,8 +9,10 @@ import (
 	"github.com/entirecli/entire/agent"
 )
 
-// defaultSubject is the commit subject used when there is no prompt.
-const defaultSubject = "Claude Code session updates"
+// defaultSubject is the commit subject used when there is no prompt, for
+// every agent (SPEC: "Claude Code session updates", the default agent's
+// label).
+const defaultSubject = string(agent.DefaultAgentType) + " session updates"
 
 var politePrefixes = []string{
 	"Can you ", "can you ", "Please ", "please ", "Let's ", "let's ", "Could you ", "could you ",

@@ -3,8 +3,6 @@ package strategy
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -63,25 +61,6 @@ func TestTaskSubject(t *testing.T) {
 	in.Description = ""
 	if got := taskSubject(in, NoRedaction{}); got != "Task: toolu_012345" {
 		t.Errorf("taskSubject = %q", got)
-	}
-}
-
-func TestIsJSONDocument(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte(content), 0o600)
-		return p
-	}
-	if !isJSONDocument(write("a.json", "{\n  \"messages\": []\n}")) {
-		t.Error("pretty JSON document not recognised")
-	}
-	if isJSONDocument(write("b.jsonl", "{\"type\":\"user\"}\n{\"type\":\"assistant\"}\n")) {
-		t.Error("JSONL taken for a document")
-	}
-	if isJSONDocument(filepath.Join(dir, "missing")) {
-		t.Error("missing file taken for a document")
 	}
 }
 

@@ -9,21 +9,16 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/settings"
 )
 
-// protectedDirs are never snapshotted or touched by a rewind: entire's own
-// directory and the agents' configuration (SPEC 2.3).
-var protectedDirs = []string{".entire/", ".claude/", ".gemini/"}
-
-// isProtected reports whether a repo-relative path is inside a protected
-// directory (".git" never shows up in git status).
+// isProtected reports whether a repo-relative path is inside a directory
+// that is never snapshotted or touched by a rewind (SPEC 2.3): entire's
+// own, or a registered agent's configuration (agent.IsProtectedDir).
+// ".git" never shows up in git status.
 func isProtected(p string) bool {
-	for _, d := range protectedDirs {
-		if strings.HasPrefix(p, d) {
-			return true
-		}
-	}
-	return false
+	first, _, inDir := strings.Cut(p, "/")
+	return inDir && (first == settings.Dir || agent.IsProtectedDir(first))
 }
 
 // worktreeStatus is the one `git status` a hook may run, digested.

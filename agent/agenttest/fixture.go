@@ -1,6 +1,10 @@
 package agenttest
 
-import "github.com/entirecli/entire/agent"
+import (
+	"time"
+
+	"github.com/entirecli/entire/agent"
+)
 
 // Fixture is the agent-specific data the suite needs.
 type Fixture struct {
@@ -11,6 +15,10 @@ type Fixture struct {
 	// SessionDirEnv is the environment variable that overrides the session
 	// directory (ENTIRE_TEST_*_PROJECT_DIR).
 	SessionDirEnv string
+	// StorageDir is where the agent keeps its data without the override,
+	// relative to the home directory (".claude"): what SessionStore's
+	// StorageDir must return for the session directory.
+	StorageDir string
 
 	// SettingsPath is the hook settings file relative to the repo root.
 	SettingsPath string
@@ -67,4 +75,7 @@ type SessionCase struct {
 	// FileName is the expected base name WriteSession uses in an empty
 	// session dir.
 	FileName string
+	// LastTime is what agent.LastEntryTime must return for Data (zero:
+	// Data keeps no entry times).
+	LastTime time.Time
 }

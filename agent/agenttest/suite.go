@@ -25,6 +25,14 @@ func Run(t *testing.T, fx Fixture) {
 	t.Run("Scan", func(t *testing.T) { t.Parallel(); testScan(t, fx) })
 	t.Run("Sniff", func(t *testing.T) { t.Parallel(); testSniff(t, fx) })
 	t.Run("Capabilities", func(t *testing.T) { t.Parallel(); testCapabilities(t, fx) })
+	t.Run("HookTable", func(t *testing.T) { t.Parallel(); testHookTable(t, fx) })
+	t.Run("Protected", func(t *testing.T) { t.Parallel(); testProtected(t, fx) })
+	t.Run("SessionStore", func(t *testing.T) { t.Parallel(); testSessionStore(t, fx) })
+	t.Run("Format", func(t *testing.T) { t.Parallel(); testFormat(t, fx) })
+	t.Run("Recognize", func(t *testing.T) { t.Parallel(); testRecognize(t, fx) })
+	t.Run("LastEntryTime", func(t *testing.T) { t.Parallel(); testLastEntryTime(t, fx) })
+	t.Run("Enable", func(t *testing.T) { t.Parallel(); testEnable(t, fx) })
+	t.Run("SessionIDEnv", func(t *testing.T) { t.Parallel(); testSessionIDEnv(t, fx) })
 }
 
 func newAgent(fx Fixture, t *testing.T) agent.Agent {

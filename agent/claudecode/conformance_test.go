@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/agent/agenttest"
@@ -11,10 +12,10 @@ import (
 )
 
 func newWithEnv(env map[string]string, home string) agent.Agent {
-	return &claudecode.Agent{
-		Getenv:      func(k string) string { return env[k] },
-		UserHomeDir: func() (string, error) { return home, nil },
-	}
+	a := claudecode.New()
+	a.Getenv = func(k string) string { return env[k] }
+	a.UserHomeDir = func() (string, error) { return home, nil }
+	return a
 }
 
 // sessionLines is a small Claude Code transcript.
@@ -35,6 +36,7 @@ func claudeFixture(t *testing.T) agenttest.Fixture {
 	return agenttest.Fixture{
 		NewWithEnv:    newWithEnv,
 		SessionDirEnv: claudecode.EnvTestProjectDir,
+		StorageDir:    ".claude",
 		SettingsPath:  ".claude/settings.json",
 		MergedKeys:    []string{"env"},
 		ForeignSettings: map[string]string{
@@ -99,6 +101,7 @@ func claudeFixture(t *testing.T) agenttest.Fixture {
 			Truncated:     joinLines(sessionLines[:4]),
 			ModifiedFiles: []string{"/repo/a.go"},
 			FileName:      "11111111-2222-3333-4444-555555555555.jsonl",
+			LastTime:      time.Date(2026, 1, 1, 10, 0, 3, 0, time.UTC),
 		},
 		TranscriptFiles: agenttest.TranscriptFixtures(t, "claude-code"),
 		AppendEntry: func(i int) []byte {

@@ -61,29 +61,25 @@ const (
 
 // HookSpec is one row of the hook table: which Claude Code event and matcher
 // run which `entire hooks claude-code` verb.
-type HookSpec struct {
-	Event   string
-	Matcher string
-	Verb    string
-	Type    agent.HookType
-	// Install is false for verbs that are parsed but not installed yet.
-	Install bool
-}
+type HookSpec = agent.HookSpec
 
 // HookTable returns the hook table, in installation order. To install a new
-// hook, add a row (or flip Install). Callers get a fresh copy.
+// hook, add a row. Callers get a fresh copy.
 func HookTable() []HookSpec {
+	row := func(event, matcher, verb string, t agent.HookType) HookSpec {
+		return HookSpec{Event: event, Matcher: matcher, Verb: verb, Type: t}
+	}
 	return []HookSpec{
-		{"SessionStart", "", VerbSessionStart, agent.HookSessionStart, true},
-		{"SessionEnd", "", VerbSessionEnd, agent.HookSessionEnd, true},
-		{"Stop", "", VerbStop, agent.HookStop, true},
-		{"UserPromptSubmit", "", VerbUserPromptSubmit, agent.HookUserPromptSubmit, true},
-		{"PreToolUse", TaskMatcher, VerbPreTask, agent.HookPreToolUse, true},
-		{"PostToolUse", TaskMatcher, VerbPostTask, agent.HookPostToolUse, true},
-		{"PostToolUse", TodoMatcher, VerbPostTodo, agent.HookPostToolUse, true},
-		{"PostToolUse", "", VerbPostTool, agent.HookPostToolUse, true},
-		{"SubagentStart", "", VerbSubagentStart, agent.HookSubagentStart, true},
-		{"SubagentStop", "", VerbSubagentStop, agent.HookSubagentStop, true},
+		row("SessionStart", "", VerbSessionStart, agent.HookSessionStart),
+		row("SessionEnd", "", VerbSessionEnd, agent.HookSessionEnd),
+		row("Stop", "", VerbStop, agent.HookStop),
+		row("UserPromptSubmit", "", VerbUserPromptSubmit, agent.HookUserPromptSubmit),
+		row("PreToolUse", TaskMatcher, VerbPreTask, agent.HookPreToolUse),
+		row("PostToolUse", TaskMatcher, VerbPostTask, agent.HookPostToolUse),
+		row("PostToolUse", TodoMatcher, VerbPostTodo, agent.HookPostToolUse),
+		row("PostToolUse", "", VerbPostTool, agent.HookPostToolUse),
+		row("SubagentStart", "", VerbSubagentStart, agent.HookSubagentStart),
+		row("SubagentStop", "", VerbSubagentStop, agent.HookSubagentStop),
 	}
 }
 
@@ -108,56 +104,10 @@ func IsTaskTool(toolName string) bool { return toolName == "Agent" || toolName =
 func editor() agent.HookEditor { return agent.HookEditor{IsOurs: IsEntireCommand} }
 
 func wantedEntries(localDev bool) []agent.HookEntry {
-	var out []agent.HookEntry
-	for _, s := range HookTable() {
-		if !s.Install {
-			continue
-		}
-		cmd := HookCommand(s.Verb, localDev)
-		h := &agent.Object{}
-		h.Set("type", agent.MustString("command"))
-		h.Set("command", agent.MustString(cmd))
-		out = append(out, agent.HookEntry{Event: s.Event, Matcher: s.Matcher, Command: cmd, Handler: h.Compact()})
-	}
-	return out
+	return agent.HookEntries(HookTable(), func(verb string) string { return HookCommand(verb, localDev) })
 }
 
-// GetHookNames returns the installed verbs.
-func (a *Agent) GetHookNames() []string {
-	var names []string
-	for _, s := range HookTable() {
-		if s.Install {
-			names = agent.AppendUnique(names, s.Verb)
-		}
-	}
-	return names
-}
-
-// HookTypeForVerb maps every parsable verb (installed or not) to its hook
-// type.
-func (a *Agent) HookTypeForVerb(verb string) (agent.HookType, bool) {
-	for _, s := range HookTable() {
-		if s.Verb == verb {
-			return s.Type, true
-		}
-	}
-	return "", false
-}
-
-// GetSupportedHooks returns the hook types of the installed verbs.
-func (a *Agent) GetSupportedHooks() []agent.HookType {
-	var out []agent.HookType
-	seen := map[agent.HookType]bool{}
-	for _, s := range HookTable() {
-		if s.Install && !seen[s.Type] {
-			seen[s.Type] = true
-			out = append(out, s.Type)
-		}
-	}
-	return out
-}
-
-// InstallHooksIn merges Entire's hooks (HookTable rows with Install), the
+// InstallHooksIn merges Entire's hooks (the HookTable), the
 // metadata deny rule and env.ENTIRE_RENDERABLE_REFS = "1" into
 // <repoRoot>/.claude/settings.json at the text level (see
 // agent.SettingsFile), recording what it inserts in opts.Log, following the
@@ -282,46 +232,18 @@ func containsString(list []json.RawMessage, s string) bool {
 	return false
 }
 
-// InstallHooksIn implements agent.HookInstaller.
-func (a *Agent) InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error) {
+// HookTable implements agent.HookedSpec.
+func (spec) HookTable() []HookSpec { return HookTable() }
+
+// InstallHooksIn implements agent.HookInstaller (see the package function).
+func (spec) InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error) {
 	return InstallHooksIn(repoRoot, opts)
 }
 
-// UninstallHooksIn implements agent.HookInstaller.
-func (a *Agent) UninstallHooksIn(repoRoot string, log *agent.InstallLog) error {
+// UninstallHooksIn implements agent.HookInstaller (see the package function).
+func (spec) UninstallHooksIn(repoRoot string, log *agent.InstallLog) error {
 	return UninstallHooksIn(repoRoot, log)
 }
 
-// HooksInstalledIn implements agent.HookInstaller.
-func (a *Agent) HooksInstalledIn(repoRoot string) (bool, error) { return HooksInstalledIn(repoRoot) }
-
-// InstallHooks installs the hooks in the repository containing the working
-// directory (see InstallHooksIn).
-func (a *Agent) InstallHooks(localDev bool, force bool) (int, error) {
-	root, err := agent.RepoRoot()
-	if err != nil {
-		return 0, err
-	}
-	return InstallHooksIn(root, agent.HookInstallOptions{LocalDev: localDev, Force: force})
-}
-
-// UninstallHooks removes the hooks from the repository containing the
-// working directory (see UninstallHooksIn).
-func (a *Agent) UninstallHooks() error {
-	root, err := agent.RepoRoot()
-	if err != nil {
-		return err
-	}
-	return UninstallHooksIn(root, nil)
-}
-
-// AreHooksInstalled reports whether the hooks are installed in the
-// repository containing the working directory; errors count as not installed.
-func (a *Agent) AreHooksInstalled() bool {
-	root, err := agent.RepoRoot()
-	if err != nil {
-		return false
-	}
-	ok, _ := HooksInstalledIn(root)
-	return ok
-}
+// HooksInstalledIn implements agent.HookInstaller (see the package function).
+func (spec) HooksInstalledIn(repoRoot string) (bool, error) { return HooksInstalledIn(repoRoot) }

@@ -32,16 +32,16 @@ func SanitizePath(p string) string {
 // ($CLAUDE_CONFIG_DIR replaces ~/.claude). ENTIRE_TEST_CLAUDE_PROJECT_DIR,
 // when set, is returned as is.
 func (a *Agent) GetSessionDir(repoPath string) (string, error) {
-	if v := a.getenv(EnvTestProjectDir); v != "" {
+	if v := a.EnvVar(EnvTestProjectDir); v != "" {
 		return v, nil
 	}
 	abs, err := filepath.Abs(repoPath)
 	if err != nil {
 		return "", fmt.Errorf("claude session dir: %w", err)
 	}
-	base := a.getenv(EnvConfigDir)
+	base := a.EnvVar(EnvConfigDir)
 	if base == "" {
-		home, err := a.home()
+		home, err := a.HomeDir()
 		if err != nil {
 			return "", err
 		}
@@ -173,4 +173,14 @@ func (a *Agent) SubagentTokenUsage(transcriptPath string, agentIDs []string) (*a
 // that callers holding an agent.Agent can find subagent transcripts.
 func (a *Agent) SubagentTranscriptPaths(transcriptPath, agentID string) []string {
 	return SubagentTranscriptPaths(transcriptPath, agentID)
+}
+
+// StorageDir returns the Claude Code configuration directory that holds
+// sessionDir (<config>/projects/<project>), or sessionDir itself when
+// ENTIRE_TEST_CLAUDE_PROJECT_DIR sets the session directory.
+func (a *Agent) StorageDir(sessionDir string) string {
+	if a.SessionDirOverride() != "" {
+		return sessionDir
+	}
+	return filepath.Dir(filepath.Dir(sessionDir))
 }

@@ -3,8 +3,6 @@ package geminicli
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/entirecli/entire/agent"
 )
@@ -15,15 +13,22 @@ func init() {
 
 // Compile-time checks of the capabilities this agent provides.
 var (
-	_ agent.Agent              = (*Agent)(nil)
-	_ agent.HookSupport        = (*Agent)(nil)
-	_ agent.HookInstaller      = (*Agent)(nil)
-	_ agent.HookHandler        = (*Agent)(nil)
-	_ agent.HookVerbResolver   = (*Agent)(nil)
-	_ agent.NoOpHookVerbs      = (*Agent)(nil)
-	_ agent.TranscriptAnalyzer = (*Agent)(nil)
-	_ agent.TranscriptScanner  = (*Agent)(nil)
-	_ agent.TranscriptChunker  = (*Agent)(nil)
+	_ agent.Agent                = (*Agent)(nil)
+	_ agent.HookSupport          = (*Agent)(nil)
+	_ agent.HookInstaller        = (*Agent)(nil)
+	_ agent.HookHandler          = (*Agent)(nil)
+	_ agent.HookVerbResolver     = (*Agent)(nil)
+	_ agent.NoOpHookVerbs        = (*Agent)(nil)
+	_ agent.TranscriptAnalyzer   = (*Agent)(nil)
+	_ agent.TranscriptScanner    = (*Agent)(nil)
+	_ agent.TranscriptChunker    = (*Agent)(nil)
+	_ agent.DirProtector         = (*Agent)(nil)
+	_ agent.SessionStore         = (*Agent)(nil)
+	_ agent.Enabler              = (*Agent)(nil)
+	_ agent.TranscriptFormatter  = (*Agent)(nil)
+	_ agent.TranscriptRecognizer = (*Agent)(nil)
+	_ agent.TranscriptTimer      = (*Agent)(nil)
+	_ agent.HookedSpec           = spec{}
 )
 
 // Environment variables read by the agent.
@@ -39,60 +44,28 @@ const (
 // the real environment; set Getenv/UserHomeDir to inject one. Safe for
 // concurrent use.
 type Agent struct {
-	// Getenv looks up environment variables; nil means os.Getenv.
-	Getenv func(string) string
-	// UserHomeDir returns the home directory; nil means os.UserHomeDir.
-	UserHomeDir func() (string, error)
+	agent.HookBase[spec]
 }
 
 // New returns a Gemini CLI agent that uses the real environment.
 func New() *Agent { return &Agent{} }
 
-func (a *Agent) getenv(k string) string {
-	if a.Getenv != nil {
-		return a.Getenv(k)
+// spec describes Gemini CLI to agent.HookBase.
+type spec struct{}
+
+// Identity returns Gemini CLI's identity: "gemini", "Gemini CLI", .gemini,
+// .gemini/settings.json, `gemini --resume <id>`.
+func (spec) Identity() agent.Identity {
+	return agent.Identity{
+		Name:              agent.AgentNameGemini,
+		Type:              agent.AgentTypeGemini,
+		Description:       "Gemini CLI - Google's AI coding agent",
+		ConfigDir:         ".gemini",
+		SettingsPath:      SettingsPath,
+		ResumeCommand:     "gemini --resume",
+		TestSessionDirEnv: EnvTestProjectDir,
 	}
-	return os.Getenv(k)
 }
-
-func (a *Agent) home() (string, error) {
-	if a.UserHomeDir != nil {
-		return a.UserHomeDir()
-	}
-	h, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("find home directory: %w", err)
-	}
-	return h, nil
-}
-
-// Name returns "gemini".
-func (a *Agent) Name() agent.AgentName { return agent.AgentNameGemini }
-
-// Type returns "Gemini CLI".
-func (a *Agent) Type() agent.AgentType { return agent.AgentTypeGemini }
-
-// Description returns a one-line description for UI.
-func (a *Agent) Description() string { return "Gemini CLI - Google's AI coding agent" }
-
-// DetectPresence reports whether the repository containing the working
-// directory has a .gemini directory (or .gemini/settings.json).
-func (a *Agent) DetectPresence() (bool, error) {
-	root, err := agent.RepoRoot()
-	if err != nil {
-		return false, err
-	}
-	if _, err := os.Stat(filepath.Join(root, ".gemini")); err == nil {
-		return true, nil
-	}
-	return false, nil
-}
-
-// GetHookConfigPath returns ".gemini/settings.json".
-func (a *Agent) GetHookConfigPath() string { return SettingsPath }
-
-// SupportsHooks returns true.
-func (a *Agent) SupportsHooks() bool { return true }
 
 // ParseHookInput parses a Gemini CLI hook payload (AGENT-HOOKS.md B4/B5):
 // session_id, transcript_path, cwd, hook_event_name, timestamp, prompt,
@@ -102,9 +75,9 @@ func (a *Agent) SupportsHooks() bool { return true }
 // input (a prompt_response that is not a string included) an error wrapping
 // agent.ErrMalformedInput.
 func (a *Agent) ParseHookInput(hookType agent.HookType, r io.Reader) (*agent.HookInput, error) {
-	in, err := agent.DecodeHookInput(hookType, r)
+	in, err := a.HookBase.ParseHookInput(hookType, r)
 	if err != nil {
-		return nil, fmt.Errorf("gemini %s: %w", hookType, err)
+		return nil, err
 	}
 	if v, ok := in.RawData["prompt_response"]; ok && v != nil {
 		s, ok := v.(string)
@@ -115,21 +88,3 @@ func (a *Agent) ParseHookInput(hookType agent.HookType, r io.Reader) (*agent.Hoo
 	}
 	return in, nil
 }
-
-// GetSessionID returns input.SessionID.
-func (a *Agent) GetSessionID(input *agent.HookInput) string {
-	if input == nil {
-		return ""
-	}
-	return input.SessionID
-}
-
-// TransformSessionID returns the ID unchanged: the Entire session ID is the
-// agent's own.
-func (a *Agent) TransformSessionID(agentSessionID string) string { return agentSessionID }
-
-// ExtractAgentSessionID returns the ID unchanged.
-func (a *Agent) ExtractAgentSessionID(entireSessionID string) string { return entireSessionID }
-
-// FormatResumeCommand returns "gemini --resume <id>".
-func (a *Agent) FormatResumeCommand(sessionID string) string { return "gemini --resume " + sessionID }

@@ -11,10 +11,10 @@ import (
 )
 
 func newWithEnv(env map[string]string, home string) agent.Agent {
-	return &geminicli.Agent{
-		Getenv:      func(k string) string { return env[k] },
-		UserHomeDir: func() (string, error) { return home, nil },
-	}
+	a := geminicli.New()
+	a.Getenv = func(k string) string { return env[k] }
+	a.UserHomeDir = func() (string, error) { return home, nil }
+	return a
 }
 
 type testToolCall struct {
@@ -60,6 +60,7 @@ func geminiFixture(t *testing.T) agenttest.Fixture {
 	return agenttest.Fixture{
 		NewWithEnv:    newWithEnv,
 		SessionDirEnv: geminicli.EnvTestProjectDir,
+		StorageDir:    ".gemini",
 		SettingsPath:  ".gemini/settings.json",
 		ForeignSettings: map[string]string{
 			"keys-only": "{\n  \"theme\": \"Dracula\",\n  \"general\": {\n    \"vimMode\": true\n  }\n}",

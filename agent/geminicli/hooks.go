@@ -38,21 +38,9 @@ const (
 	VerbNotification        = "notification"
 )
 
-// HookSpec is one row of the hook table.
-type HookSpec struct {
-	Event   string
-	Matcher string // "" is omitted from the group
-	Name    string // the handler's mandatory `name`
-	Verb    string
-	Type    agent.HookType
-	// TimeoutMS is the handler timeout in milliseconds; 0 omits it (Gemini
-	// CLI's default, 60000).
-	TimeoutMS int
-	// NoOp marks a verb that is no longer installed. Installs written before
-	// still call it, so it stays accepted and does nothing (see
-	// Agent.NoOpHookVerbs); install removes its handler.
-	NoOp bool
-}
+// HookSpec is one row of the hook table: which Gemini CLI event and
+// matcher run which `entire hooks gemini` verb, under which handler name.
+type HookSpec = agent.HookSpec
 
 // HookTable returns the hook table in installation order: the 7 handlers
 // over 6 events that are installed, then the 5 verbs of SPEC 2.2 that are
@@ -61,20 +49,23 @@ type HookSpec struct {
 // fire on every model call, the model events with the whole growing
 // llm_request on stdin. Callers get a fresh copy.
 func HookTable() []HookSpec {
+	row := func(event, matcher, name, verb string, t agent.HookType, noOp bool) HookSpec {
+		return HookSpec{Event: event, Matcher: matcher, Name: name, Verb: verb, Type: t, NoOp: noOp}
+	}
 	return []HookSpec{
-		{"SessionStart", "", "entire-session-start", VerbSessionStart, agent.HookSessionStart, 0, false},
-		{"SessionEnd", "exit", "entire-session-end-exit", VerbSessionEnd, agent.HookSessionEnd, 0, false},
-		{"SessionEnd", "logout", "entire-session-end-logout", VerbSessionEnd, agent.HookSessionEnd, 0, false},
-		{"BeforeAgent", "", "entire-before-agent", VerbBeforeAgent, agent.HookUserPromptSubmit, 0, false},
-		{"AfterAgent", "", "entire-after-agent", VerbAfterAgent, agent.HookStop, 0, false},
-		{"BeforeTool", "*", "entire-before-tool", VerbBeforeTool, agent.HookPreToolUse, 0, false},
-		{"AfterTool", "*", "entire-after-tool", VerbAfterTool, agent.HookPostToolUse, 0, false},
+		row("SessionStart", "", "entire-session-start", VerbSessionStart, agent.HookSessionStart, false),
+		row("SessionEnd", "exit", "entire-session-end-exit", VerbSessionEnd, agent.HookSessionEnd, false),
+		row("SessionEnd", "logout", "entire-session-end-logout", VerbSessionEnd, agent.HookSessionEnd, false),
+		row("BeforeAgent", "", "entire-before-agent", VerbBeforeAgent, agent.HookUserPromptSubmit, false),
+		row("AfterAgent", "", "entire-after-agent", VerbAfterAgent, agent.HookStop, false),
+		row("BeforeTool", "*", "entire-before-tool", VerbBeforeTool, agent.HookPreToolUse, false),
+		row("AfterTool", "*", "entire-after-tool", VerbAfterTool, agent.HookPostToolUse, false),
 
-		{"BeforeModel", "", "entire-before-model", VerbBeforeModel, agent.HookBeforeModel, 0, true},
-		{"AfterModel", "", "entire-after-model", VerbAfterModel, agent.HookAfterModel, 0, true},
-		{"BeforeToolSelection", "", "entire-before-tool-selection", VerbBeforeToolSelection, agent.HookBeforeToolSelection, 0, true},
-		{"PreCompress", "", "entire-pre-compress", VerbPreCompress, agent.HookPreCompress, 0, true},
-		{"Notification", "", "entire-notification", VerbNotification, agent.HookNotification, 0, true},
+		row("BeforeModel", "", "entire-before-model", VerbBeforeModel, agent.HookBeforeModel, true),
+		row("AfterModel", "", "entire-after-model", VerbAfterModel, agent.HookAfterModel, true),
+		row("BeforeToolSelection", "", "entire-before-tool-selection", VerbBeforeToolSelection, agent.HookBeforeToolSelection, true),
+		row("PreCompress", "", "entire-pre-compress", VerbPreCompress, agent.HookPreCompress, true),
+		row("Notification", "", "entire-notification", VerbNotification, agent.HookNotification, true),
 	}
 }
 
@@ -96,70 +87,7 @@ func editor() agent.HookEditor {
 }
 
 func wantedEntries(localDev bool) []agent.HookEntry {
-	var out []agent.HookEntry
-	for _, s := range HookTable() {
-		if s.NoOp {
-			continue
-		}
-		cmd := HookCommand(s.Verb, localDev)
-		h := &agent.Object{}
-		h.Set("name", agent.MustString(s.Name))
-		h.Set("type", agent.MustString("command"))
-		h.Set("command", agent.MustString(cmd))
-		if s.TimeoutMS > 0 {
-			h.Set("timeout", []byte(fmt.Sprint(s.TimeoutMS)))
-		}
-		out = append(out, agent.HookEntry{Event: s.Event, Matcher: s.Matcher, Command: cmd, Handler: h.Compact()})
-	}
-	return out
-}
-
-// GetHookNames returns the installed verbs.
-func (a *Agent) GetHookNames() []string {
-	var names []string
-	for _, s := range HookTable() {
-		if !s.NoOp {
-			names = agent.AppendUnique(names, s.Verb)
-		}
-	}
-	return names
-}
-
-// NoOpHookVerbs returns the verbs that are no longer installed but still
-// accepted from older installs: before-model, after-model,
-// before-tool-selection, pre-compress and notification. A call to one of
-// them only answers "{}".
-func (a *Agent) NoOpHookVerbs() []string {
-	var names []string
-	for _, s := range HookTable() {
-		if s.NoOp {
-			names = agent.AppendUnique(names, s.Verb)
-		}
-	}
-	return names
-}
-
-// HookTypeForVerb maps a verb (installed or no-op) to its hook type.
-func (a *Agent) HookTypeForVerb(verb string) (agent.HookType, bool) {
-	for _, s := range HookTable() {
-		if s.Verb == verb {
-			return s.Type, true
-		}
-	}
-	return "", false
-}
-
-// GetSupportedHooks returns the hook types of the installed verbs.
-func (a *Agent) GetSupportedHooks() []agent.HookType {
-	var out []agent.HookType
-	seen := map[agent.HookType]bool{}
-	for _, s := range HookTable() {
-		if !s.NoOp && !seen[s.Type] {
-			seen[s.Type] = true
-			out = append(out, s.Type)
-		}
-	}
-	return out
+	return agent.HookEntries(HookTable(), func(verb string) string { return HookCommand(verb, localDev) })
 }
 
 // InstallHooksIn merges Entire's hooks into <repoRoot>/.gemini/settings.json
@@ -278,46 +206,18 @@ func HooksInstalledIn(repoRoot string) (bool, error) {
 	return editor().ContainsOurs(f.Doc), nil
 }
 
-// InstallHooksIn implements agent.HookInstaller.
-func (a *Agent) InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error) {
+// HookTable implements agent.HookedSpec.
+func (spec) HookTable() []HookSpec { return HookTable() }
+
+// InstallHooksIn implements agent.HookInstaller (see the package function).
+func (spec) InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error) {
 	return InstallHooksIn(repoRoot, opts)
 }
 
-// UninstallHooksIn implements agent.HookInstaller.
-func (a *Agent) UninstallHooksIn(repoRoot string, log *agent.InstallLog) error {
+// UninstallHooksIn implements agent.HookInstaller (see the package function).
+func (spec) UninstallHooksIn(repoRoot string, log *agent.InstallLog) error {
 	return UninstallHooksIn(repoRoot, log)
 }
 
-// HooksInstalledIn implements agent.HookInstaller.
-func (a *Agent) HooksInstalledIn(repoRoot string) (bool, error) { return HooksInstalledIn(repoRoot) }
-
-// InstallHooks installs the hooks in the repository containing the working
-// directory (see InstallHooksIn).
-func (a *Agent) InstallHooks(localDev bool, force bool) (int, error) {
-	root, err := agent.RepoRoot()
-	if err != nil {
-		return 0, err
-	}
-	return InstallHooksIn(root, agent.HookInstallOptions{LocalDev: localDev, Force: force})
-}
-
-// UninstallHooks removes the hooks from the repository containing the
-// working directory.
-func (a *Agent) UninstallHooks() error {
-	root, err := agent.RepoRoot()
-	if err != nil {
-		return err
-	}
-	return UninstallHooksIn(root, nil)
-}
-
-// AreHooksInstalled reports whether hooks are installed in the repository
-// containing the working directory; errors count as not installed.
-func (a *Agent) AreHooksInstalled() bool {
-	root, err := agent.RepoRoot()
-	if err != nil {
-		return false
-	}
-	ok, _ := HooksInstalledIn(root)
-	return ok
-}
+// HooksInstalledIn implements agent.HookInstaller (see the package function).
+func (spec) HooksInstalledIn(repoRoot string) (bool, error) { return HooksInstalledIn(repoRoot) }

@@ -35,16 +35,16 @@ func ProjectHash(absRoot string) string {
 // first start there. ENTIRE_TEST_GEMINI_PROJECT_DIR, when set, is returned
 // as is.
 func (a *Agent) GetSessionDir(repoPath string) (string, error) {
-	if v := a.getenv(EnvTestProjectDir); v != "" {
+	if v := a.EnvVar(EnvTestProjectDir); v != "" {
 		return v, nil
 	}
 	abs, err := filepath.Abs(repoPath)
 	if err != nil {
 		return "", fmt.Errorf("gemini session dir: %w", err)
 	}
-	home := a.getenv(EnvCLIHome)
+	home := a.EnvVar(EnvCLIHome)
 	if home == "" {
-		if home, err = a.home(); err != nil {
+		if home, err = a.HomeDir(); err != nil {
 			return "", err
 		}
 	}
@@ -201,4 +201,14 @@ func (a *Agent) WriteSession(session *agent.AgentSession) error {
 		return fmt.Errorf("write gemini session: %w", err)
 	}
 	return nil
+}
+
+// StorageDir returns the .gemini directory that holds sessionDir
+// (~/.gemini/tmp/<project>/chats), or sessionDir itself when
+// ENTIRE_TEST_GEMINI_PROJECT_DIR sets the session directory.
+func (a *Agent) StorageDir(sessionDir string) string {
+	if a.SessionDirOverride() != "" {
+		return sessionDir
+	}
+	return filepath.Dir(filepath.Dir(filepath.Dir(sessionDir)))
 }

@@ -15,7 +15,9 @@ func TestSessionDirFollowsGeminiProjectRegistry(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	root := filepath.Join(t.TempDir(), "repo")
-	a := &Agent{Getenv: func(string) string { return "" }, UserHomeDir: func() (string, error) { return home, nil }}
+	a := New()
+	a.Getenv = func(string) string { return "" }
+	a.UserHomeDir = func() (string, error) { return home, nil }
 	gem := filepath.Join(home, ".gemini")
 	write := func(rel, content string) {
 		t.Helper()

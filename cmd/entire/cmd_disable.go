@@ -47,7 +47,7 @@ until 'entire enable' is run again. The setting is written to
 .entire/settings.local.json (or .entire/settings.json with --project).
 
 With --uninstall, remove everything Entire installed: the agent hooks of
-Claude Code and Gemini CLI, the git hooks (restoring the hooks they chained
+` + agentTypeList("and") + `, the git hooks (restoring the hooks they chained
 to), the session state, the .entire/ directory and the shadow branches. The
 entire/checkpoints/v1 branch, which holds your committed checkpoints, and
 the hides and notes branches are kept. --uninstall asks for confirmation
@@ -348,7 +348,7 @@ func runUninstall(ctx context.Context, opts *disableOptions, repo *gitrepo.Repo)
 	if err := settings.RemoveIgnored(repo.CommonDir); err != nil {
 		warn("%v", err)
 	}
-	if err := unignoreLocalSettings(repo); err != nil {
+	if err := unignorePersonalFiles(repo); err != nil {
 		warn("%v", err)
 	}
 	if err := removeCreatedDirs(repo, log); err != nil {

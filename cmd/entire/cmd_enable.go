@@ -58,7 +58,7 @@ func newEnableCmd(f *factory, runF func(context.Context, *enableOptions) error) 
 		Long: `Install the agent hooks and git hooks that let Entire record agent sessions
 in this repository, and write .entire/settings.json.
 
-Without flags, Entire is set up for Claude Code with the manual-commit strategy.
+Without flags, Entire is set up for ` + string(agent.DefaultAgentType) + ` with the manual-commit strategy.
 Use --agent to choose the agent, --strategy to choose the strategy.
 
 Checkpoint metadata (the entire/checkpoints/v1 branch) is pushed with your
@@ -81,7 +81,7 @@ origin) unless strategy_options.push_sessions is false (--skip-push-sessions).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Agent, "agent", "", "agent to set up: claude-code or gemini (non-interactive)")
+	fl.StringVar(&opts.Agent, "agent", "", "agent to set up: "+agentNameList("or")+" (non-interactive)")
 	fl.StringVar(&opts.Strategy, "strategy", "", "strategy: manual-commit or auto-commit")
 	fl.BoolVarP(&opts.Force, "force", "f", false, "re-install the hooks even if they are present")
 	fl.BoolVar(&opts.Local, "local", false, "write settings to .entire/settings.local.json")
@@ -198,9 +198,10 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 	if err := track.finish(); err != nil {
 		return err
 	}
+	spec := enableSpec(ag)
 	if mode == modeAgent {
 		desc := ag.Description()
-		if ag.Name() == agent.AgentNameGemini {
+		if spec.Preview {
 			desc += " (Preview)"
 		}
 		if added > 0 {
@@ -219,14 +220,19 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 	if created {
 		fmt.Fprintf(errOut, "✓ Created orphan branch '%s' for session metadata\n", checkpoint.MetadataBranch)
 	}
-	ignored := ""
-	if mcpApprovalFile(ag) != "" {
-		if ignored, err = ignoreLocalSettings(ctx, repo, ag); err != nil {
-			fmt.Fprintf(errOut, "Warning: %v\n", err)
-			ignored = "add it to .git/info/exclude"
+	ignored := map[string]string{}
+	for _, file := range spec.Files {
+		if !file.Personal {
+			continue
 		}
+		how, err := ignorePersonalFile(ctx, repo, ag, file.Path)
+		if err != nil {
+			fmt.Fprintf(errOut, "Warning: %v\n", err)
+			how = "add it to .git/info/exclude"
+		}
+		ignored[file.Path] = how
 	}
-	printEnableFiles(out, ag, target, relHooksDir(repo, gitHooks.Dir), ignored)
+	printEnableFiles(out, spec, ignored, target, relHooksDir(repo, gitHooks.Dir))
 	fmt.Fprintln(out, resolvePushTarget(ctx, repo, merged).enableLine())
 	fmt.Fprintln(out, "\nReady.")
 	return nil

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -144,7 +145,7 @@ func runExplain(ctx context.Context, opts *explainOptions) error {
 	if err := session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: f.Now}).AwaitTurnFinishes(5 * time.Second); err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v\n", err)
 	}
-	l := &explain.Loader{Repo: repo, Store: checkpoint.NewStore(repo, f.Now), DefaultBranch: defaultBranch(repo),
+	l := &explain.Loader{Repo: repo, Store: checkpoint.NewStore(repo, f.Now), DefaultBranch: repo.DefaultBranch(),
 		Remote: loadSettings(repo).CheckpointRemote()}
 	var buf bytes.Buffer
 	switch {
@@ -280,6 +281,18 @@ func explainCheckpoint(ctx context.Context, opts *explainOptions, l *explain.Loa
 	return writeSlotExtras(ctx, w, l.Repo, cp)
 }
 
+// recordsSubagents reports whether the agent labelled label records
+// subagent conclusions: it has a subagent-stop hook. Unknown labels are
+// taken to record them (nothing is said about them).
+func recordsSubagents(label agent.AgentType) bool {
+	a, err := agent.GetByAgentType(label)
+	if err != nil {
+		return true
+	}
+	hs, ok := a.(agent.HookSupport)
+	return ok && slices.Contains(hs.GetSupportedHooks(), agent.HookSubagentStop)
+}
+
 // writeSlotExtras shows, per session, what the session's slot holds beyond
 // its transcript: its subagent tasks with their conclusions, the entities
 // its commands referenced, and the hides it made.
@@ -293,8 +306,8 @@ func writeSlotExtras(ctx context.Context, w io.Writer, repo *gitrepo.Repo, cp *c
 		if len(hides) > 0 {
 			fmt.Fprintf(&buf, "Hides: %s (entire hide show <id>)\n", strings.Join(hides, ", "))
 		}
-		if sess.Metadata.Agent == agent.AgentTypeGemini && buf.Len() == 0 {
-			fmt.Fprintln(&buf, "Subagent conclusions: not recorded (Gemini CLI has no subagent hooks).")
+		if buf.Len() == 0 && !recordsSubagents(sess.Metadata.Agent) {
+			fmt.Fprintf(&buf, "Subagent conclusions: not recorded (%s has no subagent hooks).\n", sess.Metadata.Agent)
 		}
 		if buf.Len() == 0 {
 			continue

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/cmd/entire/mcpserver"
 	"github.com/spf13/cobra"
 )
@@ -34,7 +35,7 @@ note_delete, note_pin and note_unpin. Agents start it; people rarely need to.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runF(c.Context(), opts) },
 	}
-	cmd.Flags().StringVar(&opts.Agent, "agent", "", "agent whose notes the note tools use (default: the current session's agent, else claude-code)")
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "agent whose notes the note tools use (default: the current session's agent, else "+string(agent.DefaultAgentName)+")")
 	cmd.Flags().StringVar(&opts.Session, "session", "", "session `ID` whose single hide a missing hide_id falls back to")
 	return cmd
 }
@@ -63,14 +64,14 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 }
 
 // mcpSession returns the session whose hides the one-hide fallback may
-// pick: --session, else Claude Code's CLAUDE_CODE_SESSION_ID (given to
-// stdio MCP servers since 2.1.154), else the current session of the work
-// tree.
+// pick: --session, else the session ID the agent that started the server
+// gives it in its environment (agent.SessionIDFromEnv), else the current
+// session of the work tree.
 func mcpSession(opts *mcpOptions) string {
 	if opts.Session != "" {
 		return opts.Session
 	}
-	if id := opts.f.Getenv("CLAUDE_CODE_SESSION_ID"); id != "" {
+	if id := agent.SessionIDFromEnv(opts.f.Getenv); id != "" {
 		return id
 	}
 	if s := currentSession(opts.f); s != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/notes"
 	"github.com/entirecli/entire/renderrefs"
 	"github.com/entirecli/entire/strategy/references"
@@ -30,12 +31,13 @@ func newNoteCmd(f *factory, runF func(ctx context.Context, verb string, opts *no
 	if runF == nil {
 		runF = runNote
 	}
+	defaultAgent := string(agent.DefaultAgentName) // before the flag variable shadows the package
 	var agent string
 	cmd := &cobra.Command{
 		Use:   "note",
 		Short: "List, read and edit the notes agents keep between sessions",
 		Long: `Notes are durable facts an agent keeps between sessions, per repository and per
-agent (claude-code, gemini). They are stored in git on the branch entire/notes/v1.
+agent (` + agentNameList("") + `). They are stored in git on the branch entire/notes/v1.
 
 Keys are 1-64 characters of a-z, 0-9, '_' and '-', starting with a letter or
 digit. A note holds at most ` + fmt.Sprint(notes.DefaultMaxBytes) + ` bytes, and an agent at most ` + fmt.Sprint(notes.DefaultMaxCount) + ` notes.
@@ -44,7 +46,7 @@ not a repository).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.PersistentFlags().StringVar(&agent, "agent", "", "agent whose notes to use (default: the current session's agent, else claude-code)")
+	cmd.PersistentFlags().StringVar(&agent, "agent", "", "agent whose notes to use (default: the current session's agent, else "+defaultAgent+")")
 	sub := func(use, short string, args cobra.PositionalArgs, bind func(*noteOptions, []string)) {
 		opts := &noteOptions{f: f}
 		c := &cobra.Command{

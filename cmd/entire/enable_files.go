@@ -16,30 +16,44 @@ import (
 	"github.com/entirecli/entire/internal/settings"
 )
 
-// mcpRegistration returns where enable registers the MCP server for a (the
-// zero value when a starts no project MCP servers).
-func mcpRegistration(a agent.Agent) agent.MCPRegistration {
-	if h, ok := a.(agent.MCPHost); ok {
-		return h.MCPRegistration()
+// enableSpec returns what enable does and says for ag (agent.Enabler);
+// an agent without one is listed with its hook settings file alone.
+func enableSpec(ag agent.Agent) agent.EnableSpec {
+	if e, ok := ag.(agent.Enabler); ok {
+		return e.EnableSpec()
 	}
-	return agent.MCPRegistration{}
+	return agent.EnableSpec{Files: []agent.SetupFile{{Path: ag.GetHookConfigPath(), What: "hooks, the entire MCP server (commit it)"}}}
 }
 
-// mcpApprovalFile returns the personal settings file in which enable
-// approves the MCP server for a's user (Claude Code's
-// .claude/settings.local.json), "" when a needs no approval.
-func mcpApprovalFile(a agent.Agent) string { return mcpRegistration(a).ApprovalFile }
-
-// localSettingsExclude is what ignoreLocalSettings appends to info/exclude
-// for a's approval file, and what `disable --uninstall` takes out again.
-func localSettingsExclude(a agent.Agent) string {
-	return "# Personal " + string(a.Type()) + " settings (entire enable)\n/" + mcpApprovalFile(a) + "\n"
+// personalExclude is what ignorePersonalFile appends to info/exclude for
+// ag's personal setup file rel, and what `disable --uninstall` takes out
+// again.
+func personalExclude(ag agent.Agent, rel string) string {
+	return "# Personal " + string(ag.Type()) + " settings (entire enable)\n/" + rel + "\n"
 }
 
-// unignoreLocalSettings takes out of info/exclude the lines
-// ignoreLocalSettings appended for any registered agent (the last time they
-// appear), keeping every other byte and the file's mode.
-func unignoreLocalSettings(repo *gitrepo.Repo) error {
+// personalExcludes returns personalExclude of every personal setup file of
+// every registered agent.
+func personalExcludes() []string {
+	var out []string
+	for _, n := range agent.List() {
+		ag, err := agent.Get(n)
+		if err != nil {
+			continue
+		}
+		for _, file := range enableSpec(ag).Files {
+			if file.Personal {
+				out = append(out, personalExclude(ag, file.Path))
+			}
+		}
+	}
+	return out
+}
+
+// unignorePersonalFiles takes out of info/exclude the lines
+// ignorePersonalFile appended (the last time they appear), keeping every
+// other byte and the file's mode.
+func unignorePersonalFiles(repo *gitrepo.Repo) error {
 	path := filepath.Join(repo.CommonDir, "info", "exclude")
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -49,17 +63,12 @@ func unignoreLocalSettings(repo *gitrepo.Repo) error {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	out := data
-	for _, name := range agent.List() {
-		a, err := agent.Get(name)
-		if err != nil || mcpApprovalFile(a) == "" {
-			continue
-		}
-		block := localSettingsExclude(a)
-		i := strings.LastIndex(string(out), block)
+	for _, ex := range personalExcludes() {
+		i := strings.LastIndex(string(out), ex)
 		if i < 0 || (i > 0 && out[i-1] != '\n') {
 			continue
 		}
-		out = append(out[:i:i], out[i+len(block):]...)
+		out = append(out[:i:i], out[i+len(ex):]...)
 	}
 	if len(out) == len(data) {
 		return nil
@@ -70,13 +79,13 @@ func unignoreLocalSettings(repo *gitrepo.Repo) error {
 	return nil
 }
 
-// ignoreLocalSettings makes sure git ignores a's personal settings file
-// (mcpApprovalFile, where enable approves the MCP server for this user):
-// unless a .gitignore or another exclude file already covers it, the path
-// is added to the repository's info/exclude, which is never committed. It
-// returns how the file is ignored, for enable's output.
-func ignoreLocalSettings(ctx context.Context, repo *gitrepo.Repo, a agent.Agent) (string, error) {
-	rel := mcpApprovalFile(a)
+// ignorePersonalFile makes sure git ignores ag's personal setup file rel
+// (Claude Code's .claude/settings.local.json, where enable approves the
+// MCP server for this user): unless a .gitignore or another exclude file
+// already covers it, the path is added to the repository's info/exclude,
+// which is never committed. It returns how the file is ignored, for
+// enable's output.
+func ignorePersonalFile(ctx context.Context, repo *gitrepo.Repo, ag agent.Agent, rel string) (string, error) {
 	if _, err := repo.RunGit(ctx, "check-ignore", "-q", "--no-index", rel); err == nil {
 		return "already ignored", nil
 	} else {
@@ -86,7 +95,7 @@ func ignoreLocalSettings(ctx context.Context, repo *gitrepo.Repo, a agent.Agent)
 		}
 	}
 	path := filepath.Join(repo.CommonDir, "info", "exclude")
-	add := localSettingsExclude(a)
+	add := personalExclude(ag, rel)
 	if data, err := os.ReadFile(path); err == nil && len(data) > 0 && !strings.HasSuffix(string(data), "\n") {
 		add = "\n" + add
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -112,19 +121,17 @@ func ignoreLocalSettings(ctx context.Context, repo *gitrepo.Repo, a agent.Agent)
 }
 
 // printEnableFiles lists every file enable wrote or keeps, what it holds
-// and whether to commit it; ignored says how .claude/settings.local.json
-// is ignored ("" when it is not Claude Code's turn).
-func printEnableFiles(w io.Writer, ag agent.Agent, target, hooksDir, ignored string) {
+// and whether to commit it; ignored says how each personal file of spec is
+// ignored.
+func printEnableFiles(w io.Writer, spec agent.EnableSpec, ignored map[string]string, target, hooksDir string) {
 	fmt.Fprintln(w, "Files:")
 	row := func(path, what string) { fmt.Fprintf(w, "  %-28s %s\n", path, what) }
-	switch ag.Name() {
-	case agent.AgentNameClaudeCode:
-		reg := mcpRegistration(ag)
-		row(ag.GetHookConfigPath(), "hooks, permissions.deny, env (commit it: teammates' sessions are recorded too)")
-		row(reg.ServersFile, "the entire MCP server (commit it)")
-		row(reg.ApprovalFile, "approves that server for you (personal: "+ignored+")")
-	default:
-		row(ag.GetHookConfigPath(), "hooks, the entire MCP server (commit it)")
+	for _, file := range spec.Files {
+		if file.Personal {
+			row(file.Path, file.What+" (personal: "+ignored[file.Path]+")")
+			continue
+		}
+		row(file.Path, file.What)
 	}
 	rel := filepath.ToSlash(filepath.Join(settings.Dir, filepath.Base(target)))
 	if filepath.Base(target) == "settings.local.json" {

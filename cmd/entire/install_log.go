@@ -76,11 +76,21 @@ func trackInstall(repo *gitrepo.Repo) (*installTracker, error) {
 // paths are the files and directories enable may create, relative to the
 // work tree root.
 func (t *installTracker) paths() []string {
-	out := append([]string{settings.Dir, settingsGitignore, settingsRel(settings.ProjectPath), settingsRel(settings.LocalPath)}, hooks.MCPFiles()...)
+	out := []string{settings.Dir, settingsGitignore, settingsRel(settings.ProjectPath), settingsRel(settings.LocalPath)}
+	add := func(p string) {
+		if p == "" {
+			return
+		}
+		if dir := filepath.Dir(p); dir != "." {
+			out = append(out, filepath.ToSlash(dir))
+		}
+		out = append(out, filepath.ToSlash(p))
+	}
 	for _, name := range agent.List() {
 		if a, err := agent.Get(name); err == nil {
-			if p := a.GetHookConfigPath(); p != "" {
-				out = append(out, filepath.ToSlash(filepath.Dir(p)), filepath.ToSlash(p))
+			add(a.GetHookConfigPath())
+			for _, file := range enableSpec(a).Files {
+				add(file.Path)
 			}
 		}
 	}

@@ -4,7 +4,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const rootLong = `Entire records what AI coding agents (Claude Code, Gemini CLI) do in a git
+// rootLong is the root command's help text.
+func rootLong() string {
+	return `Entire records what AI coding agents (` + agentTypeList("") + `) do in a git
 repository: every agent turn becomes a checkpoint you can rewind to, and every
 commit is linked to the conversation that produced it.
 
@@ -16,13 +18,14 @@ instead of interactive menus (for screen readers).
 
 Exit status: 0 on success, 1 on any error (including invalid usage), 130 when
 interrupted.`
+}
 
 // newRootCmd builds the whole command tree.
 func newRootCmd(f *factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "entire",
 		Short:         "Entire CLI",
-		Long:          rootLong,
+		Long:          rootLong(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -20,8 +20,9 @@
 // The cost of a rewind follows the number of paths that differ, never the
 // size of the repository: one `git status`, tree diffs that skip equal
 // subtrees, and reads of only the candidate paths. The work tree is never
-// walked. Paths under .git, .entire, .claude and .gemini and gitignored
-// files are never touched.
+// walked. Paths under .git, .entire and the agents' configuration
+// directories (agent.IsProtectedDir) and gitignored files are never
+// touched.
 //
 // A rewind changes only the paths that a recorded turn (prompt to Stop,
 // shell commands included) of some session of the work tree changed, as
@@ -46,4 +47,12 @@
 //
 // A Rewinder writes human-oriented progress to its Progress writer only; it
 // never prints to stdout.
+//
+// Resume is the other way a committed checkpoint's transcripts come back:
+// it checks a branch out (fetching it, and the checkpoint metadata, when
+// they are not here) and writes the sessions of the branch's latest
+// checkpoint where their agents resume them (agent.SessionStore), asking
+// through a ResumeAsker before it overwrites newer local transcripts or
+// resumes from an older checkpoint, and says which older sessions a
+// logs-only rewind would restore.
 package rewind

@@ -30,8 +30,8 @@ type Transcript struct {
 	SessionID string
 	// Path is the file the agent reads the session from.
 	Path string
-	// ResumeCommand resumes the session ("claude -r <id>"); "" for an
-	// unknown agent.
+	// ResumeCommand resumes the session (the agent's
+	// FormatResumeCommand); "" for an unknown agent.
 	ResumeCommand string
 	// Prompt is the session's first prompt, for the resume hint.
 	Prompt string
@@ -40,12 +40,6 @@ type Transcript struct {
 	// was cut): an undo point reads them when the file no longer starts
 	// with data.
 	chunks []plumbing.Hash
-}
-
-// sessionFilePather is implemented by agents that know the file a session
-// is written to.
-type sessionFilePather interface {
-	SessionFilePath(*agent.AgentSession) (string, error)
 }
 
 // transcriptTarget returns where a session's transcript is written back:
@@ -66,7 +60,7 @@ func (r *Rewinder) transcriptTarget(sessionID string, st *session.State, agentTy
 		return "", nil, fmt.Errorf("session %s: no transcript path recorded and unknown agent %q", sessionID, agentType)
 	}
 	s := &agent.AgentSession{SessionID: sessionID, AgentName: ag.Name(), RepoPath: r.repo.Root, NativeData: data}
-	if p, ok := ag.(sessionFilePather); ok {
+	if p, ok := ag.(agent.SessionStore); ok {
 		path, err := p.SessionFilePath(s)
 		return path, ag, err
 	}

@@ -7,10 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
 
+	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/internal/atomicfile"
 	"github.com/entirecli/entire/internal/gitrepo"
@@ -19,19 +21,16 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// protectedDirs are never read from a snapshot nor touched on disk.
-var protectedDirs = []string{".git", ".entire", ".claude", ".gemini"}
+// ownDirs are the directories besides the agents' (agent.IsProtectedDir)
+// that are never read from a snapshot nor touched on disk.
+var ownDirs = [...]string{".git", ".entire"}
 
 // isProtected reports whether a repo-relative slash path is inside a
-// protected directory.
+// protected directory: git's, entire's or a registered agent's
+// configuration.
 func isProtected(p string) bool {
 	first, _, _ := strings.Cut(p, "/")
-	for _, d := range protectedDirs {
-		if first == d {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(ownDirs[:], first) || agent.IsProtectedDir(first)
 }
 
 // ChangeKind says what a rewind does to a path.

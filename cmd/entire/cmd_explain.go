@@ -53,7 +53,7 @@ branch; with --commit or --checkpoint, one checkpoint: its session, prompts,
 token usage, attribution, linked commits, files touched and a readable
 transcript ([User], [Assistant], [Tool] lines).
 
---generate asks the agent's own CLI (claude or gemini) for a summary and
+--generate asks the agent's own CLI for a summary and
 stores it in the checkpoint.`,
 		Example: `  entire explain
   entire explain --commit HEAD

@@ -1,0 +1,345 @@
+package archtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/entirecli/entire"
+
+// listed is what `go list -json` says of one package.
+type listed struct {
+	ImportPath string
+	Dir        string
+	GoFiles    []string
+	Imports    []string
+}
+
+// repoRoot returns the module's root directory.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	return filepath.Dir(strings.TrimSpace(string(out)))
+}
+
+// packages lists the module's packages.
+func packages(t *testing.T) []listed {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", "./...")
+	cmd.Dir = repoRoot(t)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []listed
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p listed
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("decode go list: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) == 0 {
+		t.Fatal("go list found no packages")
+	}
+	return pkgs
+}
+
+// rel returns a package's path inside the module ("" for outside).
+func rel(importPath string) string {
+	if importPath == module {
+		return "."
+	}
+	r, ok := strings.CutPrefix(importPath, module+"/")
+	if !ok {
+		return ""
+	}
+	return r
+}
+
+// part names the architecture part a module package belongs to: its top
+// folder, or cmd/entire.
+func part(r string) string {
+	if strings.HasPrefix(r, "cmd/") {
+		return "cmd/entire"
+	}
+	top, _, _ := strings.Cut(r, "/")
+	return top
+}
+
+// allowed is architecture.md's table: the parts each part may import
+// (besides its own subpackages).
+var allowed = map[string][]string{
+	"cmd/entire": nil, // everything
+	"hooks":      {"strategy", "checkpoint", "agent", "hide", "notes", "conclusion", "renderrefs", "internal"},
+	"strategy":   {"checkpoint", "agent", "hide", "notes", "conclusion", "renderrefs", "internal"},
+	"explain":    {"checkpoint", "agent", "hide", "notes", "conclusion", "renderrefs", "strategy/references", "strategy/subagent", "internal"},
+	"checkpoint": {"agent", "conclusion", "renderrefs", "internal"},
+	"hide":       {"agent", "internal"},
+	"notes":      {"agent", "internal"},
+	"agent":      {"internal"},
+	"conclusion": {"internal"},
+	"renderrefs": {"internal"},
+	"internal":   {"internal"},
+}
+
+// concreteAgents are the import paths only agent/ and the registration may
+// import.
+var concreteAgents = []string{module + "/agent/claudecode", module + "/agent/geminicli"}
+
+func TestImportsFollowTheArchitecture(t *testing.T) {
+	t.Parallel()
+	for _, p := range packages(t) {
+		from := rel(p.ImportPath)
+		fromPart := part(from)
+		may, known := allowed[fromPart]
+		if !known {
+			t.Errorf("package %s is in no part of architecture.md", from)
+			continue
+		}
+		for _, imp := range p.Imports {
+			to := rel(imp)
+			if to == "" {
+				continue
+			}
+			if slices.Contains(concreteAgents, imp) && fromPart != "agent" && from != "cmd/entire" {
+				t.Errorf("%s imports the concrete agent %s: only agent/ and cmd/entire's registration may", from, to)
+			}
+			if fromPart == "cmd/entire" || part(to) == fromPart {
+				continue
+			}
+			ok := false
+			for _, m := range may {
+				if to == m || strings.HasPrefix(to, m+"/") {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				t.Errorf("%s imports %s: architecture.md does not allow %s -> %s", from, to, fromPart, part(to))
+			}
+		}
+	}
+}
+
+func TestConcreteAgentsRegisteredOnce(t *testing.T) {
+	t.Parallel()
+	root := repoRoot(t)
+	var files []string
+	for _, p := range packages(t) {
+		if rel(p.ImportPath) != "cmd/entire" {
+			continue
+		}
+		for _, f := range p.GoFiles {
+			src, err := parser.ParseFile(token.NewFileSet(), filepath.Join(p.Dir, f), nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range src.Imports {
+				if path, _ := strconv.Unquote(imp.Path.Value); slices.Contains(concreteAgents, path) {
+					files = append(files, f)
+					break
+				}
+			}
+		}
+	}
+	if !slices.Equal(files, []string{"factory.go"}) {
+		t.Errorf("cmd/entire files importing a concrete agent: %v, want only factory.go (under %s)", files, root)
+	}
+}
+
+// goFile is a parsed non-test Go file of the module.
+type goFile struct {
+	rel  string // path from the module root
+	fset *token.FileSet
+	file *ast.File
+}
+
+// sourceFiles parses the module's non-test Go files.
+func sourceFiles(t *testing.T) []goFile {
+	t.Helper()
+	root := repoRoot(t)
+	var out []goFile
+	for _, p := range packages(t) {
+		for _, f := range p.GoFiles {
+			path := filepath.Join(p.Dir, f)
+			fset := token.NewFileSet()
+			file, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				t.Fatalf("parse %s: %v", path, err)
+			}
+			r, _ := filepath.Rel(root, path)
+			out = append(out, goFile{rel: filepath.ToSlash(r), fset: fset, file: file})
+		}
+	}
+	return out
+}
+
+// namesAgent reports whether an identifier or a literal's text names a
+// concrete agent.
+func namesAgent(s string) bool {
+	l := strings.ToLower(s)
+	return strings.Contains(l, "claude") || strings.Contains(l, "gemini")
+}
+
+func TestNoConcreteAgentOutsideAgent(t *testing.T) {
+	t.Parallel()
+	for _, f := range sourceFiles(t) {
+		// cmd/entire is held to the rule too, but for the one file that
+		// registers the agents.
+		if strings.HasPrefix(f.rel, "agent/") || f.rel == "cmd/entire/factory.go" || strings.HasPrefix(f.rel, "internal/realagent/") {
+			continue
+		}
+		ast.Inspect(f.file, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.Ident:
+				if namesAgent(x.Name) {
+					t.Errorf("%s: identifier %s names a concrete agent (ask the agent package instead)", f.fset.Position(x.Pos()), x.Name)
+				}
+			case *ast.BasicLit:
+				if x.Kind == token.STRING && namesAgent(x.Value) {
+					t.Errorf("%s: literal %s names a concrete agent (ask the agent package instead)", f.fset.Position(x.Pos()), x.Value)
+				}
+			}
+			return true
+		})
+	}
+}
+
+// selector returns "pkg.Name" for a call of a package-level function.
+func selector(call *ast.CallExpr) string {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return ""
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	if !ok {
+		return ""
+	}
+	return pkg.Name + "." + sel.Sel.Name
+}
+
+func TestLibrariesLeaveTerminalAndRuntimeAlone(t *testing.T) {
+	t.Parallel()
+	knobs := []string{"debug.SetGCPercent", "debug.SetMemoryLimit", "debug.SetMaxThreads", "debug.SetMaxStack"}
+	for _, f := range sourceFiles(t) {
+		if strings.HasPrefix(f.rel, "cmd/entire/") {
+			continue
+		}
+		ast.Inspect(f.file, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.BasicLit:
+				if x.Kind == token.STRING && strings.Contains(x.Value, "/dev/tty") {
+					t.Errorf("%s: a library opens the terminal (%s); prompts belong to cmd/entire", f.fset.Position(x.Pos()), x.Value)
+				}
+			case *ast.CallExpr:
+				name := selector(x)
+				if slices.Contains(knobs, name) {
+					t.Errorf("%s: a library sets a runtime knob (%s); that belongs to cmd/entire", f.fset.Position(x.Pos()), name)
+				}
+				if name == "runtime.GOMAXPROCS" && len(x.Args) == 1 {
+					if lit, ok := x.Args[0].(*ast.BasicLit); !ok || lit.Value != "0" {
+						t.Errorf("%s: a library sets GOMAXPROCS; that belongs to cmd/entire", f.fset.Position(x.Pos()))
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
+func TestOneGitRunner(t *testing.T) {
+	t.Parallel()
+	for _, f := range sourceFiles(t) {
+		// Test-support packages (gittest, lockfiletest) set up fixtures
+		// with git as a user would.
+		if strings.HasPrefix(f.rel, "internal/gitrepo/") || strings.HasPrefix(f.rel, "internal/realagent/") || strings.HasSuffix(filepath.Dir(f.rel), "test") {
+			continue
+		}
+		ast.Inspect(f.file, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			name := selector(call)
+			args := call.Args
+			switch name {
+			case "exec.Command":
+			case "exec.CommandContext":
+				if len(args) > 0 {
+					args = args[1:]
+				}
+			default:
+				return true
+			}
+			if len(args) > 0 {
+				if lit, ok := args[0].(*ast.BasicLit); ok && lit.Value == `"git"` {
+					t.Errorf("%s: starts git itself; use internal/gitrepo's runner", f.fset.Position(call.Pos()))
+				}
+			}
+			return true
+		})
+	}
+}
+
+func TestTopLevelFoldersWithGo(t *testing.T) {
+	t.Parallel()
+	tops := map[string]bool{}
+	for _, p := range packages(t) {
+		if r := rel(p.ImportPath); r != "" && r != "." {
+			top, _, _ := strings.Cut(r, "/")
+			tops[top] = true
+		}
+	}
+	// Test-only folders count too: go list names every package with Go
+	// files, tests included.
+	entries, err := os.ReadDir(repoRoot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !tops[e.Name()] {
+			if hasGo(filepath.Join(repoRoot(t), e.Name())) {
+				tops[e.Name()] = true
+			}
+		}
+	}
+	if len(tops) > 12 {
+		names := make([]string, 0, len(tops))
+		for n := range tops {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		t.Errorf("%d top-level folders hold Go code (at most 12): %v", len(tops), names)
+	}
+}
+
+// hasGo reports whether a directory tree holds a .go file.
+func hasGo(dir string) bool {
+	found := false
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
+}

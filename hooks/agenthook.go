@@ -16,7 +16,6 @@ import (
 	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/entirecli/entire/internal/logging"
 	"github.com/entirecli/entire/internal/panics"
-	"github.com/entirecli/entire/internal/settings"
 	"github.com/entirecli/entire/strategy"
 )
 
@@ -83,7 +82,11 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 		return 0
 	}
 	repo, err := env.OpenRepo()
-	if err != nil || !settings.Enabled(repo.Root) {
+	var hs hookSettings
+	if err == nil {
+		hs = loadSettings(repo.Root)
+	}
+	if err != nil || !hs.enabled() {
 		drain(env.Stdin)
 		answerEmpty()
 		return 0
@@ -98,14 +101,14 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 		// an unknown verb (a newer or hand-edited hook entry) says nothing
 		// there and is logged.
 		drain(env.Stdin)
-		if _, log, err := open(env, repo, "hooks"); err == nil {
+		if _, log, err := open(env, repo, "hooks", hs); err == nil {
 			log.Warn("unknown hook verb", "agent", string(agentName), "hook", verb)
 			log.Close()
 		}
 		return 0
 	}
 	in, err := ag.ParseHookInput(hookType, env.Stdin)
-	senv, log, oerr := open(env, repo, "hooks")
+	senv, log, oerr := open(env, repo, "hooks", hs)
 	if oerr != nil {
 		return fail(oerr)
 	}

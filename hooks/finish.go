@@ -11,7 +11,6 @@ import (
 
 	"github.com/entirecli/entire/internal/panics"
 	"github.com/entirecli/entire/internal/proc"
-	"github.com/entirecli/entire/internal/settings"
 	"github.com/entirecli/entire/strategy"
 )
 
@@ -88,10 +87,14 @@ func RunFinishTurn(ctx context.Context, env Env) (code int) {
 	ctx, cancel := context.WithTimeout(ctx, finishTurnLimit)
 	defer cancel()
 	repo, err := env.OpenRepo()
-	if err != nil || !settings.Enabled(repo.Root) {
+	if err != nil {
 		return 0
 	}
-	senv, log, err := open(env, repo, "finish")
+	hs := loadSettings(repo.Root)
+	if !hs.enabled() {
+		return 0
+	}
+	senv, log, err := open(env, repo, "finish", hs)
 	if err != nil {
 		return 0
 	}

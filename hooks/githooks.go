@@ -41,7 +41,7 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 	if err != nil {
 		return 0
 	}
-	senv, log, err := open(env, repo, "hooks")
+	senv, log, err := open(env, repo, "hooks", loadSettings(repo.Root))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "[entire] %v\n", err)
 		return 0

@@ -13,13 +13,32 @@ import (
 	"github.com/entirecli/entire/strategy"
 )
 
-// open prepares what every handler needs once it knows it has work: the
-// settings, the log and the strategy environment.
-func open(env Env, repo *gitrepo.Repo, component string) (*strategy.Env, *logging.Logger, error) {
-	s, err := settings.Load(repo.Root)
+// hookSettings are a repository's settings as a hook read them: once per
+// hook, for the enabled check and everything after it.
+type hookSettings struct {
+	*settings.Settings
+	// err is why the files could not be read; Settings are then the
+	// defaults (a settings error must not stop the hook, SPEC 3.2).
+	err error
+}
+
+// loadSettings reads the settings of the repository at root for a hook.
+func loadSettings(root string) hookSettings {
+	s, err := settings.Load(root)
 	if err != nil {
-		s = settings.Defaults() // a settings error must not stop the hook (SPEC 3.2)
+		return hookSettings{Settings: settings.Defaults(), err: err}
 	}
+	return hookSettings{Settings: s}
+}
+
+// enabled reports whether entire records in the repository: unreadable
+// settings count as enabled, as settings.Enabled does.
+func (h hookSettings) enabled() bool { return h.err != nil || h.Enabled }
+
+// open prepares what every handler needs once it knows it has work: the
+// log and the strategy environment, from the settings the hook read.
+func open(env Env, repo *gitrepo.Repo, component string, hs hookSettings) (*strategy.Env, *logging.Logger, error) {
+	s, err := hs.Settings, hs.err
 	// The log and the transient files go under .entire/: in a checkout
 	// without .entire/.gitignore they must not become untracked files.
 	_, ierr := settings.EnsureIgnored(repo.Root, repo.CommonDir)

@@ -102,9 +102,9 @@ func UnregisterMCP(repoRoot string, log *InstallLog) error {
 	var servers, approvals []string
 	for _, h := range mcpHosts() {
 		reg := h.MCPRegistration()
-		servers = appendNew(servers, reg.ServersFile)
+		servers = AppendUnique(servers, reg.ServersFile)
 		if reg.ApprovalFile != "" {
-			approvals = appendNew(approvals, reg.ApprovalFile)
+			approvals = AppendUnique(approvals, reg.ApprovalFile)
 		}
 	}
 	for _, rel := range servers {
@@ -118,13 +118,6 @@ func UnregisterMCP(repoRoot string, log *InstallLog) error {
 		}
 	}
 	return nil
-}
-
-func appendNew(list []string, s string) []string {
-	if slices.Contains(list, s) {
-		return list
-	}
-	return append(list, s)
 }
 
 // MCPRegistered reports whether the servers file of a registered MCPHost

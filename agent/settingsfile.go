@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,22 +39,36 @@ type SettingsFile struct {
 	mode            fs.FileMode
 }
 
+// maxSettingsFile bounds what ReadSettingsFile reads: agent settings files
+// are a few KiB, and a committed one is a teammate's input.
+const maxSettingsFile = 16 << 20
+
 // ReadSettingsFile reads path. A missing (or blank) file gives an empty
 // object with Exists false (true for a blank one); newFileTrailingNewline
 // selects the final newline used if the file is created. A file that is not
-// a JSON object gives an error wrapping ErrInvalidSettings.
+// a JSON object, not a regular file (a FIFO, a device such as /dev/zero a
+// symlink may point to; opened as OpenTranscript does, without blocking) or
+// larger than 16 MiB gives an error wrapping ErrInvalidSettings.
 func ReadSettingsFile(path string, newFileTrailingNewline bool) (*SettingsFile, error) {
 	f := &SettingsFile{Path: path, Doc: jsonedit.New(), trailingNewline: newFileTrailingNewline, mode: 0o600}
-	data, err := os.ReadFile(path)
+	file, err := openRegular(path, "settings", ErrInvalidSettings)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read settings %s: %w", path, err)
 	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, maxSettingsFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("read settings %s: %w", path, err)
+	}
+	if len(data) > maxSettingsFile {
+		return nil, fmt.Errorf("read settings %s: %w: larger than %d MiB", path, ErrInvalidSettings, maxSettingsFile>>20)
+	}
 	f.Exists = true
 	f.original = data
-	if st, err := os.Stat(path); err == nil {
+	if st, err := file.Stat(); err == nil {
 		f.mode = st.Mode().Perm()
 	}
 	if len(bytes.TrimSpace(data)) == 0 {

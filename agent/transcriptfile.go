@@ -30,6 +30,13 @@ const maxSniffLine = 16 << 20
 // of the opened file (so a symlink swapped meanwhile changes nothing). A
 // missing file is an error wrapping fs.ErrNotExist.
 func OpenTranscript(path string) (*os.File, error) {
+	return openRegular(path, "transcript", ErrNotTranscript)
+}
+
+// openRegular opens the file at path for reading as OpenTranscript
+// describes, naming it noun in errors; anything but a regular file is
+// refused with an error wrapping notRegular.
+func openRegular(path, noun string, notRegular error) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
 	if err != nil {
 		return nil, err
@@ -37,15 +44,15 @@ func OpenTranscript(path string) (*os.File, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("stat transcript %s: %w", path, err)
+		return nil, fmt.Errorf("stat %s %s: %w", noun, path, err)
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%w: %s is not a regular file (%v)", ErrNotTranscript, path, fi.Mode().Type())
+		return nil, fmt.Errorf("%w: %s is not a regular file (%v)", notRegular, path, fi.Mode().Type())
 	}
 	if err := clearNonBlock(f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("open transcript %s: %w", path, err)
+		return nil, fmt.Errorf("open %s %s: %w", noun, path, err)
 	}
 	return f, nil
 }

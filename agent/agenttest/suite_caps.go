@@ -15,10 +15,7 @@ import (
 // lies in one of them (an agent's configuration is never rewound).
 func testProtected(t *testing.T, fx Fixture) {
 	a := newAgent(fx, t)
-	p, ok := a.(agent.DirProtector)
-	if !ok {
-		t.Skip("agent protects no directories")
-	}
+	p := capability[agent.DirProtector](t, fx)
 	dirs := p.ProtectedDirs()
 	if len(dirs) == 0 {
 		t.Fatal("ProtectedDirs is empty")
@@ -147,10 +144,7 @@ func testLastEntryTime(t *testing.T, fx Fixture) {
 // file is a clean relative slash path with a description.
 func testEnable(t *testing.T, fx Fixture) {
 	a := newAgent(fx, t)
-	e, ok := a.(agent.Enabler)
-	if !ok {
-		t.Skip("agent has no enable spec")
-	}
+	e := capability[agent.Enabler](t, fx)
 	files := e.EnableSpec().Files
 	if len(files) == 0 || files[0].Path != a.GetHookConfigPath() {
 		t.Fatalf("EnableSpec files %+v: want the hook settings %s first", files, a.GetHookConfigPath())
@@ -169,11 +163,7 @@ func testEnable(t *testing.T, fx Fixture) {
 
 // testSessionIDEnv checks SessionIDEnver through agent.SessionIDFromEnv.
 func testSessionIDEnv(t *testing.T, fx Fixture) {
-	a := newAgent(fx, t)
-	e, ok := a.(agent.SessionIDEnver)
-	if !ok {
-		t.Skip("agent gives no session ID in the environment")
-	}
+	e := capability[agent.SessionIDEnver](t, fx)
 	name := e.SessionIDEnv()
 	if name == "" {
 		t.Fatal("SessionIDEnv is empty")
@@ -187,15 +177,11 @@ func testSessionIDEnv(t *testing.T, fx Fixture) {
 // testHookTable checks the table-driven hook methods: installed and no-op
 // verbs are disjoint and every one of them has a hook type.
 func testHookTable(t *testing.T, fx Fixture) {
-	a := newAgent(fx, t)
-	hh, ok := a.(agent.HookHandler)
-	r, rok := a.(agent.HookVerbResolver)
-	if !ok || !rok {
-		t.Skip("agent has no hook table")
-	}
+	hh := capability[agent.HookHandler](t, fx)
+	r := capability[agent.HookVerbResolver](t, fx)
 	installed := hh.GetHookNames()
 	var noOps []string
-	if n, ok := a.(agent.NoOpHookVerbs); ok {
+	if n, ok := hh.(agent.NoOpHookVerbs); ok {
 		noOps = n.NoOpHookVerbs()
 	}
 	for _, v := range noOps {

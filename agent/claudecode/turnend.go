@@ -19,6 +19,11 @@ var _ agent.TurnEndWatcher = (*Agent)(nil)
 // answer we look for) and the watch goes on after its newline.
 const maxPendingLine = 64 << 20
 
+// watchReadSize bounds one read of a turn-end watch; a check reads what
+// was appended in pieces of this size, so its memory does not grow with
+// the transcript (beyond one pending line).
+const watchReadSize = 1 << 20
+
 // WatchTurnEnd returns a check that reports whether the transcript holds
 // the end of the turn that started at `from`. Claude Code may run the Stop
 // hook before it has written the turn's last assistant line.
@@ -100,13 +105,20 @@ func (w *turnEndWatch) check() (bool, error) {
 	if size == w.offset {
 		return false, nil
 	}
-	buf := make([]byte, size-w.offset)
-	n, err := f.ReadAt(buf, w.offset)
-	if err != nil && err != io.EOF {
-		return false, fmt.Errorf("watch transcript %s: %w", w.path, err)
+	// Read in pieces: from offset 0 (a rewritten file, a cursor without
+	// offset) what is new is the whole transcript.
+	buf := make([]byte, min(size-w.offset, watchReadSize))
+	for w.offset < size {
+		n, err := f.ReadAt(buf[:min(size-w.offset, int64(len(buf)))], w.offset)
+		w.offset += int64(n)
+		w.feed(buf[:n])
+		if err == io.EOF {
+			break // truncated meanwhile: the next call sees it
+		}
+		if err != nil {
+			return false, fmt.Errorf("watch transcript %s: %w", w.path, err)
+		}
 	}
-	w.offset += int64(n)
-	w.feed(buf[:n])
 	// Decided on everything read: a prompt after the match means the
 	// match was an earlier turn's.
 	w.done = w.matched

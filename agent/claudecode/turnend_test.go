@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/entirecli/entire/agent"
@@ -199,4 +200,19 @@ func TestScanTranscriptRewrittenAndGrown(t *testing.T) {
 	if again.From != (agent.Position{}) || len(again.Prompts) != 2 || again.Prompts[1] != "third, a longer prompt than the second" {
 		t.Fatalf("scan from a position the file lost: from %+v, prompts %q", again.From, again.Prompts)
 	}
+}
+
+// A watch from the start of a transcript larger than one read finds an
+// answer whose line spans several reads.
+func TestWatchTurnEndReadsInPieces(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	answer := strings.Repeat("y", 3*watchReadSize/2)
+	appendLines(t, path, userLine("go"), assistantText("m1", strings.Repeat("x", watchReadSize*7/10)))
+	check := New().WatchTurnEnd(path, agent.Position{}, agent.TurnEnd{FinalAnswer: answer, HasFinalAnswer: true})
+	mustCheck(t, check, false, "a long intermediate text")
+	appendLines(t, path, assistantText("m2", answer))
+	mustCheck(t, check, true, "an answer spanning reads")
+	check = New().WatchTurnEnd(path, agent.Position{}, agent.TurnEnd{FinalAnswer: answer, HasFinalAnswer: true})
+	mustCheck(t, check, true, "the whole transcript in one check")
 }

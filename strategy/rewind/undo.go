@@ -268,6 +268,7 @@ func (r *Rewinder) undoChanges(ctx context.Context, name string, saved map[strin
 		}
 	}
 	paths = sortedSet(cand)
+	disk := newDiskReader(r.repo.Root)
 	for _, p := range paths {
 		want, content := lookup(ht, p), []byte(nil)
 		if f, ok := saved[p]; ok {
@@ -278,7 +279,7 @@ func (r *Rewinder) undoChanges(ctx context.Context, name string, saved map[strin
 				return nil, nil, nil, fmt.Errorf("%w: undo point %s: bad entry for %s", undostore.ErrCorrupt, name, p)
 			}
 		}
-		fc, _, ok, err := r.change(p, want, ht, listed)
+		fc, _, ok, err := r.change(disk, p, want, ht, listed)
 		if err != nil {
 			return nil, nil, nil, err
 		}

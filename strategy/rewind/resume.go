@@ -115,7 +115,9 @@ type resumer struct {
 	store *checkpoint.Store
 }
 
-func (r *resumer) printf(format string, a ...any) { fmt.Fprintf(r.Out, format, a...) }
+// printf reports progress (escapedPrintf): the errors it reports may
+// carry what the checkpoint remote answered.
+func (r *resumer) printf(format string, a ...any) { escapedPrintf(r.Out, format, a...) }
 
 // Resume checks a branch out and writes the transcripts of the sessions of
 // its latest checkpoint back where their agents keep them (SPEC 6.5). It
@@ -256,7 +258,7 @@ func (r *resumer) checkout(ctx context.Context, c *checkoutStep) error {
 	if _, err := r.Repo.RunGit(ctx, c.args...); err != nil {
 		return fmt.Errorf("git %s: %w", strings.Join(c.args, " "), err)
 	}
-	fmt.Fprintln(r.Out, c.msg)
+	r.printf("%s\n", c.msg)
 	return nil
 }
 

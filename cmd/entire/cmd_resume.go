@@ -169,13 +169,11 @@ func printResumeCommands(f *factory, restored []rewind.RestoredSession) {
 		return
 	}
 	fmt.Fprintf(w, "Restored %d sessions. To continue, run:\n", len(restored))
+	lines := make([]string, len(restored))
 	for i, s := range restored {
-		suffix := ""
-		if i == len(restored)-1 {
-			suffix = " (most recent)"
-		}
-		fmt.Fprintf(w, "  %s%s\n", line(s), suffix)
+		lines[i] = line(s)
 	}
+	printMostRecentLast(w, lines)
 }
 
 // printOtherSessions follows the resume commands when the branch's older

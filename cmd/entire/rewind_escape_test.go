@@ -20,6 +20,7 @@ func TestPrintPlanEscapesStoredText(t *testing.T) {
 	var b bytes.Buffer
 	printPlan(&b, plan)
 	printResume(&b, []rewind.Transcript{{ResumeCommand: "claude -r s\x1b[31m", Prompt: "p\x1b[0m"}})
+	warnPaths(&b, "Warning: The following files will be DELETED:", []string{"d\x1b[2Je"})
 	if out := b.String(); strings.ContainsAny(out, "\x1b\x07\r\u202e") {
 		t.Fatalf("raw control characters printed: %q", out)
 	}

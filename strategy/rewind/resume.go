@@ -138,7 +138,11 @@ func Resume(ctx context.Context, opts ResumeOptions) (*ResumeResult, error) {
 	}
 	r := &resumer{ResumeOptions: opts, store: checkpoint.NewStore(opts.Repo, opts.Now)}
 	repo, b := r.Repo, r.Branch
-	if _, err := repo.RunGit(ctx, "check-ref-format", "--branch", b); err != nil || strings.HasPrefix(b, "-") {
+	// A name like an option never reaches git's argument list.
+	if strings.HasPrefix(b, "-") {
+		return nil, fmt.Errorf("invalid branch name %q", b)
+	}
+	if _, err := repo.RunGit(ctx, "check-ref-format", "--branch", b); err != nil {
 		return nil, fmt.Errorf("invalid branch name %q", b)
 	}
 	tip, checkout, err := r.target(ctx)

@@ -322,11 +322,7 @@ func runUninstall(ctx context.Context, opts *disableOptions, repo *gitrepo.Repo)
 	if err != nil {
 		warn("%v", err)
 	}
-	for _, name := range agent.List() {
-		a, err := agent.Get(name)
-		if err != nil {
-			continue
-		}
+	for _, a := range registeredAgents() {
 		if inst, ok := a.(agent.HookInstaller); ok {
 			if err := inst.UninstallHooksIn(repo.Root, log); err != nil {
 				warn("remove %s hooks: %v", a.Type(), err)

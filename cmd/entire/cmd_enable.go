@@ -357,14 +357,17 @@ func printGitHookSummary(w io.Writer, repo *gitrepo.Repo, res githook.Result) {
 
 // refreshInstalledAgents brings the hooks and MCP registration of every
 // agent that already has entire's hooks up to date, so that running
-// `entire enable` after an upgrade adds hooks a newer version needs.
-// Installing is idempotent: an up-to-date setup is left byte for byte.
+// `entire enable` after an upgrade adds hooks a newer version needs, and
+// records what it adds in the install log. Installing is idempotent: an
+// up-to-date setup is left byte for byte. An install log that cannot be
+// read is reported and left as it is; what is added then is not recorded
+// (uninstalling falls back to what Entire recognises as its own).
 func refreshInstalledAgents(repo *gitrepo.Repo, s *settings.Settings, out, errOut io.Writer) {
-	for _, name := range agent.List() {
-		a, err := agent.Get(name)
-		if err != nil {
-			continue
-		}
+	log, err := loadInstallLog(repo)
+	if err != nil {
+		fmt.Fprintf(errOut, "Warning: %v; hooks added now are not recorded in it\n", err)
+	}
+	for _, a := range registeredAgents() {
 		inst, ok := a.(agent.HookInstaller)
 		if !ok {
 			continue
@@ -372,19 +375,18 @@ func refreshInstalledAgents(repo *gitrepo.Repo, s *settings.Settings, out, errOu
 		if installed, err := inst.HooksInstalledIn(repo.Root); err != nil || !installed {
 			continue
 		}
-		log, _ := loadInstallLog(repo)
 		if n, err := inst.InstallHooksIn(repo.Root, agent.HookInstallOptions{LocalDev: s.LocalDev, Log: log}); err != nil {
 			fmt.Fprintf(errOut, "Warning: could not update %s hooks: %v\n", a.Type(), err)
 		} else if n > 0 {
 			fmt.Fprintf(out, "Updated %s hooks (%d added)\n", a.Type(), n)
 		}
-		if _, err := hooks.RegisterMCP(repo.Root, name, log); err != nil {
+		if _, err := hooks.RegisterMCP(repo.Root, a.Name(), log); err != nil {
 			fmt.Fprintf(errOut, "Warning: could not register the entire MCP server for %s: %v\n", a.Type(), err)
 		}
-		if log != nil {
-			if err := saveInstallLog(repo, log); err != nil {
-				fmt.Fprintf(errOut, "Warning: %v\n", err)
-			}
+	}
+	if log != nil {
+		if err := saveInstallLog(repo, log); err != nil {
+			fmt.Fprintf(errOut, "Warning: %v\n", err)
 		}
 	}
 }

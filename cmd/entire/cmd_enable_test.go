@@ -270,6 +270,30 @@ func TestEnableInteractiveAlreadyEnabled(t *testing.T) {
 	diffSnapshots(t, before, repoSnapshot(t, dir))
 }
 
+// An install log that cannot be read is reported when enable refreshes an
+// installed setup, and left as it is.
+func TestEnableAlreadyEnabledReportsUnreadableInstallLog(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	if _, errOut, code := runEntire(t, dir, nil, "", "enable"); code != 0 {
+		t.Fatalf("enable: %d %s", code, errOut)
+	}
+	logPath := filepath.Join(dir, ".git", installLogFile)
+	if err := os.WriteFile(logPath, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runEntire(t, dir, nil, "", "enable")
+	if code != 0 || !strings.HasPrefix(out, "Already enabled.") {
+		t.Fatalf("exit %d\nstdout %q\nstderr %q", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "Warning: read install log") {
+		t.Errorf("stderr %q does not report the install log", errOut)
+	}
+	if b, _ := os.ReadFile(logPath); string(b) != "{not json" {
+		t.Errorf("install log rewritten: %q", b)
+	}
+}
+
 func TestEnableWritesLocalWhenProjectDiffers(t *testing.T) {
 	t.Parallel()
 	dir := gittest.InitWithCommit(t)

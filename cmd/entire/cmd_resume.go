@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/explain"
 	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/entirecli/entire/strategy/rewind"
@@ -61,10 +60,8 @@ older checkpoints of the branch hold are named, each with the
 // "<id>" for the session ID ("claude -r <id>, gemini --resume <id>").
 func resumeCommandForms() string {
 	var forms []string
-	for _, n := range agent.List() {
-		if a, err := agent.Get(n); err == nil {
-			forms = append(forms, a.FormatResumeCommand("<id>"))
-		}
+	for _, a := range registeredAgents() {
+		forms = append(forms, a.FormatResumeCommand("<id>"))
 	}
 	return strings.Join(forms, ", ")
 }
@@ -172,13 +169,11 @@ func printResumeCommands(f *factory, restored []rewind.RestoredSession) {
 		return
 	}
 	fmt.Fprintf(w, "Restored %d sessions. To continue, run:\n", len(restored))
+	lines := make([]string, len(restored))
 	for i, s := range restored {
-		suffix := ""
-		if i == len(restored)-1 {
-			suffix = " (most recent)"
-		}
-		fmt.Fprintf(w, "  %s%s\n", line(s), suffix)
+		lines[i] = line(s)
 	}
+	printMostRecentLast(w, lines)
 }
 
 // printOtherSessions follows the resume commands when the branch's older

@@ -266,33 +266,38 @@ func emitUndoRef(f *factory, name, title string) {
 
 // printResume prints the resume command lines of SPEC 6.3 step 5.
 func printResume(w io.Writer, ts []rewind.Transcript) {
-	var cmds []rewind.Transcript
+	var lines []string
 	for _, t := range ts {
-		if t.ResumeCommand != "" {
-			cmds = append(cmds, t)
+		if t.ResumeCommand == "" {
+			continue
 		}
-	}
-	// The session ID in the command and the prompt come from the
-	// checkpoint, which may be a teammate's.
-	line := func(t rewind.Transcript) string {
+		l := t.ResumeCommand
 		if t.Prompt != "" {
-			return iostreams.Escape(t.ResumeCommand + "  # " + t.Prompt)
+			l += "  # " + t.Prompt
 		}
-		return iostreams.Escape(t.ResumeCommand)
+		// The session ID in the command and the prompt come from the
+		// checkpoint, which may be a teammate's.
+		lines = append(lines, iostreams.Escape(l))
 	}
-	switch len(cmds) {
+	switch len(lines) {
 	case 0:
 	case 1:
-		fmt.Fprintln(w, line(cmds[0]))
+		fmt.Fprintln(w, lines[0])
 	default:
-		fmt.Fprintf(w, "Restored %d sessions. Resume with:\n", len(cmds))
-		for i, t := range cmds {
-			suffix := ""
-			if i == len(cmds)-1 {
-				suffix = " (most recent)"
-			}
-			fmt.Fprintf(w, "  %s%s\n", line(t), suffix)
+		fmt.Fprintf(w, "Restored %d sessions. Resume with:\n", len(lines))
+		printMostRecentLast(w, lines)
+	}
+}
+
+// printMostRecentLast prints the resume lines of several sessions, oldest
+// first, indented, the last one marked "(most recent)" (SPEC 6.3 and 6.5
+// step 5).
+func printMostRecentLast(w io.Writer, lines []string) {
+	for i, l := range lines {
+		if i == len(lines)-1 {
+			l += " (most recent)"
 		}
+		fmt.Fprintf(w, "  %s\n", l)
 	}
 }
 

@@ -63,7 +63,7 @@ func runRewindInteractive(ctx context.Context, opts *rewindOptions, rw *rewind.R
 	if n := len(plan.UserKept); n > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "%d files only you changed are kept as they are.\n", n)
 	}
-	fmt.Fprintf(f.IO.ErrOut, "This will reset to: %s\n%d files change; `entire rewind --undo` brings them back.\n", p.Message, len(plan.Changes))
+	fmt.Fprintf(f.IO.ErrOut, "This will reset to: %s\n%d files change; `entire rewind --undo` brings them back.\n", iostreams.Escape(p.Message), len(plan.Changes))
 	ok, err := confirm(f, "Reset to "+p.Short()+"?", "Yes", "No", true)
 	if err != nil || !ok {
 		return err
@@ -71,15 +71,15 @@ func runRewindInteractive(ctx context.Context, opts *rewindOptions, rw *rewind.R
 	return applyRewind(ctx, f, rw, plan)
 }
 
-// warnPaths prints a heading and the paths under it, nothing when there
-// are none.
+// warnPaths prints a heading and the paths under it, escaped (a cloned
+// repository's file names may hold anything), nothing when there are none.
 func warnPaths(w io.Writer, heading string, paths []string) {
 	if len(paths) == 0 {
 		return
 	}
 	fmt.Fprintln(w, heading)
 	for _, p := range paths {
-		fmt.Fprintf(w, "  %s\n", p)
+		fmt.Fprintf(w, "  %s\n", iostreams.Escape(p))
 	}
 }
 

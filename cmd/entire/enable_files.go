@@ -36,11 +36,7 @@ func personalExclude(ag agent.Agent, rel string) string {
 // every registered agent.
 func personalExcludes() []string {
 	var out []string
-	for _, n := range agent.List() {
-		ag, err := agent.Get(n)
-		if err != nil {
-			continue
-		}
+	for _, ag := range registeredAgents() {
 		for _, file := range enableSpec(ag).Files {
 			if file.Personal {
 				out = append(out, personalExclude(ag, file.Path))

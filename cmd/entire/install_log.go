@@ -86,12 +86,10 @@ func (t *installTracker) paths() []string {
 		}
 		out = append(out, filepath.ToSlash(p))
 	}
-	for _, name := range agent.List() {
-		if a, err := agent.Get(name); err == nil {
-			add(a.GetHookConfigPath())
-			for _, file := range enableSpec(a).Files {
-				add(file.Path)
-			}
+	for _, a := range registeredAgents() {
+		add(a.GetHookConfigPath())
+		for _, file := range enableSpec(a).Files {
+			add(file.Path)
 		}
 	}
 	if dir, err := githook.Dir(t.repo.Root); err == nil {

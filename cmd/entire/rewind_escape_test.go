@@ -8,8 +8,9 @@ import (
 	"github.com/entirecli/entire/strategy/rewind"
 )
 
-// A dry run prints the commit subject, paths and session IDs of a point
-// that may come from a teammate's push: none reaches the terminal raw.
+// A dry run and the picker's warnings print the commit subject, paths and
+// session IDs of a point that may come from a teammate's push: none
+// reaches the terminal raw.
 func TestPrintPlanEscapesStoredText(t *testing.T) {
 	plan := &rewind.Plan{
 		Point:       rewind.Point{ID: "0123456789abcdef0123456789abcdef01234567", Message: "fix \x1b]0;pwned\x07"},
@@ -20,6 +21,7 @@ func TestPrintPlanEscapesStoredText(t *testing.T) {
 	var b bytes.Buffer
 	printPlan(&b, plan)
 	printResume(&b, []rewind.Transcript{{ResumeCommand: "claude -r s\x1b[31m", Prompt: "p\x1b[0m"}})
+	warnPaths(&b, "Warning: The following files will be DELETED:", []string{"d\x1b[2Je"})
 	if out := b.String(); strings.ContainsAny(out, "\x1b\x07\r\u202e") {
 		t.Fatalf("raw control characters printed: %q", out)
 	}

@@ -56,7 +56,7 @@ func (e settingsEdit) apply(path string, added *jsonedit.Record, onlyPresent, dr
 	}
 	doc := jsonedit.New()
 	if exists {
-		if _, err := settings.LoadFile(path); err != nil {
+		if _, err := settings.Parse(path, data); err != nil {
 			return false, fmt.Errorf("%w (fix or remove the file, then run the command again)", err)
 		}
 		if doc, err = jsonedit.Parse(data); err != nil {

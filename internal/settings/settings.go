@@ -156,6 +156,19 @@ func LoadFile(path string) (*Settings, error) {
 	return s, nil
 }
 
+// Parse is LoadFile of data already read from the settings file at path
+// (named in the error): a caller that edits the file's text checks the
+// very bytes it edits.
+func Parse(path string, data []byte) (*Settings, error) {
+	f, err := decodeStrict(data)
+	if err != nil {
+		return nil, fmt.Errorf("parse settings %s: %w", path, err)
+	}
+	s := Defaults()
+	s.apply(f)
+	return s, nil
+}
+
 // Load returns the merged settings of repoRoot: Defaults, then the project
 // file, then the local file, field by field. Missing files are skipped. Any
 // other read or decode error of either file is returned (with a nil

@@ -106,6 +106,23 @@ func TestLoadFileMissing(t *testing.T) {
 	}
 }
 
+// Parse checks bytes already read as LoadFile checks the file.
+func TestParse(t *testing.T) {
+	t.Parallel()
+	s, err := Parse("settings.json", []byte(`{"strategy": "auto-commit", "enabled": false}`))
+	if err != nil || s.StrategyName() != StrategyAutoCommit || s.Enabled {
+		t.Errorf("Parse = %+v, %v", s, err)
+	}
+	if s.LogLevel != Defaults().LogLevel {
+		t.Errorf("absent key: log level %q, want the default", s.LogLevel)
+	}
+	for _, bad := range []string{`{"colour": 1}`, `{"enabled": "yes"}`, `{} {}`, `{`} {
+		if _, err := Parse("x/settings.json", []byte(bad)); err == nil {
+			t.Errorf("Parse(%s) accepted", bad)
+		}
+	}
+}
+
 func TestExists(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

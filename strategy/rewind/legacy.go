@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/undostore"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -72,7 +74,8 @@ func (r *Rewinder) migrateLegacy(ctx context.Context, store *undostore.Store) {
 // its second the index as a commit, its tree HEAD's plus the saved paths;
 // a third parent holds the transcripts (or the notes, named by a trailer).
 // Every path that differs from HEAD is saved with its content, the
-// transcripts whole.
+// transcripts whole (those kept where this machine keeps their sessions:
+// isTranscriptTarget).
 func (r *Rewinder) migrateOne(ctx context.Context, store *undostore.Store, name string, h plumbing.Hash) error {
 	c, err := r.repo.Git.CommitObject(h)
 	if err != nil {
@@ -128,6 +131,10 @@ func (r *Rewinder) migrateOne(ctx context.Context, store *undostore.Store, name 
 		return err
 	}
 	for _, t := range ts {
+		if !r.isTranscriptTarget(t.SessionID, t.Path, t.data) {
+			r.printf("Warning: the old undo point %s keeps the transcript of session %s for %s, which is not where this machine keeps that session; an undo to it leaves the transcript alone\n", name, t.SessionID, t.Path)
+			continue
+		}
 		s := savedTranscript{SessionID: t.SessionID, Path: t.Path, Absent: t.Absent}
 		if !t.Absent {
 			s.Size, s.SHA256 = int64(len(t.data)), sha256Hex(t.data)
@@ -139,6 +146,25 @@ func (r *Rewinder) migrateOne(ctx context.Context, store *undostore.Store, name 
 		return err
 	}
 	return store.Write(name, pt, b.buf)
+}
+
+// isTranscriptTarget reports whether path is the file a rewind writes the
+// transcript of session id to on this machine (transcriptTarget; the
+// agent is the session state's, else the one data, the transcript, comes
+// from). A legacy undo commit names its transcripts by absolute path, and
+// refs under refs/entire/ may have come with a fetch: an undo must not
+// write or delete files elsewhere.
+func (r *Rewinder) isTranscriptTarget(id, path string, data []byte) bool {
+	if session.ValidateID(id) != nil || path == "" {
+		return false
+	}
+	st, _ := r.sessions.Load(id)
+	agentType := ""
+	if st == nil && data != nil {
+		agentType = string(agent.ForTranscript("", data).Type())
+	}
+	want, _, err := r.transcriptTarget(id, st, agentType, data)
+	return err == nil && want == path
 }
 
 // legacyTranscript is a transcript as a legacy undo commit keeps it.

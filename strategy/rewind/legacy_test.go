@@ -83,3 +83,59 @@ func TestLegacyUndoRefsMigrated(t *testing.T) {
 		t.Errorf("index after undo: %q", st)
 	}
 }
+
+// A legacy undo commit names its transcripts by absolute path, and refs
+// under refs/entire/ may come with a fetch: an undo to it writes or
+// deletes a transcript only where this machine keeps that session.
+func TestLegacyUndoTranscriptsStayInSessionFiles(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t)
+	fx.step("one", map[string]string{"a.txt": "1"}, []string{`{"uuid":"u1"}`}, "", "")
+	repo := fx.repo
+	head, _ := repo.Head()
+	hc, _ := repo.Git.CommitObject(head)
+	sig := repo.Author(fx.clock)
+	commit := func(tree plumbing.Hash, msg string, parents ...plumbing.Hash) plumbing.Hash {
+		h, err := repo.WriteCommit(&object.Commit{Author: sig, Committer: sig, TreeHash: tree, ParentHashes: parents, Message: msg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	outside := t.TempDir()
+	overwritten, deleted := filepath.Join(outside, "profile"), filepath.Join(outside, "keep")
+	for _, p := range []string{overwritten, deleted} {
+		if err := os.WriteFile(p, []byte("mine\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	idx, _ := json.Marshal([]map[string]any{
+		{"session_id": "s1", "path": overwritten},
+		{"session_id": "other", "path": deleted, "absent": true},
+		{"session_id": "../s1", "path": fx.transcript},
+	})
+	tt, err := repo.WriteTree([]object.TreeEntry{
+		{Name: "0", Mode: filemode.Regular, Hash: mustBlob(t, repo, "planted\n")},
+		{Name: "2", Mode: filemode.Regular, Hash: mustBlob(t, repo, "planted\n")},
+		{Name: "transcripts.json", Mode: filemode.Regular, Hash: mustBlob(t, repo, string(idx))},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	undo := commit(hc.TreeHash, "entire: undo point before rewind to abc1234\n", head, head, commit(tt, "transcripts before rewind\n"))
+	const name = "20250101T000000.000000000Z"
+	gittest.Git(t, fx.dir, "update-ref", LegacyUndoRefPrefix+name, undo.String())
+	before, _ := os.ReadFile(fx.transcript)
+
+	if _, err := fx.rewinder().Undo(context.Background(), name); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{overwritten, deleted} {
+		if b, err := os.ReadFile(p); err != nil || string(b) != "mine\n" {
+			t.Errorf("%s outside the session files = %q, %v", p, b, err)
+		}
+	}
+	if b, _ := os.ReadFile(fx.transcript); string(b) != string(before) {
+		t.Errorf("transcript written from an invalid session ID: %q", b)
+	}
+}

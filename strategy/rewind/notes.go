@@ -8,21 +8,19 @@ import (
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/notes"
+	"github.com/entirecli/entire/strategy"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
-// notesDir is the subtree of a step's metadata dir or of a committed
-// session slot that holds the notes of that moment (issue 6).
-const notesDir = "notes"
-
 // plannedNotes returns the notes a rewind brings back, by agent name: those
 // recorded in the target step's metadata dir, or in each session slot of a
-// committed point. Namespaces with nothing recorded are left alone.
+// committed point (strategy.NotesDir, issue 6). Namespaces with nothing
+// recorded are left alone.
 func (r *Rewinder) plannedNotes(plan *Plan) map[string]plumbing.Hash {
 	out := map[string]plumbing.Hash{}
 	if plan.target != nil && plan.state != nil {
-		e, err := plan.target.FindEntry(checkpoint.MetadataDirPrefix + plan.state.SessionID + "/" + notesDir)
+		e, err := plan.target.FindEntry(checkpoint.MetadataDirPrefix + plan.state.SessionID + "/" + strategy.NotesDir)
 		if err == nil && e.Mode == filemode.Dir {
 			if name := agentName(plan.state.AgentType); name != "" {
 				out[name] = e.Hash
@@ -38,13 +36,9 @@ func (r *Rewinder) plannedNotes(plan *Plan) map[string]plumbing.Hash {
 		return out
 	}
 	for _, s := range cp.Sessions {
-		t, err := r.repo.Git.TreeObject(s.TreeHash())
-		if err != nil {
-			continue
-		}
-		if e, err := t.FindEntry(notesDir); err == nil && e.Mode == filemode.Dir {
+		if tree, ok := strategy.NotesTree(r.repo, s.TreeHash()); ok {
 			if name := agentName(string(s.Metadata.Agent)); name != "" {
-				out[name] = e.Hash // later slots (newer sessions) win
+				out[name] = tree // later slots (newer sessions) win
 			}
 		}
 	}

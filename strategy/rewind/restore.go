@@ -185,9 +185,10 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 	}
 	plan := &Plan{Point: p, head: head, headTree: headTree, target: target, state: st, newest: newestCommit}
 	var conflicts []string
+	disk := newDiskReader(r.repo.Root)
 	for _, path := range sortedSet(cand) {
 		plan.candidates = append(plan.candidates, path)
-		c, disk, ok, err := r.change(path, lookup(target, path), ht, listed)
+		c, onDisk, ok, err := r.change(disk, path, lookup(target, path), ht, listed)
 		if err != nil {
 			return nil, err
 		}
@@ -199,7 +200,7 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 			case !mine[path]:
 				plan.Kept = append(plan.Kept, path)
 				continue
-			case !sameFile(disk, lookup(newestTree, path)):
+			case !sameFile(onDisk, lookup(newestTree, path)):
 				// Both sessions touched it and it changed after this
 				// session's last step: the other session's edit.
 				conflicts = append(conflicts, path+" (session "+o+")")
@@ -212,7 +213,7 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 		}
 		// Edited by hand after the newest checkpoint, or between turns
 		// after the point.
-		c.OverwritesEdits = !sameFile(disk, lookup(tip, path)) || owners.editedAfter(path, after)
+		c.OverwritesEdits = !sameFile(onDisk, lookup(tip, path)) || owners.editedAfter(path, after)
 		plan.Changes = append(plan.Changes, c)
 	}
 	if len(conflicts) > 0 {
@@ -239,12 +240,12 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 	return plan, nil
 }
 
-// change returns the change that brings path from its state on disk to
-// want, and false when there is none to make. A file that is neither in
-// HEAD nor listed by git status (as untracked or added) is ignored by git
-// and is never deleted.
-func (r *Rewinder) change(path string, want entry, head *object.Tree, listed map[string]bool) (FileChange, entry, bool, error) {
-	disk, err := onDisk(r.repo.Root, path)
+// change returns the change that brings path from its state on disk (as
+// d reads it, returned too) to want, and false when there is none to
+// make. A file that is neither in HEAD nor listed by git status (as
+// untracked or added) is ignored by git and is never deleted.
+func (r *Rewinder) change(d *diskReader, path string, want entry, head *object.Tree, listed map[string]bool) (FileChange, entry, bool, error) {
+	disk, err := d.entry(path)
 	if err != nil {
 		return FileChange{}, disk, false, err
 	}

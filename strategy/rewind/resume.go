@@ -115,7 +115,9 @@ type resumer struct {
 	store *checkpoint.Store
 }
 
-func (r *resumer) printf(format string, a ...any) { fmt.Fprintf(r.Out, format, a...) }
+// printf reports progress (escapedPrintf): the errors it reports may
+// carry what the checkpoint remote answered.
+func (r *resumer) printf(format string, a ...any) { escapedPrintf(r.Out, format, a...) }
 
 // Resume checks a branch out and writes the transcripts of the sessions of
 // its latest checkpoint back where their agents keep them (SPEC 6.5). It
@@ -136,7 +138,11 @@ func Resume(ctx context.Context, opts ResumeOptions) (*ResumeResult, error) {
 	}
 	r := &resumer{ResumeOptions: opts, store: checkpoint.NewStore(opts.Repo, opts.Now)}
 	repo, b := r.Repo, r.Branch
-	if _, err := repo.RunGit(ctx, "check-ref-format", "--branch", b); err != nil || strings.HasPrefix(b, "-") {
+	// A name like an option never reaches git's argument list.
+	if strings.HasPrefix(b, "-") {
+		return nil, fmt.Errorf("invalid branch name %q", b)
+	}
+	if _, err := repo.RunGit(ctx, "check-ref-format", "--branch", b); err != nil {
 		return nil, fmt.Errorf("invalid branch name %q", b)
 	}
 	tip, checkout, err := r.target(ctx)
@@ -256,7 +262,7 @@ func (r *resumer) checkout(ctx context.Context, c *checkoutStep) error {
 	if _, err := r.Repo.RunGit(ctx, c.args...); err != nil {
 		return fmt.Errorf("git %s: %w", strings.Join(c.args, " "), err)
 	}
-	fmt.Fprintln(r.Out, c.msg)
+	r.printf("%s\n", c.msg)
 	return nil
 }
 

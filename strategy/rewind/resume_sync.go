@@ -9,8 +9,8 @@ import (
 	"github.com/entirecli/entire/hide"
 	"github.com/entirecli/entire/internal/settings"
 	"github.com/entirecli/entire/notes"
+	"github.com/entirecli/entire/strategy"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // settings returns the repository's settings, the defaults when they
@@ -108,20 +108,6 @@ func (r *resumer) syncSideBranches(ctx context.Context) {
 	}
 }
 
-// slotNotesTree returns the notes subtree of a committed session slot's
-// tree; ok is false when the slot has none.
-func (r *resumer) slotNotesTree(slot plumbing.Hash) (plumbing.Hash, bool) {
-	t, err := r.Repo.Git.TreeObject(slot)
-	if err != nil {
-		return plumbing.ZeroHash, false
-	}
-	e, err := t.FindEntry(notesDir)
-	if err != nil || e.Mode != filemode.Dir {
-		return plumbing.ZeroHash, false
-	}
-	return e.Hash, true
-}
-
 // restoreNotes brings back the notes recorded with the resumed sessions
 // (issue 6): always where this machine has no notes for that agent yet,
 // and over different local notes only with Force.
@@ -129,7 +115,7 @@ func (r *resumer) restoreNotes(ctx context.Context, plans []restorePlan) {
 	done := map[string]bool{}
 	for i := len(plans) - 1; i >= 0; i-- { // the newest session's notes win
 		p := plans[i]
-		tree, ok := r.slotNotesTree(p.session.TreeHash())
+		tree, ok := strategy.NotesTree(r.Repo, p.session.TreeHash())
 		name := string(p.agent.Name())
 		if !ok || done[name] {
 			continue

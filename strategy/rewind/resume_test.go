@@ -110,3 +110,15 @@ func TestResumeWithoutCheckpoints(t *testing.T) {
 		})
 	}
 }
+
+// What resume reports goes through iostreams.Escape: the errors it
+// reports may name what a teammate's checkpoint or the remote holds.
+func TestResumeReportsEscaped(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	r := &resumer{ResumeOptions: ResumeOptions{Out: &out}}
+	r.printf("Could not restore %s notes: %v\n", "claude-code", errors.New("bad note key \"\x1b]0;pwned\x07\""))
+	if got := out.String(); strings.ContainsAny(got, "\x1b\x07") || !strings.HasSuffix(got, "\"\n") {
+		t.Errorf("printed %q, want it escaped, ending in its newline", got)
+	}
+}

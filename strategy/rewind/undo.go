@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/entirecli/entire/internal/gitrepo"
@@ -167,7 +168,7 @@ func (r *Rewinder) Undo(ctx context.Context, name string) (*Result, error) {
 		name = newest
 	} else {
 		name = strings.TrimPrefix(name, LegacyUndoRefPrefix)
-		if !contains(names, name) {
+		if !slices.Contains(names, name) {
 			return nil, fmt.Errorf("%w: %s does not exist (have: %s)", ErrNoUndo, name, newest)
 		}
 	}
@@ -268,6 +269,7 @@ func (r *Rewinder) undoChanges(ctx context.Context, name string, saved map[strin
 		}
 	}
 	paths = sortedSet(cand)
+	disk := newDiskReader(r.repo.Root)
 	for _, p := range paths {
 		want, content := lookup(ht, p), []byte(nil)
 		if f, ok := saved[p]; ok {
@@ -278,7 +280,7 @@ func (r *Rewinder) undoChanges(ctx context.Context, name string, saved map[strin
 				return nil, nil, nil, fmt.Errorf("%w: undo point %s: bad entry for %s", undostore.ErrCorrupt, name, p)
 			}
 		}
-		fc, _, ok, err := r.change(p, want, ht, listed)
+		fc, _, ok, err := r.change(disk, p, want, ht, listed)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -296,15 +298,6 @@ func (r *Rewinder) undoChanges(ctx context.Context, name string, saved map[strin
 		changes = append(changes, fc)
 	}
 	return changes, kept, paths, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // undoNotes returns the notes trees an undo point recorded, checking that

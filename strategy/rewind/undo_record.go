@@ -54,11 +54,12 @@ func (r *Rewinder) recordUndo(ctx context.Context, plan *Plan, info undoInfo) (s
 		pt.SessionID, pt.Step = info.sessionID, info.step.String()
 	}
 	var b dataBuilder
+	d := newDiskReader(r.repo.Root)
 	for _, p := range plan.candidates {
 		if isProtected(p) {
 			continue
 		}
-		disk, content, err := readDisk(r.repo.Root, p)
+		disk, content, err := d.read(p)
 		if err != nil {
 			return "", err
 		}

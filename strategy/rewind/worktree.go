@@ -74,21 +74,33 @@ func diffTrees(repo *gitrepo.Repo, a, b plumbing.Hash, out map[string]bool) erro
 // directory, a submodule or nothing).
 func lookup(t *object.Tree, p string) entry { return checkpoint.TreeEntry(t, p) }
 
-// onDisk returns the state of a work-tree path as git would record it.
-func onDisk(root, p string) (entry, error) {
-	e, _, err := readDisk(root, p)
+// diskReader reads work-tree paths as git would record them. It looks at
+// each parent directory once (gitrepo.Parents), so it describes the disk
+// as it was when first asked: take a new one after changing the work tree.
+type diskReader struct {
+	root    string
+	parents *gitrepo.Parents
+}
+
+func newDiskReader(root string) *diskReader {
+	return &diskReader{root: root, parents: gitrepo.NewParents(root)}
+}
+
+// entry returns the state of a work-tree path as git would record it.
+func (d *diskReader) entry(p string) (entry, error) {
+	e, _, err := d.read(p)
 	return e, err
 }
 
-// readDisk is onDisk that also returns the content: a file's bytes, a
-// symbolic link's target (nil for anything else). Nothing is read through
-// a symbolic link: a path below a link (or a file) where a directory was
-// is absent, as for git; the link itself is its own path.
-func readDisk(root, p string) (entry, []byte, error) {
-	if parent, _ := gitrepo.NewParents(root).Blocked(p); parent != "" {
+// read is entry that also returns the content: a file's bytes, a symbolic
+// link's target (nil for anything else). Nothing is read through a
+// symbolic link: a path below a link (or a file) where a directory was is
+// absent, as for git; the link itself is its own path.
+func (d *diskReader) read(p string) (entry, []byte, error) {
+	if parent, _ := d.parents.Blocked(p); parent != "" {
 		return entry{}, nil, nil
 	}
-	abs := filepath.Join(root, filepath.FromSlash(p))
+	abs := filepath.Join(d.root, filepath.FromSlash(p))
 	fi, err := os.Lstat(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) || isNotDir(err) {

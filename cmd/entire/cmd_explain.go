@@ -398,6 +398,9 @@ func generateSummary(ctx context.Context, opts *explainOptions, l *explain.Loade
 	summary, err := sum.Summarize(ctx, s.Metadata.Agent, entries, cp.Root.FilesTouched)
 	if errors.Is(err, explain.ErrAgentNotInstalled) {
 		name, _ := explain.Command(s.Metadata.Agent)
+		if name == "" {
+			return fmt.Errorf("cannot generate a summary: no agent this entire knows writes summaries for checkpoints of %q", string(s.Metadata.Agent))
+		}
 		return fmt.Errorf("cannot generate a summary: the %s command is not installed (summaries are written by the agent's own CLI; install it and try again)", name)
 	}
 	if err != nil {

@@ -31,7 +31,7 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 	var perr error
 	defer func() {
 		if perr != nil {
-			fmt.Fprintf(env.Stderr, "[entire] %s: %v\n", hook, perr)
+			env.warnf("[entire] %s: %v\n", hook, perr)
 			code = 0
 		}
 	}()
@@ -43,7 +43,7 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 	}
 	senv, log, err := open(env, repo, "hooks", loadSettings(repo.Root))
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "[entire] %v\n", err)
+		env.warnf("[entire] %v\n", err)
 		return 0
 	}
 	defer log.Close()
@@ -71,7 +71,7 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 		}
 		if gerr := guardPush(ctx, senv, arg(0), bytes.NewReader(refs)); gerr != nil {
 			log.Warn("push refused", "error", gerr)
-			fmt.Fprintf(env.Stderr, "[entire] %v\n", gerr)
+			env.warnf("[entire] %v\n", gerr)
 			return refusePush(env, log)
 		}
 		err = prePush(ctx, senv, arg(0), namedEntireBranches(refs))
@@ -80,7 +80,7 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 			// push that names an entire branch itself is refused.
 			log.Warn("session data not pushed", "error", err)
 			if bs := namedEntireBranches(refs); len(bs) > 0 {
-				fmt.Fprintf(env.Stderr, "[entire] push of %s refused: it holds secrets by the current redaction rules; run `entire doctor --secrets`\n", strings.Join(bs, ", "))
+				env.warnf("[entire] push of %s refused: it holds secrets by the current redaction rules; run `entire doctor --secrets`\n", strings.Join(bs, ", "))
 				return refusePush(env, log)
 			}
 			err = nil
@@ -109,7 +109,7 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 	log.Info("git hook completed", "hook", hook, "hook_type", "git", "duration_ms", since(env, start), "success", err == nil)
 	if err != nil {
 		log.Warn("git hook failed", "hook", hook, "error", err)
-		fmt.Fprintf(env.Stderr, "[entire] %s: %v\n", hook, err)
+		env.warnf("[entire] %s: %v\n", hook, err)
 	}
 	return 0
 }

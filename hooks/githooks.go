@@ -17,11 +17,8 @@ import (
 	"github.com/entirecli/entire/strategy"
 )
 
-// GitHookNames are the git hooks entire handles, with the arguments git
-// passes them.
-var GitHookNames = []string{"prepare-commit-msg", "commit-msg", "post-commit", "post-rewrite", "pre-push"}
-
-// RunGitHook handles `entire hooks git <hook> [args]` and returns the exit
+// RunGitHook handles `entire hooks git <hook> [args]`, hook one of the
+// shims githook installs (githook.Names), and returns the exit
 // status for git. Only a deliberate pre-push refusal (see refusePush)
 // blocks anything; every internal failure is logged and exits 0, and the
 // shims let the user's git go on whatever the status, so entire never
@@ -50,7 +47,7 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 	// Before anything else (a pre-push before it pushes): a condensation
 	// that a killed post-commit left. A post-commit condenses its own
 	// commit first, then looks for others.
-	if hook != "post-commit" {
+	if hook != githook.PostCommit {
 		strategy.CompletePending(ctx, senv)
 	} else {
 		defer strategy.CompletePending(ctx, senv)
@@ -64,7 +61,7 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 	st := strategy.New(senv)
 	gh, ok := st.(strategy.GitHooks)
 	switch {
-	case hook == "pre-push":
+	case hook == githook.PrePush:
 		var refs []byte
 		if env.Stdin != nil {
 			refs, _ = io.ReadAll(io.LimitReader(env.Stdin, maxPushedRefs))
@@ -85,7 +82,7 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 			}
 			err = nil
 		}
-	case hook == "post-rewrite":
+	case hook == githook.PostRewrite:
 		var rewrites []strategy.Rewrite
 		if env.Stdin != nil {
 			rewrites = strategy.ParseRewrites(io.LimitReader(env.Stdin, maxPushedRefs))
@@ -97,11 +94,11 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 		}
 	case !ok:
 		// auto-commit links its own commits; nothing to do.
-	case hook == "prepare-commit-msg":
+	case hook == githook.PrepareCommitMsg:
 		err = gh.PrepareCommitMsg(ctx, arg(0), arg(1))
-	case hook == "commit-msg":
+	case hook == githook.CommitMsg:
 		err = gh.CommitMsg(ctx, arg(0))
-	case hook == "post-commit":
+	case hook == githook.PostCommit:
 		err = gh.PostCommit(ctx)
 	default:
 		err = fmt.Errorf("unknown git hook %q", hook)

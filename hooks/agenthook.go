@@ -39,7 +39,7 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 	start := env.Now()
 	ag, err := agent.Get(agentName)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "entire: %v\n", err)
+		env.warnf("entire: %v\n", err)
 		return 0
 	}
 	// fail answers a failure the way the agent reads it (agent.HookAnswerer):
@@ -72,7 +72,7 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 				writeJSON(env.Stdout, answer)
 			}
 			code = c
-			fmt.Fprintf(env.Stderr, "entire hooks %s %s: %s\n", agentName, verb, msg)
+			env.warnf("entire hooks %s %s: %s\n", agentName, verb, msg)
 		}
 	}()
 	defer panics.Recover(&perr)

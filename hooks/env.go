@@ -1,10 +1,12 @@
 package hooks
 
 import (
+	"fmt"
 	"io"
 	"time"
 
 	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/entirecli/entire/strategy"
 )
 
@@ -23,4 +25,14 @@ type Env struct {
 	// Confirmer asks the person committing on a terminal whether to link
 	// the commit to a session (git hooks); nil: nobody is asked.
 	Confirmer strategy.LinkConfirmer
+}
+
+// warnf writes a line for the person on env.Stderr (nothing when nil),
+// escaped (iostreams.Escape): what it names may come from someone else (an
+// error quoting git's output, a ref or path name, a panic's value, a hook
+// verb from a committed settings file).
+func (env Env) warnf(format string, a ...any) {
+	if env.Stderr != nil {
+		io.WriteString(env.Stderr, iostreams.Escape(fmt.Sprintf(format, a...)))
+	}
 }

@@ -79,7 +79,7 @@ func RunFinishTurn(ctx context.Context, env Env) (code int) {
 	var perr error
 	defer func() {
 		if perr != nil {
-			fmt.Fprintf(env.Stderr, "[entire] finish turn: %v\n", perr)
+			env.warnf("[entire] finish turn: %v\n", perr)
 			code = 0
 		}
 	}()

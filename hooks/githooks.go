@@ -17,11 +17,8 @@ import (
 	"github.com/entirecli/entire/strategy"
 )
 
-// GitHookNames are the git hooks entire handles, with the arguments git
-// passes them.
-var GitHookNames = []string{"prepare-commit-msg", "commit-msg", "post-commit", "post-rewrite", "pre-push"}
-
-// RunGitHook handles `entire hooks git <hook> [args]` and returns the exit
+// RunGitHook handles `entire hooks git <hook> [args]`, hook one of the
+// shims githook installs (githook.Names), and returns the exit
 // status for git. Only a deliberate pre-push refusal (see refusePush)
 // blocks anything; every internal failure is logged and exits 0, and the
 // shims let the user's git go on whatever the status, so entire never
@@ -31,7 +28,7 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 	var perr error
 	defer func() {
 		if perr != nil {
-			fmt.Fprintf(env.Stderr, "[entire] %s: %v\n", hook, perr)
+			env.warnf("[entire] %s: %v\n", hook, perr)
 			code = 0
 		}
 	}()
@@ -43,14 +40,14 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 	}
 	senv, log, err := open(env, repo, "hooks", loadSettings(repo.Root))
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "[entire] %v\n", err)
+		env.warnf("[entire] %v\n", err)
 		return 0
 	}
 	defer log.Close()
 	// Before anything else (a pre-push before it pushes): a condensation
 	// that a killed post-commit left. A post-commit condenses its own
 	// commit first, then looks for others.
-	if hook != "post-commit" {
+	if hook != githook.PostCommit {
 		strategy.CompletePending(ctx, senv)
 	} else {
 		defer strategy.CompletePending(ctx, senv)
@@ -64,14 +61,14 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 	st := strategy.New(senv)
 	gh, ok := st.(strategy.GitHooks)
 	switch {
-	case hook == "pre-push":
+	case hook == githook.PrePush:
 		var refs []byte
 		if env.Stdin != nil {
 			refs, _ = io.ReadAll(io.LimitReader(env.Stdin, maxPushedRefs))
 		}
 		if gerr := guardPush(ctx, senv, arg(0), bytes.NewReader(refs)); gerr != nil {
 			log.Warn("push refused", "error", gerr)
-			fmt.Fprintf(env.Stderr, "[entire] %v\n", gerr)
+			env.warnf("[entire] %v\n", gerr)
 			return refusePush(env, log)
 		}
 		err = prePush(ctx, senv, arg(0), namedEntireBranches(refs))
@@ -80,12 +77,12 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 			// push that names an entire branch itself is refused.
 			log.Warn("session data not pushed", "error", err)
 			if bs := namedEntireBranches(refs); len(bs) > 0 {
-				fmt.Fprintf(env.Stderr, "[entire] push of %s refused: it holds secrets by the current redaction rules; run `entire doctor --secrets`\n", strings.Join(bs, ", "))
+				env.warnf("[entire] push of %s refused: it holds secrets by the current redaction rules; run `entire doctor --secrets`\n", strings.Join(bs, ", "))
 				return refusePush(env, log)
 			}
 			err = nil
 		}
-	case hook == "post-rewrite":
+	case hook == githook.PostRewrite:
 		var rewrites []strategy.Rewrite
 		if env.Stdin != nil {
 			rewrites = strategy.ParseRewrites(io.LimitReader(env.Stdin, maxPushedRefs))
@@ -97,11 +94,11 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 		}
 	case !ok:
 		// auto-commit links its own commits; nothing to do.
-	case hook == "prepare-commit-msg":
+	case hook == githook.PrepareCommitMsg:
 		err = gh.PrepareCommitMsg(ctx, arg(0), arg(1))
-	case hook == "commit-msg":
+	case hook == githook.CommitMsg:
 		err = gh.CommitMsg(ctx, arg(0))
-	case hook == "post-commit":
+	case hook == githook.PostCommit:
 		err = gh.PostCommit(ctx)
 	default:
 		err = fmt.Errorf("unknown git hook %q", hook)
@@ -109,7 +106,7 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 	log.Info("git hook completed", "hook", hook, "hook_type", "git", "duration_ms", since(env, start), "success", err == nil)
 	if err != nil {
 		log.Warn("git hook failed", "hook", hook, "error", err)
-		fmt.Fprintf(env.Stderr, "[entire] %s: %v\n", hook, err)
+		env.warnf("[entire] %s: %v\n", hook, err)
 	}
 	return 0
 }

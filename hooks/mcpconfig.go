@@ -27,7 +27,3 @@ func UnregisterMCP(repoRoot string, log *agent.InstallLog) error {
 // MCPRegistered reports whether an agent's MCP servers file in the
 // repository at repoRoot registers Entire's server.
 func MCPRegistered(repoRoot string) bool { return agent.MCPRegistered(repoRoot) }
-
-// MCPFiles returns the files and directories RegisterMCP may create,
-// relative to the repository root (agent.MCPFiles).
-func MCPFiles() []string { return agent.MCPFiles() }

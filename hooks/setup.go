@@ -1,12 +1,10 @@
 package hooks
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/gitrepo"
-	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/entirecli/entire/internal/logging"
 	"github.com/entirecli/entire/internal/redact"
 	"github.com/entirecli/entire/internal/settings"
@@ -57,8 +55,7 @@ func open(env Env, repo *gitrepo.Repo, component string, hs hookSettings) (*stra
 	// it is set aside (entire doctor lists it) and the session goes on.
 	onCorrupt := func(id, movedTo string, cause error) {
 		log.Warn("unreadable session state set aside", "session_id", id, "moved_to", movedTo, "error", cause)
-		fmt.Fprintf(env.Stderr, "[entire] warning: the state of session %s could not be read (%s); moved it to %s and started the session afresh (see `entire doctor`)\n",
-			iostreams.Escape(id), iostreams.Escape(cause.Error()), iostreams.Escape(movedTo))
+		env.warnf("[entire] warning: the state of session %s could not be read (%v); moved it to %s and started the session afresh (see `entire doctor`)\n", id, cause, movedTo)
 	}
 	repo.Log = base.ForComponent("locks") // stale locks removed
 	senv := &strategy.Env{

@@ -68,7 +68,6 @@ func (m *ManualCommit) PrepareCommitMsg(ctx context.Context, msgFile, source str
 		return nil
 	}
 
-	tty := m.hasTTY()
 	// An agent committing (no terminal, an active session) is linked
 	// without asking (agent fast path), but, like any commit, only when it
 	// holds the session's work: post-commit condenses nothing otherwise,
@@ -85,7 +84,7 @@ func (m *ManualCommit) PrepareCommitMsg(ctx context.Context, msgFile, source str
 	prompt := m.lastPrompt(linked)
 	switch source {
 	case "message":
-		if tty && !m.confirmLink(agentLabel, prompt) {
+		if c := m.env.Confirmer; c != nil && c.Interactive() && !c.ConfirmLink(agentLabel, prompt) {
 			return nil
 		}
 		msg = checkpoint.AppendCheckpointTrailer(msg, id)
@@ -200,18 +199,6 @@ type LinkConfirmer interface {
 	// when the terminal cannot be used, is yes. Both strings come from the
 	// session and may hold escape sequences: they are printed escaped.
 	ConfirmLink(agentLabel, prompt string) bool
-}
-
-// hasTTY reports whether a person is at a terminal for this commit (see
-// Env.Confirmer); nil means nobody is.
-func (m *ManualCommit) hasTTY() bool {
-	return m.env.Confirmer != nil && m.env.Confirmer.Interactive()
-}
-
-// confirmLink asks whether to link a `git commit -m` commit to the
-// session; it is only called when hasTTY.
-func (m *ManualCommit) confirmLink(agentLabel, prompt string) bool {
-	return m.env.Confirmer.ConfirmLink(agentLabel, prompt)
 }
 
 // CommitMsg removes a trailer that is the only content of a message, so

@@ -11,6 +11,7 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/entirecli/entire/internal/settings"
 )
 
@@ -82,9 +83,13 @@ type Env struct {
 	CLIVersion string
 }
 
+// printf writes a progress line to e.Stderr (nothing when nil). What it
+// names may come from someone else (a task subject from the agent's
+// payload, an error quoting git or a stored state): the line is escaped
+// (iostreams.Escape), so that no escape sequence reaches the terminal.
 func (e *Env) printf(format string, a ...any) {
 	if e.Stderr != nil {
-		fmt.Fprintf(e.Stderr, format, a...)
+		io.WriteString(e.Stderr, iostreams.Escape(fmt.Sprintf(format, a...)))
 	}
 }
 

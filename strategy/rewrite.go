@@ -51,9 +51,12 @@ func ParseRewrites(r io.Reader) []Rewrite {
 	return out
 }
 
-// maxRewriteDepth bounds how far back from HEAD PostRewrite looks for the
-// commits it has to write again.
-const maxRewriteDepth = 10000
+// maxUnlistedCommits is how many commits PostRewrite reads below HEAD,
+// beyond the rewritten ones git listed, looking for the commits it has to
+// write again: those a rebase made that git does not list (an edit stop's
+// new commits, an exec's). The walk costs what the rewrite costs, not the
+// length of the history.
+const maxUnlistedCommits = 100
 
 // PostRewrite handles git's post-rewrite hook (kind "amend" or "rebase"):
 // it puts back the Entire-Checkpoint trailers the rewrite dropped, as the
@@ -95,7 +98,7 @@ func PostRewrite(ctx context.Context, env *Env, kind string, rewrites []Rewrite)
 	if err != nil || head.IsZero() {
 		return nil, err
 	}
-	chain, err := chainTo(repo.Git.CommitObject, head, missing)
+	chain, err := chainTo(repo.Git.CommitObject, head, missing, rewriteDepth(rewrites))
 	if err != nil {
 		return nil, err
 	}
@@ -152,13 +155,24 @@ func PostRewrite(ctx context.Context, env *Env, kind string, rewrites []Rewrite)
 	return replaced, nil
 }
 
+// rewriteDepth is how many first parents of HEAD PostRewrite reads at
+// most: the distinct commits the rewrite made, and maxUnlistedCommits.
+func rewriteDepth(rewrites []Rewrite) int {
+	made := make(map[plumbing.Hash]bool, len(rewrites))
+	for _, rw := range rewrites {
+		made[rw.New] = true
+	}
+	return len(made) + maxUnlistedCommits
+}
+
 // chainTo returns the first-parent commits from the oldest of targets to
-// head, oldest first; nil when a target is not among head's first
-// maxRewriteDepth first parents.
-func chainTo(read func(plumbing.Hash) (*object.Commit, error), head plumbing.Hash, targets map[plumbing.Hash][]checkpoint.ID) ([]*object.Commit, error) {
+// head, oldest first; nil when a target is not among head's first depth
+// first parents (a commit of a side branch of --rebase-merges, or HEAD
+// moved since). It reads at most depth commits.
+func chainTo(read func(plumbing.Hash) (*object.Commit, error), head plumbing.Hash, targets map[plumbing.Hash][]checkpoint.ID, depth int) ([]*object.Commit, error) {
 	var chain []*object.Commit
 	found := 0
-	for h := head; found < len(targets) && len(chain) < maxRewriteDepth; {
+	for h := head; found < len(targets) && len(chain) < depth; {
 		c, err := read(h)
 		if err != nil {
 			return nil, fmt.Errorf("read commit %s: %w", h, err)

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/hooks"
+	"github.com/entirecli/entire/hooks/githook"
 	"github.com/spf13/cobra"
 )
 
@@ -59,7 +60,7 @@ func newHooksCmd(f *factory) *cobra.Command {
 		cmd.AddCommand(ac)
 	}
 	gitCmd := &cobra.Command{Use: "git", Short: "Handle git hook calls", Hidden: true}
-	for _, hook := range hooks.GitHookNames {
+	for _, hook := range githook.Names() {
 		gitCmd.AddCommand(&cobra.Command{
 			Use:                hook,
 			Hidden:             true,

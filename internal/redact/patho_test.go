@@ -7,7 +7,8 @@ import (
 )
 
 // TestPathologicalInputsStayFast guards against quadratic behaviour on
-// adversarial text: long runs of keywords and many repeated secrets.
+// adversarial text: long runs of keywords, many repeated secrets and many
+// candidates on one long line.
 func TestPathologicalInputsStayFast(t *testing.T) {
 	r := newTestRedactor(t, Options{})
 	ghp := "ghp_" + token(30, alnum, 36)
@@ -19,6 +20,9 @@ func TestPathologicalInputsStayFast(t *testing.T) {
 		"repeated secret":  strings.Repeat(ghp+" ", 5_000),
 		"distinct secrets": distinctSecrets(3_000),
 		"long token":       strings.Repeat(token(31, alnum, 1000), 300),
+		// One long line of candidates for a rule whose anchored rest
+		// reaches to the end of the line (curl-auth-header's `.*?`).
+		"curl line": strings.Repeat("curl https://example.org/x ", 5_000),
 	}
 	for name, s := range inputs {
 		start := time.Now()

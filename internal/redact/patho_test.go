@@ -23,6 +23,10 @@ func TestPathologicalInputsStayFast(t *testing.T) {
 		// One long line of candidates for a rule whose anchored rest
 		// reaches to the end of the line (curl-auth-header's `.*?`).
 		"curl line": strings.Repeat("curl https://example.org/x ", 5_000),
+		// Many distinct findings on one long line: the generic rule's
+		// line allowlist, the shadowing check and occurrence expansion
+		// must not cost the line's length per finding.
+		"generic line": genericLine(4_000),
 	}
 	for name, s := range inputs {
 		start := time.Now()
@@ -39,6 +43,14 @@ func distinctSecrets(n int) string {
 	var b strings.Builder
 	for i := range n {
 		b.WriteString("ghp_" + token(uint64(100+i), alnum, 36) + "\n")
+	}
+	return b.String()
+}
+
+func genericLine(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString("apikey=" + token(uint64(500+i), alnum, 20) + " ")
 	}
 	return b.String()
 }

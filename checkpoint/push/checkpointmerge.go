@@ -36,11 +36,7 @@ type slot struct {
 // side's metadata cannot be read.
 func (m *treeMerger) mergeCheckpoint(local, remote plumbing.Hash, id checkpoint.ID) (plumbing.Hash, error) {
 	dir := id.Shard()
-	lt, err := m.tree(local)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	rt, err := m.tree(remote)
+	lt, rt, err := m.trees(local, remote)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}

@@ -81,7 +81,7 @@ func (s *Store) Read(id ID) (*Checkpoint, error) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
 	cp := &Checkpoint{ID: id}
-	if err := readJSON(s.repo, dir, MetadataFile, &cp.Root); err != nil && !errors.Is(err, object.ErrFileNotFound) {
+	if err := ReadJSON(s.repo, dir, MetadataFile, &cp.Root); err != nil && !errors.Is(err, object.ErrFileNotFound) {
 		return nil, fmt.Errorf("checkpoint %s: %w", id, err)
 	}
 	for _, idx := range slotIndexes(dir) {
@@ -90,7 +90,7 @@ func (s *Store) Read(id ID) (*Checkpoint, error) {
 			return nil, fmt.Errorf("checkpoint %s slot %d: %w", id, idx, err)
 		}
 		sess := &Session{Index: idx, repo: s.repo, tree: sub}
-		if err := readJSON(s.repo, sub, MetadataFile, &sess.Metadata); err != nil {
+		if err := ReadJSON(s.repo, sub, MetadataFile, &sess.Metadata); err != nil {
 			return nil, fmt.Errorf("checkpoint %s session %d: %w", id, idx, err)
 		}
 		cp.Sessions = append(cp.Sessions, sess)
@@ -160,7 +160,7 @@ func (s *Store) readSessions(baseTree plumbing.Hash, id ID) ([]slotInfo, error) 
 			return nil, fmt.Errorf("checkpoint %s session %d: read tree: %w", id, idx, err)
 		}
 		var m SessionMetadata
-		if err := readJSON(s.repo, sub, MetadataFile, &m); err != nil {
+		if err := ReadJSON(s.repo, sub, MetadataFile, &m); err != nil {
 			return nil, fmt.Errorf("checkpoint %s session %d: %w", id, idx, err)
 		}
 		out = append(out, slotInfo{meta: &m, paths: SlotPaths(id, idx, sub)})
@@ -180,10 +180,33 @@ func slotIndexes(dir *object.Tree) []int {
 	return idx
 }
 
-func readJSON(repo *gitrepo.Repo, t *object.Tree, name string, v any) error {
+// maxMetadataFile bounds the size of a metadata file ReadJSON reads. The
+// metadata branch comes from teammates' clones too: far above any real
+// file (a files_touched list of a change to every file of a large
+// repository), the bound keeps a crafted blob from taking a hook's memory.
+const maxMetadataFile = 64 << 20
+
+// ReadJSON decodes the file name (a slash path) of tree t, a checkpoint
+// directory or a session slot of the metadata branch, into v. It returns an
+// error wrapping object.ErrFileNotFound when there is no such file, and one
+// wrapping ErrCorrupt when the file cannot be decoded or holds more than
+// 64 MiB, which is not read.
+func ReadJSON(repo *gitrepo.Repo, t *object.Tree, name string, v any) error {
+	return readJSONAtMost(repo, t, name, v, maxMetadataFile)
+}
+
+// readJSONAtMost is ReadJSON with a bound of limit bytes.
+func readJSONAtMost(repo *gitrepo.Repo, t *object.Tree, name string, v any, limit int64) error {
 	e, err := t.FindEntry(name)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, object.ErrFileNotFound)
+	}
+	size, err := repo.ObjectSize(e.Hash)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
+	}
+	if size > limit {
+		return &corruptError{name: name, err: fmt.Errorf("%d bytes, more than the %d read", size, limit)}
 	}
 	data, err := repo.ReadBlob(e.Hash)
 	if err != nil {

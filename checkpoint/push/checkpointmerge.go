@@ -3,7 +3,6 @@ package push
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,18 +36,14 @@ type slot struct {
 // side's metadata cannot be read.
 func (m *treeMerger) mergeCheckpoint(local, remote plumbing.Hash, id checkpoint.ID) (plumbing.Hash, error) {
 	dir := id.Shard()
-	lt, err := m.tree(local)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	rt, err := m.tree(remote)
+	lt, rt, err := m.trees(local, remote)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
 	lslots, lerr := m.slots(lt)
 	rslots, rerr := m.slots(rt)
 	var rootMeta checkpoint.RootMetadata
-	rootErr := m.readJSON(rt, checkpoint.MetadataFile, &rootMeta)
+	rootErr := checkpoint.ReadJSON(m.repo, rt, checkpoint.MetadataFile, &rootMeta)
 	if lerr != nil || rerr != nil || rootErr != nil {
 		return m.merge(local, remote, dir)
 	}
@@ -133,7 +128,7 @@ func (m *treeMerger) slots(t *object.Tree) (map[int]slot, error) {
 			return nil, err
 		}
 		s := slot{entry: e, tree: sub}
-		if err := m.readJSON(sub, checkpoint.MetadataFile, &s.meta); err != nil {
+		if err := checkpoint.ReadJSON(m.repo, sub, checkpoint.MetadataFile, &s.meta); err != nil {
 			return nil, err
 		}
 		if s.meta.SessionID == "" {
@@ -167,27 +162,6 @@ func (m *treeMerger) writeRoot(id checkpoint.ID, base checkpoint.RootMetadata, f
 		return plumbing.ZeroHash, fmt.Errorf("encode checkpoint %s metadata: %w", id, err)
 	}
 	return m.repo.WriteBlob(append(data, '\n'))
-}
-
-// readJSON decodes the blob name of tree t into v.
-func (m *treeMerger) readJSON(t *object.Tree, name string, v any) error {
-	f, err := t.File(name)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", name, err)
-	}
-	rd, err := f.Reader()
-	if err != nil {
-		return fmt.Errorf("read %s: %w", name, err)
-	}
-	defer rd.Close()
-	data, err := io.ReadAll(rd)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", name, err)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("parse %s: %w", name, err)
-	}
-	return nil
 }
 
 // slotIndex returns the index of a session slot directory entry.

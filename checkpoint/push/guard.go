@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -255,7 +256,7 @@ func byHistory(ctx context.Context, repo *gitrepo.Repo, carried []pushedRef, rem
 		if refused[p] || p.remoteSHA == zeroSHA {
 			continue
 		}
-		ok, err := mayReplace(ctx, repo, p, purged)
+		ok, err := mayReplace(ctx, repo, p, remote, purged)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("check the pushed history: %w", err))
 			continue
@@ -267,7 +268,7 @@ func byHistory(ctx context.Context, repo *gitrepo.Repo, carried []pushedRef, rem
 		// This clone's copies of the branch are as stale: the remote's
 		// history may be a purge this clone has not heard of.
 		for _, c := range carried {
-			if r, ok := strings.CutPrefix(c.local, "refs/remotes/"); ok && strings.HasSuffix(r, "/"+strings.TrimPrefix(p.remote, "refs/heads/")) {
+			if slices.Contains(trackedBranches(c.local), strings.TrimPrefix(p.remote, "refs/heads/")) {
 				add([]pushedRef{c}, "the remote's branch has moved past it")
 			}
 		}
@@ -280,8 +281,9 @@ func byHistory(ctx context.Context, repo *gitrepo.Repo, carried []pushedRef, rem
 // purge removed: the remote's tip reaches a purged commit, or, when this
 // clone does not have the remote's tip, the branch is the result of this
 // clone's purge on its first push since (it descends from the purge's new
-// tip, and the purge dropped the remote-tracking ref).
-func mayReplace(ctx context.Context, repo *gitrepo.Repo, p pushedRef, purged *purgedHistory) (bool, error) {
+// tip, and the purge dropped the remote-tracking ref: remote, the pushed
+// remote's name or URL, has none).
+func mayReplace(ctx context.Context, repo *gitrepo.Repo, p pushedRef, remote string, purged *purgedHistory) (bool, error) {
 	remoteTip, localTip := plumbing.NewHash(p.remoteSHA), plumbing.NewHash(p.localSHA)
 	if repo.HasObject(remoteTip) {
 		if ff, err := isAncestor(ctx, repo, remoteTip, localTip); err != nil || ff {
@@ -295,14 +297,8 @@ func mayReplace(ctx context.Context, repo *gitrepo.Repo, p pushedRef, purged *pu
 		return reachesPurged(ctx, repo, remoteTip, purged.roots)
 	}
 	branch := strings.TrimPrefix(p.remote, "refs/heads/")
-	tracking, err := repo.ListRefs("refs/remotes/")
-	if err != nil {
+	if tracked, err := trackedOn(repo, remote, branch); err != nil || tracked {
 		return false, err
-	}
-	for name := range tracking {
-		if strings.HasSuffix(string(name), "/"+branch) {
-			return false, nil
-		}
 	}
 	for _, h := range purged.newTips[branch] {
 		if !repo.HasObject(h) {
@@ -500,11 +496,9 @@ func byName(p pushedRef, toCheckpointRemote bool) nameVerdict {
 		if strings.HasPrefix(ref, localPrefix) {
 			return nameRefused
 		}
-		if r, ok := strings.CutPrefix(ref, "refs/remotes/"); ok {
-			if i := strings.Index(r, "/entire/"); i >= 0 {
-				if _, _, shadow := checkpoint.ParseShadowBranch(r[i+1:]); shadow {
-					return nameRefused
-				}
+		for _, b := range trackedBranches(ref) {
+			if _, _, shadow := checkpoint.ParseShadowBranch(b); shadow {
+				return nameRefused
 			}
 		}
 		b, ok := strings.CutPrefix(ref, "refs/heads/")
@@ -596,11 +590,54 @@ func entireTips(repo *gitrepo.Repo, meta bool) ([]string, error) {
 		return nil, err
 	}
 	for name, h := range remotes {
-		if i := strings.Index(string(name), "/entire/"); i >= 0 && branchPattern.MatchString(string(name)[i+1:]) {
+		if slices.ContainsFunc(trackedBranches(string(name)), branchPattern.MatchString) {
 			add(h)
 		}
 	}
 	return out, nil
+}
+
+// trackedBranches returns the branches a remote-tracking ref
+// (refs/remotes/<remote>/<branch>) may stand for, nil for other refs. A
+// remote's name may hold slashes ("entire", "team/entire"), so every split
+// after a slash counts: the checks that use it refuse what any reading
+// refuses.
+func trackedBranches(ref string) []string {
+	rest, ok := strings.CutPrefix(ref, "refs/remotes/")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for i := 0; i < len(rest); i++ {
+		if rest[i] == '/' {
+			out = append(out, rest[i+1:])
+		}
+	}
+	return out
+}
+
+// trackedOn reports whether this clone has a remote-tracking ref of branch
+// for the remote a push goes to: remote is its name or URL as git gives it
+// to the pre-push hook, and a URL stands for every configured remote with
+// that URL. Other remotes' tracking refs say nothing about this one.
+func trackedOn(repo *gitrepo.Repo, remote, branch string) (bool, error) {
+	cfg, err := repo.Git.Config()
+	if err != nil {
+		return false, fmt.Errorf("read git config: %w", err)
+	}
+	for _, sub := range cfg.Raw.Section("remote").Subsections {
+		if !isCheckpointRemote(repo, remote, sub.Name) {
+			continue
+		}
+		h, err := repo.ReadRef(trackingRef(sub.Name, branch))
+		if err != nil {
+			return false, err
+		}
+		if !h.IsZero() {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // remoteKnown returns the commits the remote is known to have under names

@@ -48,6 +48,7 @@ func TestGuard(t *testing.T) {
 		{"--mirror to origin", "origin", line("main") + line("entire/checkpoints/v1") + ref("refs/entire/undo/y"), true, "refs/entire/undo/y"},
 		{"deleting refs/entire allowed", "origin", "(delete) " + zeroSHA + " refs/entire/undo/y " + sha + "\n", true, ""},
 		{"remote-tracking shadow branch", "origin", ref("refs/remotes/origin/entire/abc1234-e3b0c4"), true, "refs/remotes/origin/entire/abc1234-e3b0c4"},
+		{"remote-tracking shadow branch of a remote named team/entire", "origin", ref("refs/remotes/team/entire/entire/abc1234-e3b0c4"), true, "refs/remotes/team/entire/entire/abc1234-e3b0c4"},
 		{"--mirror to origin, remote-tracking metadata", "origin", line("main") + ref("refs/remotes/origin/entire/checkpoints/v1"), true, ""},
 	}
 	for _, tt := range tests {
@@ -135,6 +136,16 @@ func TestGuardReachability(t *testing.T) {
 	if err != nil {
 		t.Errorf("history the fork has: %v", err)
 	}
+	// A metadata history known only through a remote named "entire" is
+	// entire's too.
+	gittest.Git(t, dir, "remote", "add", "entire", "https://example.com/entire/repo.git")
+	other := gittest.Git(t, dir, "commit-tree", tree, "-m", "Initialize metadata branch elsewhere")
+	gittest.Git(t, dir, "update-ref", "refs/remotes/entire/entire/checkpoints/v1", other)
+	reachOther := gittest.Git(t, dir, "commit-tree", tree, "-p", head, "-p", other, "-m", "merge the other metadata branch")
+	err = Guard(context.Background(), repo, strings.NewReader(line("refs/heads/side", reachOther, "refs/heads/side", zeroSHA)), Options{Remote: "fork", PushSessions: true})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "not pushing refs/heads/side (its history") {
+		t.Errorf("history of a remote named entire: %v", err)
+	}
 }
 
 // History a recorded purge removed is refused under any name, to the
@@ -199,7 +210,19 @@ func TestGuardPurgedHistory(t *testing.T) {
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "entire/checkpoints/v1 (forced") || !strings.Contains(err.Error(), "refs/remotes/origin/entire/checkpoints/v1 (the remote's branch has moved past it)") {
 		t.Errorf("forced after the purge's push: %v", err)
 	}
+	// By URL, origin's tracking ref counts the same.
+	err = Guard(context.Background(), repo, strings.NewReader(tests[5].refs), Options{Remote: "https://example.com/me/repo", PushSessions: true})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "entire/checkpoints/v1 (forced") {
+		t.Errorf("forced after the purge's push, by URL: %v", err)
+	}
 	gittest.Git(t, dir, "update-ref", "-d", "refs/remotes/origin/entire/checkpoints/v1")
+	// Another remote's tracking ref says nothing about origin's branch.
+	gittest.Git(t, dir, "remote", "add", "upstream", "https://example.com/upstream/repo.git")
+	gittest.Git(t, dir, "update-ref", "refs/remotes/upstream/entire/checkpoints/v1", other)
+	if err := Guard(context.Background(), repo, strings.NewReader(tests[5].refs), Options{Remote: "origin", PushSessions: true}); err != nil {
+		t.Errorf("the purge's force push with upstream's tracking ref: %v", err)
+	}
+	gittest.Git(t, dir, "update-ref", "-d", "refs/remotes/upstream/entire/checkpoints/v1")
 	err = Guard(context.Background(), repo, strings.NewReader(tests[0].refs), Options{Remote: "origin", PushSessions: true})
 	if want := "To push the rest:\n  git push origin refs/heads/main:refs/heads/main"; err == nil || !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("rest command: %v", err)

@@ -110,11 +110,7 @@ func (m *treeMerger) merge(local, remote plumbing.Hash, dir string) (plumbing.Ha
 	if local == remote {
 		return local, nil
 	}
-	lt, err := m.tree(local)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	rt, err := m.tree(remote)
+	lt, rt, err := m.trees(local, remote)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -150,6 +146,17 @@ func (m *treeMerger) merge(local, remote plumbing.Hash, dir string) (plumbing.Ha
 		entries[re.Name] = object.TreeEntry{Name: re.Name, Mode: filemode.Dir, Hash: h}
 	}
 	return m.write(entries)
+}
+
+// trees reads the local and the remote tree.
+func (m *treeMerger) trees(local, remote plumbing.Hash) (lt, rt *object.Tree, err error) {
+	if lt, err = m.tree(local); err != nil {
+		return nil, nil, err
+	}
+	if rt, err = m.tree(remote); err != nil {
+		return nil, nil, err
+	}
+	return lt, rt, nil
 }
 
 func (m *treeMerger) tree(h plumbing.Hash) (*object.Tree, error) {

@@ -63,31 +63,35 @@ type CorruptFile struct {
 // SetAsideCount counts the state files hooks set aside, from one directory
 // read (no file is parsed); a missing directory is 0.
 func (s *Store) SetAsideCount() (int, error) {
-	entries, err := os.ReadDir(s.dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
+	entries, err := s.entries("list corrupt sessions")
 	if err != nil {
-		return 0, fmt.Errorf("list corrupt sessions: %w", err)
+		return 0, err
 	}
 	n := 0
 	for _, e := range entries {
-		if id, _, ok := strings.Cut(e.Name(), SetAsideSuffix); ok && !e.IsDir() && ValidateID(id) == nil {
+		if _, ok := setAsideID(e.Name()); ok && !e.IsDir() {
 			n++
 		}
 	}
 	return n, nil
 }
 
+// setAsideID returns the session ID of a set-aside state file's name
+// (<id>.json.corrupt-<time>), or false for other names.
+func setAsideID(name string) (string, bool) {
+	id, _, ok := strings.Cut(name, SetAsideSuffix)
+	if !ok || ValidateID(id) != nil {
+		return "", false
+	}
+	return id, true
+}
+
 // Corrupt lists the set-aside state files and the live state files that
 // cannot be decoded, sorted by path. A missing directory is an empty list.
 func (s *Store) Corrupt() ([]CorruptFile, error) {
-	entries, err := os.ReadDir(s.dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	entries, err := s.entries("list corrupt sessions")
 	if err != nil {
-		return nil, fmt.Errorf("list corrupt sessions: %w", err)
+		return nil, err
 	}
 	var out []CorruptFile
 	for _, e := range entries {
@@ -95,7 +99,7 @@ func (s *Store) Corrupt() ([]CorruptFile, error) {
 			continue
 		}
 		name := e.Name()
-		if id, _, ok := strings.Cut(name, SetAsideSuffix); ok && ValidateID(id) == nil {
+		if id, ok := setAsideID(name); ok {
 			out = append(out, CorruptFile{SessionID: id, Path: filepath.Join(s.dir, name), SetAside: true})
 			continue
 		}
@@ -121,7 +125,7 @@ func (s *Store) Discard(c CorruptFile) error {
 	if !c.SetAside {
 		return s.Delete(c.SessionID)
 	}
-	if filepath.Dir(c.Path) != s.dir || !strings.Contains(filepath.Base(c.Path), SetAsideSuffix) {
+	if _, ok := setAsideID(filepath.Base(c.Path)); !ok || filepath.Dir(c.Path) != s.dir {
 		return fmt.Errorf("discard %s: not a set-aside session state file", c.Path)
 	}
 	if err := os.Remove(c.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {

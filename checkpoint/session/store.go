@@ -187,12 +187,9 @@ func (s *Store) List() (states []*State, corrupt []error, err error) {
 
 // ids lists the session IDs that have a state file, sorted.
 func (s *Store) ids() ([]string, error) {
-	entries, err := os.ReadDir(s.dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	entries, err := s.entries("list sessions")
 	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
+		return nil, err
 	}
 	var ids []string
 	for _, e := range entries {
@@ -202,6 +199,19 @@ func (s *Store) ids() ([]string, error) {
 	}
 	sort.Strings(ids)
 	return ids, nil
+}
+
+// entries reads the state directory; a missing one has no entries. what
+// names the operation in the error.
+func (s *Store) entries(what string) ([]os.DirEntry, error) {
+	entries, err := os.ReadDir(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return entries, nil
 }
 
 // stateFileID returns the session ID of a state file name, or false for

@@ -7,7 +7,8 @@ import (
 )
 
 // TestPathologicalInputsStayFast guards against quadratic behaviour on
-// adversarial text: long runs of keywords and many repeated secrets.
+// adversarial text: long runs of keywords, many repeated secrets and many
+// candidates on one long line.
 func TestPathologicalInputsStayFast(t *testing.T) {
 	r := newTestRedactor(t, Options{})
 	ghp := "ghp_" + token(30, alnum, 36)
@@ -19,6 +20,13 @@ func TestPathologicalInputsStayFast(t *testing.T) {
 		"repeated secret":  strings.Repeat(ghp+" ", 5_000),
 		"distinct secrets": distinctSecrets(3_000),
 		"long token":       strings.Repeat(token(31, alnum, 1000), 300),
+		// One long line of candidates for a rule whose anchored rest
+		// reaches to the end of the line (curl-auth-header's `.*?`).
+		"curl line": strings.Repeat("curl https://example.org/x ", 5_000),
+		// Many distinct findings on one long line: the generic rule's
+		// line allowlist, the shadowing check and occurrence expansion
+		// must not cost the line's length per finding.
+		"generic line": genericLine(4_000),
 	}
 	for name, s := range inputs {
 		start := time.Now()
@@ -35,6 +43,14 @@ func distinctSecrets(n int) string {
 	var b strings.Builder
 	for i := range n {
 		b.WriteString("ghp_" + token(uint64(100+i), alnum, 36) + "\n")
+	}
+	return b.String()
+}
+
+func genericLine(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString("apikey=" + token(uint64(500+i), alnum, 20) + " ")
 	}
 	return b.String()
 }

@@ -275,8 +275,9 @@ func (p *plan) lazyStart(s string, q, lo int) int {
 }
 
 // anchoredAt returns the submatch indices (in s) of X's preferred match
-// starting exactly at q, or nil.
-func (p *plan) anchoredAt(s string, q int, sl *slider) []int {
+// starting exactly at q, or nil, and the number of bytes of s it handed to
+// X (zero when the pre-check ruled q out).
+func (p *plan) anchoredAt(s string, q int, sl *slider) (m []int, scanned int) {
 	atStart, withContext := p.anchored.get()
 	k := 0
 	if q > 0 {
@@ -284,7 +285,7 @@ func (p *plan) anchoredAt(s string, q int, sl *slider) []int {
 		// The pre-check reads X's leading part and one rune after it.
 		if pre := p.anchored.pre; pre != nil {
 			if !pre.MatchString(s[q-k : runesAfter(s, q, p.anchored.preRunes)]) {
-				return nil
+				return nil, 0
 			}
 		}
 	}
@@ -296,11 +297,11 @@ func (p *plan) anchoredAt(s string, q int, sl *slider) []int {
 		end = min(sl.forward(q)+windowMargin, len(s))
 	}
 	if q == 0 {
-		return atStart.FindStringSubmatchIndex(s[:end])
+		return atStart.FindStringSubmatchIndex(s[:end]), end
 	}
-	m := withContext.FindStringSubmatchIndex(s[q-k : end])
+	m = withContext.FindStringSubmatchIndex(s[q-k : end])
 	if m == nil {
-		return nil
+		return nil, end - (q - k)
 	}
 	for i := range m {
 		if m[i] >= 0 {
@@ -308,14 +309,15 @@ func (p *plan) anchoredAt(s string, q int, sl *slider) []int {
 		}
 	}
 	m[0] = q
-	return m
+	return m, end - (q - k)
 }
 
 // anchoredMatches returns, in order, the submatch indices FindAll would
 // return for the rule's whole expression, given the occurrences of the
 // plan's literals in s (occ, sorted by start). ok is false when the caller
-// should run the whole expression instead: X did not compile, or the
-// candidates that pass the gate are crowded.
+// should run the whole expression instead: X did not compile, the
+// candidates that pass the gate are crowded, or the runs of X have covered
+// more text than anchoredScanFactor whole-text runs would.
 func (p *plan) anchoredMatches(s string, occ []occurrence) (out [][]int, ok bool) {
 	if a, _ := p.anchored.get(); a == nil {
 		return nil, false
@@ -338,11 +340,15 @@ func (p *plan) anchoredMatches(s string, occ []occurrence) (out [][]int, ok bool
 	}
 	pos := 0
 	sl := newSlider(&p.reach, s)
+	budget := anchoredScanFactor*len(s) + anchoredScanSlack
 	for _, q := range cands {
 		if q < pos {
 			continue
 		}
-		m := p.anchoredAt(s, q, sl)
+		m, scanned := p.anchoredAt(s, q, sl)
+		if budget -= scanned; budget < 0 {
+			return nil, false
+		}
 		if m == nil {
 			continue
 		}
@@ -359,6 +365,19 @@ func (p *plan) anchoredMatches(s string, occ []occurrence) (out [][]int, ok bool
 // above which trying the anchored rest at each occurrence costs more than
 // one whole-text run (adversarial text such as "apikey=apikey=...").
 const crowdedEvery = 16
+
+// anchoredScanFactor and anchoredScanSlack bound the text one rule's
+// anchored runs may cover, in bytes: anchoredScanFactor times the text's
+// length plus anchoredScanSlack. A run of X covers the text from its
+// candidate to the reach bound, which for X with an unbounded repetition
+// (curl-auth-header's `.*?`) is the end of the line: many candidates on one
+// long line would otherwise cost time quadratic in its length. Past the
+// bound the whole expression runs once instead, so a rule costs at most a
+// few whole-text runs.
+const (
+	anchoredScanFactor = 4
+	anchoredScanSlack  = 1 << 16
+)
 
 // crowded reports whether n candidates are too dense in s for an anchored
 // run.

@@ -25,7 +25,7 @@ func planFindings(r *Redactor, i int, s string) (planned, whole []Finding) {
 		}
 	}
 	ru := &r.rules[i]
-	return r.runRule(ru, s, ro, nil), r.runRuleIn(ru, s, 0, len(s), nil)
+	return r.runRule(ru, s, &lineCache{s: s}, ro, nil), r.runRuleIn(ru, s, &lineCache{s: s}, 0, len(s), nil)
 }
 
 // adversarialTexts builds short texts around every plan literal of every

@@ -198,6 +198,7 @@ func (r *Redactor) detect(s string, entropy bool) []Finding {
 	sc.occ = occ
 	occ = sc.groupByRule(occ)
 	var fs []Finding
+	lines := &lineCache{s: s}
 	for i := range r.rules {
 		// occ[:k] are the occurrences of rule i.
 		k := 0
@@ -209,7 +210,7 @@ func (r *Redactor) detect(s string, entropy bool) []Finding {
 		if !hit[i] && !r.always[i] {
 			continue
 		}
-		fs = r.runRule(&r.rules[i], s, ro, fs)
+		fs = r.runRule(&r.rules[i], s, lines, ro, fs)
 	}
 	var spans [][2]int
 	if entropy {
@@ -228,11 +229,10 @@ func (r *Redactor) detect(s string, entropy bool) []Finding {
 // dropCoveredEntropy removes high-entropy findings that lie inside a finding
 // of a rule, so each secret is reported under the most specific rule.
 func dropCoveredEntropy(fs []Finding) []Finding {
+	rules := newSpanIndex(fs, func(i int) bool { return fs[i].RuleID != entropyRuleID })
 	out := make([]Finding, 0, len(fs))
 	for _, f := range fs {
-		if f.RuleID == entropyRuleID && slices.ContainsFunc(fs, func(g Finding) bool {
-			return g.RuleID != entropyRuleID && g.Start <= f.Start && f.End <= g.End
-		}) {
+		if f.RuleID == entropyRuleID && rules.covers(f.Start, f.End) {
 			continue
 		}
 		out = append(out, f)
@@ -240,20 +240,49 @@ func dropCoveredEntropy(fs []Finding) []Finding {
 	return out
 }
 
+// spanIndex holds spans sorted by start, each with its end raised to the
+// furthest end of the spans before it, so that whether some span holds a
+// given one is one binary search: findings can number in the thousands on
+// one text, and comparing every pair is quadratic.
+type spanIndex [][2]int
+
+// newSpanIndex indexes the spans of the findings fs[i] that keep(i) accepts.
+func newSpanIndex(fs []Finding, keep func(i int) bool) spanIndex {
+	var x spanIndex
+	for i, f := range fs {
+		if keep(i) {
+			x = append(x, [2]int{f.Start, f.End})
+		}
+	}
+	slices.SortFunc(x, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
+	for i := 1; i < len(x); i++ {
+		x[i][1] = max(x[i][1], x[i-1][1])
+	}
+	return x
+}
+
+// covers reports whether one of the indexed spans holds [start,end).
+func (x spanIndex) covers(start, end int) bool {
+	// The spans starting at or before start; the furthest of their ends
+	// is the last one's.
+	k, _ := slices.BinarySearchFunc(x, start, func(sp [2]int, v int) int { return cmp.Compare(sp[0], v+1) })
+	return k > 0 && x[k-1][1] >= end
+}
+
 // runRule appends the findings of one rule in s; occ holds the rule's plan
 // literal occurrences in s.
-func (r *Redactor) runRule(ru *rule, s string, occ []occurrence, fs []Finding) []Finding {
+func (r *Redactor) runRule(ru *rule, s string, lines *lineCache, occ []occurrence, fs []Finding) []Finding {
 	if r.wholeText {
-		return r.runRuleIn(ru, s, 0, len(s), fs)
+		return r.runRuleIn(ru, s, lines, 0, len(s), fs)
 	}
 	switch ru.plan.kind {
 	case planAnchored:
 		ms, ok := ru.plan.anchoredMatches(s, occ)
 		if !ok {
-			return r.runRuleIn(ru, s, 0, len(s), fs)
+			return r.runRuleIn(ru, s, lines, 0, len(s), fs)
 		}
 		for _, m := range ms {
-			fs = r.accept(ru, s, m, fs)
+			fs = r.accept(ru, s, lines, m, fs)
 		}
 		return fs
 	case planWindows:
@@ -263,14 +292,14 @@ func (r *Redactor) runRule(ru *rule, s string, occ []occurrence, fs []Finding) [
 		}
 		ws, ok := ru.plan.windows(s, spans)
 		if !ok {
-			return r.runRuleIn(ru, s, 0, len(s), fs)
+			return r.runRuleIn(ru, s, lines, 0, len(s), fs)
 		}
 		for _, w := range ws {
-			fs = r.runRuleIn(ru, s, w[0], w[1], fs)
+			fs = r.runRuleIn(ru, s, lines, w[0], w[1], fs)
 		}
 		return fs
 	}
-	return r.runRuleIn(ru, s, 0, len(s), fs)
+	return r.runRuleIn(ru, s, lines, 0, len(s), fs)
 }
 
 // sortOccurrences sorts occurrences by rule, start and end.
@@ -286,21 +315,21 @@ func compareOccurrences(a, b occurrence) int {
 
 // runRuleIn appends the findings of one rule in s[from:to]; spans and the
 // allowlist line refer to the whole s.
-func (r *Redactor) runRuleIn(ru *rule, s string, from, to int, fs []Finding) []Finding {
+func (r *Redactor) runRuleIn(ru *rule, s string, lines *lineCache, from, to int, fs []Finding) []Finding {
 	for _, m := range ru.re.FindAllStringSubmatchIndex(s[from:to], -1) {
 		for k := range m {
 			if m[k] >= 0 {
 				m[k] += from
 			}
 		}
-		fs = r.accept(ru, s, m, fs)
+		fs = r.accept(ru, s, lines, m, fs)
 	}
 	return fs
 }
 
 // accept appends the finding of one match (submatch indices m in s) unless
 // the rule's secret group, entropy or an allowlist rules it out.
-func (r *Redactor) accept(ru *rule, s string, m []int, fs []Finding) []Finding {
+func (r *Redactor) accept(ru *rule, s string, lines *lineCache, m []int, fs []Finding) []Finding {
 	ms, me := m[0], m[1]
 	// gitleaks trims newlines around the match before using it.
 	for ms < me && s[ms] == '\n' {
@@ -342,9 +371,8 @@ func (r *Redactor) accept(ru *rule, s string, m []int, fs []Finding) []Finding {
 		return fs
 	}
 	if len(r.global) > 0 || len(ru.allowlists) > 0 {
-		match := s[ms:me]
-		line := lineAround(s, ms, me)
-		if allowedBy(r.global, r.allowRe, secret, match, line) || allowedBy(ru.allowlists, r.allowRe, secret, match, line) {
+		t := allowTargets{secret: secret, match: s[ms:me], ms: ms, me: me, lines: lines}
+		if allowedBy(r.global, r.allowRe, t) || allowedBy(ru.allowlists, r.allowRe, t) {
 			return fs
 		}
 	}
@@ -382,14 +410,48 @@ func isRedactionMarker(secret string) bool {
 	return n < 4
 }
 
-// lineAround returns the line(s) of s that hold [start,end).
-func lineAround(s string, start, end int) string {
-	ls := strings.LastIndexByte(s[:start], '\n') + 1
-	le := strings.IndexByte(s[end:], '\n')
-	if le < 0 {
-		return s[ls:]
+// lineCache finds the line(s) of s that hold a match and keeps the verdicts
+// of the allowlists that test the line on the last line found. A rule's
+// matches arrive in text order, so many matches on one long line (minified
+// JSON, a tool's output) cost one look for the line's bounds and one run of
+// each line allowlist, not one per match, which is quadratic in the line's
+// length. The zero value with s set is ready to use.
+type lineCache struct {
+	s          string
+	start, end int
+	// single reports that s[start:end] is one line: every match inside it
+	// has that line.
+	single   bool
+	verdicts map[*config.Allowlist]bool
+}
+
+// line returns the line(s) of s that hold [ms,me).
+func (c *lineCache) line(ms, me int) string {
+	if !c.single || ms < c.start || me > c.end {
+		c.start = strings.LastIndexByte(c.s[:ms], '\n') + 1
+		c.end = len(c.s)
+		if le := strings.IndexByte(c.s[me:], '\n'); le >= 0 {
+			c.end = me + le
+		}
+		c.single = strings.IndexByte(c.s[ms:me], '\n') < 0
+		clear(c.verdicts)
 	}
-	return s[ls : end+le]
+	return c.s[c.start:c.end]
+}
+
+// allowed reports whether one of the allowlist's expressions matches the
+// line(s) holding [ms,me).
+func (c *lineCache) allowed(a *config.Allowlist, res map[*config.Allowlist]*allowRegexes, ms, me int) bool {
+	line := c.line(ms, me)
+	if v, ok := c.verdicts[a]; ok {
+		return v
+	}
+	v := regexAllowed(a, res, line)
+	if c.verdicts == nil {
+		c.verdicts = map[*config.Allowlist]bool{}
+	}
+	c.verdicts[a] = v
+	return v
 }
 
 // dropShadowedGeneric removes findings of generic rules whose span lies
@@ -398,20 +460,15 @@ func dropShadowedGeneric(fs []Finding) []Finding {
 	if len(fs) < 2 {
 		return fs
 	}
+	generic := make([]bool, len(fs))
+	for i, f := range fs {
+		generic[i] = strings.Contains(strings.ToLower(f.RuleID), "generic")
+	}
+	specific := newSpanIndex(fs, func(i int) bool { return !generic[i] && !isExtraRule(fs[i].RuleID) })
 	out := fs[:0:0]
-	for _, f := range fs {
-		if strings.Contains(strings.ToLower(f.RuleID), "generic") {
-			shadowed := false
-			for _, g := range fs {
-				if g.RuleID != f.RuleID && !strings.Contains(strings.ToLower(g.RuleID), "generic") &&
-					!isExtraRule(g.RuleID) && g.Start <= f.Start && f.End <= g.End {
-					shadowed = true
-					break
-				}
-			}
-			if shadowed {
-				continue
-			}
+	for i, f := range fs {
+		if generic[i] && specific.covers(f.Start, f.End) {
+			continue
 		}
 		out = append(out, f)
 	}
@@ -469,19 +526,34 @@ func addOccurrences(s string, fs []Finding, secrets []secretRef) []Finding {
 		k, _ := slices.BinarySearchFunc(spans, st, func(sp [2]int, x int) int { return cmp.Compare(sp[0], x+1) })
 		return k > 0 && spans[k-1][1] >= en
 	}
-	for _, sec := range secrets {
-		from := 0
-		for {
-			k := strings.Index(s[from:], sec.text)
-			if k < 0 {
-				break
+	// One pass over s finds the occurrences of every secret: a secret is
+	// looked up by its first minOccurrenceLen bytes where s has its first
+	// byte. (Looking for each secret in turn costs the text's length per
+	// secret, quadratic on a text of many distinct secrets.)
+	var first [256]bool
+	byPrefix := map[string][]int{}
+	for i, sec := range secrets {
+		first[sec.text[0]] = true
+		p := sec.text[:minOccurrenceLen]
+		byPrefix[p] = append(byPrefix[p], i)
+	}
+	// next[i] is where the next occurrence of secrets[i] may start: the
+	// occurrences of one secret are taken from the left without overlap.
+	next := make([]int, len(secrets))
+	for st := 0; st+minOccurrenceLen <= len(s); st++ {
+		if !first[s[st]] {
+			continue
+		}
+		for _, i := range byPrefix[s[st:st+minOccurrenceLen]] {
+			sec := secrets[i]
+			if st < next[i] || !strings.HasPrefix(s[st:], sec.text) {
+				continue
 			}
-			st := from + k
 			en := st + len(sec.text)
+			next[i] = en
 			if !covered(st, en) {
 				fs = append(fs, Finding{RuleID: sec.rule, Start: st, End: en})
 			}
-			from = en
 		}
 	}
 	return fs

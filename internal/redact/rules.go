@@ -300,35 +300,41 @@ func extraRules() ([]rule, error) {
 	}}, nil
 }
 
+// allowTargets are the texts an allowlist can test for one match at
+// [ms,me): the secret, the match and, through lines, the line(s) holding
+// the match.
+type allowTargets struct {
+	secret, match string
+	ms, me        int
+	lines         *lineCache
+}
+
 // allowedBy reports whether a gitleaks allowlist drops a finding. target
 // selection follows gitleaks: the secret by default, the whole match or the
 // whole line when the allowlist says so. Commit and path conditions can never
 // hold for transcript text, so an AND allowlist that has them never allows.
-func allowedBy(lists []*config.Allowlist, res map[*config.Allowlist]*allowRegexes, secret, match, line string) bool {
+func allowedBy(lists []*config.Allowlist, res map[*config.Allowlist]*allowRegexes, t allowTargets) bool {
 	for _, a := range lists {
-		target := secret
-		switch a.RegexTarget {
-		case "match":
-			target = match
-		case "line":
-			target = line
+		and := a.MatchCondition == config.AllowlistMatchAnd
+		if and && (len(a.Commits) > 0 || len(a.Paths) > 0) {
+			continue
 		}
 		regexOK := false
 		if len(a.Regexes) > 0 {
-			if ar := res[a]; ar != nil {
-				regexOK = ar.matches(target)
-			} else {
-				regexOK = a.RegexAllowed(target)
+			switch a.RegexTarget {
+			case "match":
+				regexOK = regexAllowed(a, res, t.match)
+			case "line":
+				regexOK = t.lines.allowed(a, res, t.ms, t.me)
+			default:
+				regexOK = regexAllowed(a, res, t.secret)
 			}
 		}
 		stopOK := false
 		if len(a.StopWords) > 0 {
-			stopOK, _ = a.ContainsStopWord(secret)
+			stopOK, _ = a.ContainsStopWord(t.secret)
 		}
-		if a.MatchCondition == config.AllowlistMatchAnd {
-			if len(a.Commits) > 0 || len(a.Paths) > 0 {
-				continue
-			}
+		if and {
 			if len(a.Regexes) > 0 && !regexOK {
 				continue
 			}
@@ -345,4 +351,13 @@ func allowedBy(lists []*config.Allowlist, res map[*config.Allowlist]*allowRegexe
 		}
 	}
 	return false
+}
+
+// regexAllowed reports whether one of the allowlist's expressions matches
+// target, by their match plans when res holds them.
+func regexAllowed(a *config.Allowlist, res map[*config.Allowlist]*allowRegexes, target string) bool {
+	if ar := res[a]; ar != nil {
+		return ar.matches(target)
+	}
+	return a.RegexAllowed(target)
 }

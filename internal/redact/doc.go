@@ -17,7 +17,11 @@
 //     which the rest of the expression runs anchored, or literals every
 //     match contains, around which it runs on bounded windows. A rule thus
 //     costs what its literal occurrences cost, not what the text costs, and
-//     still finds exactly what a whole-text run finds (plan.go);
+//     still finds exactly what a whole-text run finds (plan.go). The
+//     literals and group counts of the default rules are generated into
+//     plantable_default.go (a test regenerates it and fails when it is out
+//     of step), so a process derives a rule's plan only when the rule first
+//     runs: building the default rule set costs about 4 ms instead of 15;
 //   - two built-in rules gitleaks lacks: "password-assignment" (password,
 //     secret and key assignments whose value has characters gitleaks'
 //     generic rule refuses, such as password=hunter2!#...) and

@@ -86,7 +86,7 @@ func New(opts Options) (*Redactor, error) {
 			continue // reported by Options.Invalid
 		}
 		r.rules = append(r.rules, rule{id: fmt.Sprintf("%s%d", userPatternPrefix, i+1), re: re,
-			plan: planFor(re.String(), re.NumSubexp())})
+			plan: eagerPlan(re.String(), re.NumSubexp())})
 	}
 	for _, a := range opts.Allow {
 		re, err := regexp.Compile(a)
@@ -275,9 +275,10 @@ func (r *Redactor) runRule(ru *rule, s string, lines *lineCache, occ []occurrenc
 	if r.wholeText {
 		return r.runRuleIn(ru, s, lines, 0, len(s), fs)
 	}
-	switch ru.plan.kind {
+	pl := ru.plan.get()
+	switch pl.kind {
 	case planAnchored:
-		ms, ok := ru.plan.anchoredMatches(s, occ)
+		ms, ok := pl.anchoredMatches(s, occ)
 		if !ok {
 			return r.runRuleIn(ru, s, lines, 0, len(s), fs)
 		}
@@ -290,7 +291,7 @@ func (r *Redactor) runRule(ru *rule, s string, lines *lineCache, occ []occurrenc
 		for i, o := range occ {
 			spans[i] = [2]int{int(o.start), int(o.end)}
 		}
-		ws, ok := ru.plan.windows(s, spans)
+		ws, ok := pl.windows(s, spans)
 		if !ok {
 			return r.runRuleIn(ru, s, lines, 0, len(s), fs)
 		}

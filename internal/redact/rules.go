@@ -29,8 +29,8 @@ type rule struct {
 	entropy     float64
 	keywords    []string // lowercase; empty means "always run"
 	allowlists  []*config.Allowlist
-	generic     bool // rule ID contains "generic": yields to specific rules
-	plan        plan // how the expression runs (plan.go)
+	generic     bool      // rule ID contains "generic": yields to specific rules
+	plan        *rulePlan // how the expression runs (plan.go)
 }
 
 // ruleSet is the immutable compiled form of a gitleaks configuration.
@@ -52,7 +52,7 @@ var (
 // loadDefaultRules returns the compiled gitleaks default configuration.
 func loadDefaultRules() (*ruleSet, error) {
 	defaultOnce.Do(func() {
-		defaultRules, defaultErr = compileGitleaksConfig(defaultConfigTOML())
+		defaultRules, defaultErr = compileGitleaksConfig(defaultConfigTOML(), defaultPlanTable.forConfig(defaultConfigTOML()))
 	})
 	return defaultRules, defaultErr
 }
@@ -65,7 +65,11 @@ func defaultConfigTOML() string { return config.DefaultConfig }
 // whose case-insensitive keys give the structure viper would): going
 // through viper and mapstructure cost several milliseconds at every start
 // of a hook process, and gitleaks' own helpers use viper's global instance.
-func compileGitleaksConfig(text string) (*ruleSet, error) {
+//
+// known, when not nil, holds the plan literals and group counts of the
+// configuration's rules worked out in advance (see defaultPlanTable); the
+// rules' plans are then derived only when a rule first runs.
+func compileGitleaksConfig(text string, known *planTable) (*ruleSet, error) {
 	vc, err := decodeGitleaksConfig(text)
 	if err != nil {
 		return nil, err
@@ -96,9 +100,16 @@ func compileGitleaksConfig(text string) (*ruleSet, error) {
 			// exist only as parts of composite rules.
 			continue
 		}
-		re, err := newLazyRegexp(src)
-		if err != nil {
-			return nil, fmt.Errorf("rule %s: %w", r.RuleID, err)
+		var re *lazyRegexp
+		var pl *rulePlan
+		if e, ok := known.lookup(len(rs.rules), r.RuleID); ok {
+			re = &lazyRegexp{src: src, nsub: e.nsub}
+			pl = lazyPlan(src, e.nsub, e.lits)
+		} else {
+			if re, err = newLazyRegexp(src); err != nil {
+				return nil, fmt.Errorf("rule %s: %w", r.RuleID, err)
+			}
+			pl = eagerPlan(src, re.NumSubexp())
 		}
 		if r.SecretGroup > re.NumSubexp() {
 			return nil, fmt.Errorf("rule %s: secret group %d, but the expression has %d groups", r.RuleID, r.SecretGroup, re.NumSubexp())
@@ -110,7 +121,7 @@ func compileGitleaksConfig(text string) (*ruleSet, error) {
 			}
 		}
 		rs.rules = append(rs.rules, rule{
-			plan:        planFor(src, re.NumSubexp()),
+			plan:        pl,
 			id:          r.RuleID,
 			re:          re,
 			secretGroup: r.SecretGroup,
@@ -125,7 +136,7 @@ func compileGitleaksConfig(text string) (*ruleSet, error) {
 		return nil, err
 	}
 	for i := range extra {
-		extra[i].plan = planFor(extra[i].re.String(), extra[i].re.NumSubexp())
+		extra[i].plan = eagerPlan(extra[i].re.String(), extra[i].re.NumSubexp())
 	}
 	rs.rules = append(rs.rules, extra...)
 	rs.allow = map[*config.Allowlist]*allowRegexes{}

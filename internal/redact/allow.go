@@ -19,17 +19,21 @@ import (
 // allowRegexes runs one allowlist's expressions by their plans; built on
 // first use, since most allowlists never see a candidate.
 type allowRegexes struct {
-	list  *config.Allowlist
+	list *config.Allowlist
+	// srcs, when set, are the expressions' sources, which translation did
+	// not compile (takeAllowlistParts); list.Regexes is then a stand-in.
+	srcs  []string
 	once  sync.Once
 	match []*planMatcher
 }
 
 // addAllowlists adds to idx an allowRegexes for every allowlist in lists
-// that has expressions.
-func addAllowlists(idx map[*config.Allowlist]*allowRegexes, lists []*config.Allowlist) {
+// that has expressions; deferred holds the sources of those whose
+// expressions are still to be compiled.
+func addAllowlists(idx map[*config.Allowlist]*allowRegexes, lists []*config.Allowlist, deferred map[*config.Allowlist][]string) {
 	for _, a := range lists {
 		if _, ok := idx[a]; !ok && len(a.Regexes) > 0 {
-			idx[a] = &allowRegexes{list: a}
+			idx[a] = &allowRegexes{list: a, srcs: deferred[a]}
 		}
 	}
 }
@@ -41,8 +45,20 @@ func (a *allowRegexes) matches(target string) bool {
 		return false
 	}
 	a.once.Do(func() {
-		for _, re := range a.list.Regexes {
-			a.match = append(a.match, newPlanMatcher(re))
+		if a.srcs == nil {
+			for _, re := range a.list.Regexes {
+				a.match = append(a.match, newPlanMatcher(re))
+			}
+			return
+		}
+		for _, src := range a.srcs {
+			// gitleaks compiles them with MustCompile (the standard
+			// library's engine in this build); an expression of the
+			// embedded configuration that does not compile (never seen)
+			// allows nothing.
+			if re, err := regexp.Compile(src); err == nil {
+				a.match = append(a.match, newPlanMatcher(re))
+			}
 		}
 	})
 	for _, m := range a.match {

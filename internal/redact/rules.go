@@ -74,24 +74,17 @@ func compileGitleaksConfig(text string, known *planTable) (*ruleSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	ruleStops, globalStops := takeStopWords(&vc)
+	ruleParts, globalParts := takeAllowlistParts(&vc)
 	sources := takeRegexes(&vc)
 	cfg, err := vc.Translate()
 	if err != nil {
 		return nil, fmt.Errorf("translate gitleaks config: %w", err)
 	}
+	deferred := map[*config.Allowlist][]string{}
 	for id, r := range cfg.Rules {
-		for j, a := range r.Allowlists {
-			if j < len(ruleStops[id]) {
-				a.StopWords = lowerUnique(ruleStops[id][j])
-			}
-		}
+		ruleParts[id].restore(r.Allowlists, deferred)
 	}
-	for j, a := range cfg.Allowlists {
-		if j < len(globalStops) {
-			a.StopWords = lowerUnique(globalStops[j])
-		}
-	}
+	globalParts.restore(cfg.Allowlists, deferred)
 	rs := &ruleSet{global: cfg.Allowlists}
 	for _, r := range cfg.GetOrderedRules() {
 		src, ok := sources[r.RuleID]
@@ -140,9 +133,9 @@ func compileGitleaksConfig(text string, known *planTable) (*ruleSet, error) {
 	}
 	rs.rules = append(rs.rules, extra...)
 	rs.allow = map[*config.Allowlist]*allowRegexes{}
-	addAllowlists(rs.allow, rs.global)
+	addAllowlists(rs.allow, rs.global, deferred)
 	for _, ru := range rs.rules {
-		addAllowlists(rs.allow, ru.allowlists)
+		addAllowlists(rs.allow, ru.allowlists, deferred)
 	}
 	return rs, nil
 }
@@ -215,36 +208,71 @@ func decodeGitleaksConfig(text string) (config.ViperConfig, error) {
 	return vc, nil
 }
 
-// takeStopWords removes the stopwords from a gitleaks configuration before
-// it is translated, and returns them in the order Translate builds the
-// allowlists (a rule's deprecated single allowlist, else its list; the same
-// for the global ones). Translate would otherwise build an Aho-Corasick trie
-// of the generic rule's ~1,500 stopwords at every start of the process
-// (over 100 ms of CPU on the hook path); with the trie absent,
+// allowParts are parts of allowlists taken out of a configuration before
+// it is translated, by allowlist in translation order.
+type allowParts struct {
+	stops   [][]string // stopwords, given back lowered after translation
+	regexes [][]string // expressions, compiled on first use (allow.go)
+}
+
+// take moves one allowlist's stopwords and expressions into p. An
+// allowlist that had expressions keeps one that never matches, so that it
+// still validates and still counts as having expressions.
+func (p *allowParts) take(stops, regexes *[]string) {
+	p.stops = append(p.stops, *stops)
+	*stops = nil
+	p.regexes = append(p.regexes, *regexes)
+	if len(*regexes) > 0 {
+		*regexes = []string{neverPath}
+	}
+}
+
+// restore gives the translated allowlists, in the order their parts were
+// taken, their lowered stopwords back, and records their expressions'
+// sources in deferred.
+func (p *allowParts) restore(lists []*config.Allowlist, deferred map[*config.Allowlist][]string) {
+	for j, a := range lists {
+		if p == nil || j >= len(p.stops) {
+			return // appended by translation (targeted global allowlists)
+		}
+		a.StopWords = lowerUnique(p.stops[j])
+		if len(p.regexes[j]) > 0 {
+			deferred[a] = p.regexes[j]
+		}
+	}
+}
+
+// takeAllowlistParts removes the stopwords and expressions of a
+// configuration's allowlists before it is translated, per rule ID and
+// global, in the order Translate builds the allowlists (a rule's deprecated
+// single allowlist, else its list; the same for the global ones). Translate
+// would otherwise build an Aho-Corasick trie of the generic rule's ~1,500
+// stopwords (over 100 ms of CPU on the hook path; with the trie absent,
 // Allowlist.ContainsStopWord searches StopWords directly, which costs
-// microseconds, and only for a finding being checked.
-func takeStopWords(vc *config.ViperConfig) (rules map[string][][]string, global [][]string) {
-	rules = map[string][][]string{}
+// microseconds, and only for a finding being checked), and compile every
+// expression (about 3 ms), while most allowlists never see a candidate.
+// Global allowlists with target rules keep theirs.
+func takeAllowlistParts(vc *config.ViperConfig) (rules map[string]*allowParts, global *allowParts) {
+	rules = map[string]*allowParts{}
+	global = &allowParts{}
 	for i := range vc.Rules {
 		vr := &vc.Rules[i]
+		p := &allowParts{}
+		rules[vr.ID] = p
 		if vr.AllowList != nil && len(vr.Allowlists) == 0 {
-			rules[vr.ID] = append(rules[vr.ID], vr.AllowList.StopWords)
-			vr.AllowList.StopWords = nil
+			p.take(&vr.AllowList.StopWords, &vr.AllowList.Regexes)
 			continue
 		}
 		for _, a := range vr.Allowlists {
-			rules[vr.ID] = append(rules[vr.ID], a.StopWords)
-			a.StopWords = nil
+			p.take(&a.StopWords, &a.Regexes)
 		}
 	}
 	if vc.AllowList != nil && len(vc.Allowlists) == 0 {
-		global = append(global, vc.AllowList.StopWords)
-		vc.AllowList.StopWords = nil
+		global.take(&vc.AllowList.StopWords, &vc.AllowList.Regexes)
 	}
 	for _, a := range vc.Allowlists {
 		if len(a.TargetRules) == 0 {
-			global = append(global, a.StopWords)
-			a.StopWords = nil
+			global.take(&a.StopWords, &a.Regexes)
 		}
 	}
 	return rules, global

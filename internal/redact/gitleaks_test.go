@@ -133,13 +133,19 @@ func TestFixtureFindingsMatchGitleaks(t *testing.T) {
 		t.Skip("runs gitleaks over the whole fixture corpus")
 	}
 	r := newTestRedactor(t, Options{})
-	d := newGitleaks(t)
+	gc := newCachedGitleaks(t)
+	defer gc.save()
+	root := fixtureDir(t)
 	for _, f := range fixtureTranscripts(t) {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		gl := gitleaksFindings(t, d, data)
+		name, err := filepath.Rel(root, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gl := gc.findings(filepath.ToSlash(name), data)
 		var ours map[ruleSecret]bool
 		if strings.HasSuffix(f, ".json") || !slices.Contains([]byte{'{'}, bytes.TrimSpace(data)[0]) || bytes.HasPrefix(data, []byte("{\n")) {
 			ours = map[ruleSecret]bool{}

@@ -23,3 +23,16 @@ func BenchmarkLoadDefaultRulesNoTable(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNewAfterLoad measures what New adds to the loaded default rules:
+// the keyword and literal scanner.
+func BenchmarkNewAfterLoad(b *testing.B) {
+	if _, err := loadDefaultRules(); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := New(Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

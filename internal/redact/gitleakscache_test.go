@@ -27,8 +27,8 @@ const gitleaksCacheFile = "testdata/gitleaks-fixture-findings.json"
 
 // gitleaksCache is the on-disk form of gitleaksCacheFile.
 type gitleaksCache struct {
-	Gitleaks     string                       `json:"gitleaks"`
-	ConfigSHA256 string                       `json:"config_sha256"`
+	Gitleaks     string                        `json:"gitleaks"`
+	ConfigSHA256 string                        `json:"config_sha256"`
 	Files        map[string]gitleaksCacheFileV `json:"files"`
 }
 

@@ -20,8 +20,9 @@ import (
 
 // killRounds is how many random SIGKILLs the kill test deals in all,
 // spread over killWorkers repositories played in parallel.
+// ENTIRE_KILL_ROUNDS deals more (or fewer).
 const (
-	killRounds  = 300
+	killRounds  = 210
 	killWorkers = 3
 )
 
@@ -36,10 +37,31 @@ func TestKillTorture(t *testing.T) {
 		t.Skip("finds entire's processes through /proc")
 	}
 	t.Parallel()
+	// Every run plays new sequences, so that runs add up to more distinct
+	// kills than one long fixed sequence would; the seed is logged, and
+	// ENTIRE_KILL_SEED replays a run's sequences (the kill times still
+	// vary).
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("ENTIRE_KILL_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("ENTIRE_KILL_SEED=%q: %v", s, err)
+		}
+		seed = v
+	}
+	rounds := killRounds
+	if s := os.Getenv("ENTIRE_KILL_ROUNDS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < killWorkers {
+			t.Fatalf("ENTIRE_KILL_ROUNDS=%q: want a number of at least %d", s, killWorkers)
+		}
+		rounds = v
+	}
+	t.Logf("ENTIRE_KILL_SEED=%d ENTIRE_KILL_ROUNDS=%d", seed, rounds)
 	for w := range killWorkers {
 		t.Run(strconv.Itoa(w), func(t *testing.T) {
 			t.Parallel()
-			tortureRepo(t, uint64(w)+1, killRounds/killWorkers)
+			tortureRepo(t, seed+uint64(w), rounds/killWorkers)
 		})
 	}
 }

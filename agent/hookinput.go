@@ -41,11 +41,11 @@ type hookPayload struct {
 // of the wrong JSON type, gives an error wrapping ErrMalformedInput. Unknown
 // fields are ignored (and kept in RawData). It never panics.
 func DecodeHookInput(hookType HookType, r io.Reader) (*HookInput, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxHookInput+1))
+	data, tooLarge, err := ReadAtMost(r, maxHookInput)
 	if err != nil {
 		return nil, fmt.Errorf("read hook input: %w", err)
 	}
-	if len(data) > maxHookInput {
+	if tooLarge {
 		return nil, fmt.Errorf("read hook input: more than %d bytes: %w", maxHookInput, ErrMalformedInput)
 	}
 	data = bytes.TrimSpace(data)

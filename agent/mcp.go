@@ -103,9 +103,7 @@ func UnregisterMCP(repoRoot string, log *InstallLog) error {
 	for _, h := range mcpHosts() {
 		reg := h.MCPRegistration()
 		servers = AppendUnique(servers, reg.ServersFile)
-		if reg.ApprovalFile != "" {
-			approvals = AppendUnique(approvals, reg.ApprovalFile)
-		}
+		approvals = AppendUnique(approvals, reg.ApprovalFile) // none when ""
 	}
 	for _, rel := range servers {
 		if err := removeServer(repoRoot, rel, log); err != nil {

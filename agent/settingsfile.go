@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -59,11 +58,11 @@ func ReadSettingsFile(path string, newFileTrailingNewline bool) (*SettingsFile, 
 		return nil, fmt.Errorf("read settings %s: %w", path, err)
 	}
 	defer file.Close()
-	data, err := io.ReadAll(io.LimitReader(file, maxSettingsFile+1))
+	data, tooLarge, err := ReadAtMost(file, maxSettingsFile)
 	if err != nil {
 		return nil, fmt.Errorf("read settings %s: %w", path, err)
 	}
-	if len(data) > maxSettingsFile {
+	if tooLarge {
 		return nil, fmt.Errorf("read settings %s: %w: larger than %d MiB", path, ErrInvalidSettings, maxSettingsFile>>20)
 	}
 	f.Exists = true

@@ -65,11 +65,11 @@ func ReadTranscriptFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxWholeTranscript+1))
+	data, tooLarge, err := ReadAtMost(f, MaxWholeTranscript)
 	if err != nil {
 		return nil, fmt.Errorf("read transcript %s: %w", path, err)
 	}
-	if len(data) > MaxWholeTranscript {
+	if tooLarge {
 		return nil, fmt.Errorf("%w: %s is larger than %d MiB", ErrNotTranscript, path, MaxWholeTranscript>>20)
 	}
 	return data, nil

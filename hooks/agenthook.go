@@ -53,7 +53,7 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 			writeJSON(env.Stdout, answer)
 			return code
 		}
-		fmt.Fprintf(env.Stderr, "%s\n", msg)
+		env.warnf("%s\n", msg)
 		return code
 	}
 	// answerEmpty prints what the agent expects from a hook with nothing

@@ -66,18 +66,19 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 		if env.Stdin != nil {
 			refs, _ = io.ReadAll(io.LimitReader(env.Stdin, maxPushedRefs))
 		}
-		if gerr := guardPush(ctx, senv, arg(0), bytes.NewReader(refs)); gerr != nil {
+		if gerr := guardPush(ctx, senv, arg(0), refs); gerr != nil {
 			log.Warn("push refused", "error", gerr)
 			env.warnf("[entire] %v\n", gerr)
 			return refusePush(env, log)
 		}
-		err = prePush(ctx, senv, arg(0), namedEntireBranches(refs))
+		named := namedEntireBranches(refs)
+		err = prePush(ctx, senv, arg(0), named)
 		if errors.Is(err, push.ErrSecretsFound) {
 			// The user's own push goes on, without the session data; a
 			// push that names an entire branch itself is refused.
 			log.Warn("session data not pushed", "error", err)
-			if bs := namedEntireBranches(refs); len(bs) > 0 {
-				env.warnf("[entire] push of %s refused: it holds secrets by the current redaction rules; run `entire doctor --secrets`\n", strings.Join(bs, ", "))
+			if len(named) > 0 {
+				env.warnf("[entire] push of %s refused: it holds secrets by the current redaction rules; run `entire doctor --secrets`\n", strings.Join(named, ", "))
 				return refusePush(env, log)
 			}
 			err = nil
@@ -139,13 +140,10 @@ func refusePush(env Env, log *logging.Logger) int {
 
 // guardPush refuses a push that would carry entire's branches to a remote
 // other than the checkpoint remote (git push --all to a fork), or any shadow
-// branch. stdin is git's list of pushed refs.
-func guardPush(ctx context.Context, senv *strategy.Env, remote string, stdin io.Reader) error {
-	if stdin == nil {
-		return nil
-	}
+// branch. refs is git's list of pushed refs.
+func guardPush(ctx context.Context, senv *strategy.Env, remote string, refs []byte) error {
 	s := senv.Settings
-	err := push.Guard(ctx, senv.Repo, stdin, push.Options{Remote: remote, CheckpointRemote: s.CheckpointRemote(), PushSessions: s.PushSessions()})
+	err := push.Guard(ctx, senv.Repo, bytes.NewReader(refs), push.Options{Remote: remote, CheckpointRemote: s.CheckpointRemote(), PushSessions: s.PushSessions()})
 	if errors.Is(err, push.ErrRefused) {
 		return err
 	}

@@ -81,15 +81,16 @@ func (m *ManualCommit) PrepareCommitMsg(ctx context.Context, msgFile, source str
 	if agentLabel == "" {
 		agentLabel = "Agent"
 	}
-	prompt := m.lastPrompt(linked)
+	// The last prompt is read (from the shadow branch) only where it is
+	// shown: not for an agent's own `git commit -m`.
 	switch source {
 	case "message":
-		if c := m.env.Confirmer; c != nil && c.Interactive() && !c.ConfirmLink(agentLabel, prompt) {
+		if c := m.env.Confirmer; c != nil && c.Interactive() && !c.ConfirmLink(agentLabel, m.lastPrompt(linked)) {
 			return nil
 		}
 		msg = checkpoint.AppendCheckpointTrailer(msg, id)
 	case "", "template":
-		msg = checkpoint.InsertCheckpointTrailerForEditor(msg, id, agentLabel, prompt)
+		msg = checkpoint.InsertCheckpointTrailerForEditor(msg, id, agentLabel, m.lastPrompt(linked))
 	default:
 		msg = checkpoint.AppendCheckpointTrailer(msg, id)
 	}

@@ -283,11 +283,11 @@ func scanFile(path string, from agent.Position) (*agent.Analysis, []delegationCa
 	if wholeFile || bytes.IndexByte(head, '\n') < 0 || DetectFormat(head) == FormatJSON {
 		// Single JSON (or a first line too long to judge from the head):
 		// this container has to be read whole anyway.
-		content, err := io.ReadAll(io.LimitReader(br, agent.MaxWholeTranscript+1))
+		content, tooLarge, err := agent.ReadAtMost(br, agent.MaxWholeTranscript)
 		if err != nil {
 			return nil, nil, fmt.Errorf("scan transcript %s: %w", path, err)
 		}
-		if len(content) > agent.MaxWholeTranscript {
+		if tooLarge {
 			return nil, nil, fmt.Errorf("scan transcript: %w: %s is larger than %d MiB", agent.ErrNotTranscript, path, agent.MaxWholeTranscript>>20)
 		}
 		if DetectFormat(content) == FormatJSON {

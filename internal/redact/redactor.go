@@ -521,12 +521,9 @@ func addOccurrences(s string, fs []Finding, secrets []secretRef) []Finding {
 	if len(secrets) == 0 {
 		return fs
 	}
-	spans := mergeSpans(sortFindings(slices.Clone(fs)))
-	covered := func(st, en int) bool {
-		// The last merged span starting at or before st must reach en.
-		k, _ := slices.BinarySearchFunc(spans, st, func(sp [2]int, x int) int { return cmp.Compare(sp[0], x+1) })
-		return k > 0 && spans[k-1][1] >= en
-	}
+	// Merged spans are disjoint and sorted, so they are a spanIndex as they
+	// are; an occurrence is covered when one merged span holds it.
+	covered := spanIndex(mergeSpans(sortFindings(slices.Clone(fs))))
 	// One pass over s finds the occurrences of every secret: a secret is
 	// looked up by its first minOccurrenceLen bytes where s has its first
 	// byte. (Looking for each secret in turn costs the text's length per
@@ -552,7 +549,7 @@ func addOccurrences(s string, fs []Finding, secrets []secretRef) []Finding {
 			}
 			en := st + len(sec.text)
 			next[i] = en
-			if !covered(st, en) {
+			if !covered.covers(st, en) {
 				fs = append(fs, Finding{RuleID: sec.rule, Start: st, End: en})
 			}
 		}

@@ -13,8 +13,29 @@ import (
 )
 
 // ErrAgentNotInstalled is returned by Summarizer.Summarize when the agent's
-// command-line program is not on PATH.
+// command-line program is not on PATH; the error is an
+// *AgentNotInstalledError, which names the program.
 var ErrAgentNotInstalled = errors.New("explain: agent CLI not installed")
+
+// AgentNotInstalledError is the error of Summarizer.Summarize when no
+// program can summarize for an agent type. It is ErrAgentNotInstalled.
+type AgentNotInstalledError struct {
+	// Agent is the agent type asked for.
+	Agent agent.AgentType
+	// Program is the program that summarizes for Agent and is not on
+	// PATH, or "" when no registered agent can summarize.
+	Program string
+}
+
+func (e *AgentNotInstalledError) Error() string {
+	if e.Program == "" {
+		return fmt.Sprintf("%v: no agent's program summarizes for %s", ErrAgentNotInstalled, e.Agent)
+	}
+	return fmt.Sprintf("%v: %s is not on PATH", ErrAgentNotInstalled, e.Program)
+}
+
+// Is reports whether target is ErrAgentNotInstalled.
+func (e *AgentNotInstalledError) Is(target error) bool { return target == ErrAgentNotInstalled }
 
 // summaryInstructions is the fixed part of the summary prompt (SPEC 7.2).
 const summaryInstructions = `You are reviewing the record of a coding session between a developer and an AI coding agent.
@@ -108,31 +129,20 @@ func summaryAgent(t agent.AgentType) agent.PromptCLI {
 	return p
 }
 
-// Command returns the program and arguments that summarize for the agent
-// type (agent.PromptCLI of the agent of that type, else of the default
-// agent): they read the prompt on stdin. The program is "" when no
-// registered agent can summarize.
-func Command(t agent.AgentType) (string, []string) {
-	p := summaryAgent(t)
-	if p == nil {
-		return "", nil
-	}
-	return p.PromptCommand()
-}
-
-// Summarize asks the agent of type t to summarize the entries. It returns
-// an error wrapping ErrAgentNotInstalled when the agent's program is not on
+// Summarize asks the agent of type t to summarize the entries (through
+// agent.PromptCLI of the agent of that type, else of the default agent). It
+// returns an *AgentNotInstalledError when the agent's program is not on
 // PATH (or no registered agent can summarize), and a clear error when the
 // program fails or its answer is not a summary.
 func (s *Summarizer) Summarize(ctx context.Context, t agent.AgentType, entries []Entry, files []string) (*checkpoint.Summary, error) {
 	p := summaryAgent(t)
 	if p == nil {
-		return nil, fmt.Errorf("%w: no agent's program summarizes for %s", ErrAgentNotInstalled, t)
+		return nil, &AgentNotInstalledError{Agent: t}
 	}
 	name, args := p.PromptCommand()
 	path, err := s.LookPath(name)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s is not on PATH", ErrAgentNotInstalled, name)
+		return nil, &AgentNotInstalledError{Agent: t, Program: name}
 	}
 	var env []string
 	for _, kv := range s.Environ {

@@ -193,7 +193,12 @@ func TestSummarizer(t *testing.T) {
 		strings.Join(gotEnv, " ") != "HOME=/h" || !strings.Contains(gotStdin, "[User] Fix it\n") || !strings.Contains(gotStdin, "[Files Modified]\n- a.go\n") {
 		t.Errorf("ran %s %q env %q stdin %q", gotName, gotArgs, gotEnv, gotStdin)
 	}
-	if _, err := s.Summarize(context.Background(), agent.AgentTypeGemini, entries, nil); !errors.Is(err, ErrAgentNotInstalled) {
+	_, err = s.Summarize(context.Background(), agent.AgentTypeGemini, entries, nil)
+	if !errors.Is(err, ErrAgentNotInstalled) {
 		t.Errorf("gemini missing: %v", err)
+	}
+	var notInstalled *AgentNotInstalledError
+	if !errors.As(err, &notInstalled) || notInstalled.Program != "gemini" {
+		t.Errorf("gemini missing names %+v: %v", notInstalled, err)
 	}
 }

@@ -626,7 +626,7 @@ func trackedOn(repo *gitrepo.Repo, remote, branch string) (bool, error) {
 		return false, fmt.Errorf("read git config: %w", err)
 	}
 	for _, sub := range cfg.Raw.Section("remote").Subsections {
-		if !isCheckpointRemote(repo, remote, sub.Name) {
+		if !namesRemote(sub, remote) {
 			continue
 		}
 		h, err := repo.ReadRef(trackingRef(sub.Name, branch))

@@ -17,6 +17,7 @@ import (
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/redact"
 	"github.com/go-git/go-git/v5/plumbing"
+	format "github.com/go-git/go-git/v5/plumbing/format/config"
 )
 
 // DefaultCheckpointRemote is the checkpoint remote when settings name none.
@@ -409,7 +410,19 @@ func isCheckpointRemote(repo *gitrepo.Repo, pushed, cpRemote string) bool {
 	if err != nil {
 		return false
 	}
-	sub := cfg.Raw.Section("remote").Subsection(cpRemote)
+	return namesRemote(cfg.Raw.Section("remote").Subsection(cpRemote), pushed)
+}
+
+// namesRemote reports whether pushed (a remote name or URL, as git gives
+// it to the pre-push hook) names the configured remote sub: its name, or a
+// URL equal to one of its url or pushurl values.
+func namesRemote(sub *format.Subsection, pushed string) bool {
+	if pushed == "" {
+		return false
+	}
+	if pushed == sub.Name {
+		return true
+	}
 	for _, key := range []string{"url", "pushurl"} {
 		for _, u := range sub.Options.GetAll(key) {
 			if u != "" && sameURL(u, pushed) {

@@ -396,12 +396,12 @@ func generateSummary(ctx context.Context, opts *explainOptions, l *explain.Loade
 	sum := &explain.Summarizer{LookPath: exec.LookPath, Run: runProgram, Environ: os.Environ(), TempDir: os.TempDir()}
 	fmt.Fprintln(f.IO.ErrOut, "Generating summary...")
 	summary, err := sum.Summarize(ctx, s.Metadata.Agent, entries, cp.Root.FilesTouched)
-	if errors.Is(err, explain.ErrAgentNotInstalled) {
-		name, _ := explain.Command(s.Metadata.Agent)
-		if name == "" {
+	var notInstalled *explain.AgentNotInstalledError
+	if errors.As(err, &notInstalled) {
+		if notInstalled.Program == "" {
 			return fmt.Errorf("cannot generate a summary: no agent this entire knows writes summaries for checkpoints of %q", string(s.Metadata.Agent))
 		}
-		return fmt.Errorf("cannot generate a summary: the %s command is not installed (summaries are written by the agent's own CLI; install it and try again)", name)
+		return fmt.Errorf("cannot generate a summary: the %s command is not installed (summaries are written by the agent's own CLI; install it and try again)", notInstalled.Program)
 	}
 	if err != nil {
 		return err

@@ -116,13 +116,11 @@ func (r *Redactor) scanJSON(b []byte) ([]Finding, bool) {
 		ds = append(ds, d)
 	}
 	sortSecrets(all)
+	occ := newOccurrenceIndex(all)
 	var out []Finding
 	for i := range ds {
 		d := &ds[i]
-		fs := d.found
-		if len(all) > 0 {
-			fs = addOccurrences(d.text, fs, all)
-		}
+		fs := occ.add(d.text, d.found)
 		for _, f := range fs {
 			s, e := f.Start, f.End
 			if d.units != nil {

@@ -114,3 +114,53 @@ func TestAddOccurrencesDoNotOverlap(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }
+
+// TestOccurrenceIndexMatchesSearch checks that one occurrence index, used
+// for several texts, finds what searching each text for each secret in
+// turn finds: secrets sharing their first bytes with different lengths, one
+// the start of another, occurring overlapped, at the ends of the texts and
+// cut short by them.
+func TestOccurrenceIndexMatchesSearch(t *testing.T) {
+	t.Parallel()
+	secrets := []secretRef{
+		{text: "Zq9Xw2Lp", rule: "a"},
+		{text: "Zq9Xw2Lp77", rule: "b"},
+		{text: "Zq9Xw2Lp7788", rule: "c"},
+		{text: "Zq9Xw2LqAA", rule: "d"},
+		{text: "xxxxxxxxxx", rule: "e"},
+	}
+	texts := []string{
+		"",
+		"Zq9Xw2L",
+		"Zq9Xw2Lp7788 Zq9Xw2Lp77Zq9Xw2LqAA",
+		"xxxxxxxxxxxxxxxxxxxxxxxxx Zq9Xw2Lp778",
+		"Zq9Xw2LpZq9Xw2LpZq9Xw2Lp77",
+	}
+	// search is occurrence expansion as one search per secret.
+	search := func(s string, fs []Finding) []Finding {
+		covered := spanIndex(mergeSpans(sortFindings(slices.Clone(fs))))
+		for _, sec := range secrets {
+			for from := 0; ; {
+				k := strings.Index(s[from:], sec.text)
+				if k < 0 {
+					break
+				}
+				st, en := from+k, from+k+len(sec.text)
+				if !covered.covers(st, en) {
+					fs = append(fs, Finding{RuleID: sec.rule, Start: st, End: en})
+				}
+				from = en
+			}
+		}
+		return fs
+	}
+	x := newOccurrenceIndex(secrets)
+	for _, s := range texts {
+		for _, fs := range [][]Finding{nil, {{RuleID: "f", Start: 0, End: min(len(s), 12)}}} {
+			got, want := sortFindings(x.add(s, slices.Clone(fs))), sortFindings(search(s, slices.Clone(fs)))
+			if !slices.Equal(got, want) {
+				t.Errorf("in %q with %v: got %v, want %v", s, fs, got, want)
+			}
+		}
+	}
+}

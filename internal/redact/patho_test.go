@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +28,10 @@ func TestPathologicalInputsStayFast(t *testing.T) {
 		// line allowlist, the shadowing check and occurrence expansion
 		// must not cost the line's length per finding.
 		"generic line": genericLine(4_000),
+		// Many distinct secrets sharing their first bytes (fine-grained
+		// GitHub tokens): occurrence expansion must not compare each
+		// place they start with every secret.
+		"shared prefix": sharedPrefixSecrets(40_000),
 	}
 	for name, s := range inputs {
 		start := time.Now()
@@ -36,6 +41,16 @@ func TestPathologicalInputsStayFast(t *testing.T) {
 		} else {
 			t.Logf("%s (%d bytes): %v", name, len(s), d)
 		}
+	}
+	// A JSON document of many strings and many secrets: occurrence
+	// expansion must not cost the number of secrets per string.
+	doc := jsonStrings(40_000)
+	start := time.Now()
+	r.JSONDoc(doc)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("json strings (%d bytes) took %v", len(doc), d)
+	} else {
+		t.Logf("json strings (%d bytes): %v", len(doc), d)
 	}
 }
 
@@ -53,4 +68,27 @@ func genericLine(n int) string {
 		b.WriteString("apikey=" + token(uint64(500+i), alnum, 20) + " ")
 	}
 	return b.String()
+}
+
+func sharedPrefixSecrets(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString("github_pat_" + token(uint64(900+i), alnum, 82) + " ")
+	}
+	return b.String()
+}
+
+// jsonStrings returns a JSON array of n short strings, every tenth a
+// secret.
+func jsonStrings(n int) []byte {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range n {
+		if i%10 == 0 {
+			b.WriteString(`"ghp_` + token(uint64(700+i), alnum, 36) + `",`)
+		}
+		b.WriteString(`"word ` + strconv.Itoa(i) + `",`)
+	}
+	b.WriteString(`"end"]`)
+	return []byte(b.String())
 }

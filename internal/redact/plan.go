@@ -296,20 +296,23 @@ func (p *plan) anchoredAt(s string, q int, sl *slider) (m []int, scanned int) {
 	} else {
 		end = min(sl.forward(q)+windowMargin, len(s))
 	}
+	// X reads s[lo:end]: from the rune before q (none at the start).
+	lo := q - k
+	scanned = end - lo
 	if q == 0 {
-		return atStart.FindStringSubmatchIndex(s[:end]), end
+		return atStart.FindStringSubmatchIndex(s[:end]), scanned
 	}
-	m = withContext.FindStringSubmatchIndex(s[q-k : end])
+	m = withContext.FindStringSubmatchIndex(s[lo:end])
 	if m == nil {
-		return nil, end - (q - k)
+		return nil, scanned
 	}
 	for i := range m {
 		if m[i] >= 0 {
-			m[i] += q - k
+			m[i] += lo
 		}
 	}
 	m[0] = q
-	return m, end - (q - k)
+	return m, scanned
 }
 
 // anchoredMatches returns, in order, the submatch indices FindAll would

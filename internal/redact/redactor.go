@@ -518,42 +518,81 @@ type secretRef struct {
 // addOccurrences appends a finding for every occurrence in s of a secret in
 // secrets that the findings fs do not cover yet.
 func addOccurrences(s string, fs []Finding, secrets []secretRef) []Finding {
+	return newOccurrenceIndex(secrets).add(s, fs)
+}
+
+// occurrenceIndex finds the occurrences of a set of secrets (at least
+// minOccurrenceLen bytes each, distinct texts) in a text in one pass: where
+// the text has the first minOccurrenceLen bytes of some secrets, each of
+// their lengths is one lookup of the text there. Looking for each secret in
+// turn costs the text's length per secret, and comparing against each
+// secret of a shared prefix (github_pat_...) the number of secrets per
+// position: both are quadratic on a text of many distinct secrets. Built
+// once, the index serves every text of a set (the strings of a JSON
+// document) at a cost proportional to the text.
+type occurrenceIndex struct {
+	secrets []secretRef
+	// first marks the first bytes of the secrets.
+	first [256]bool
+	// lens holds, by first minOccurrenceLen bytes, the distinct lengths of
+	// the secrets that start so.
+	lens map[string][]int
+	// byText holds each secret's index in secrets.
+	byText map[string]int
+}
+
+// newOccurrenceIndex indexes secrets; with none it returns nil, an index
+// that adds nothing.
+func newOccurrenceIndex(secrets []secretRef) *occurrenceIndex {
 	if len(secrets) == 0 {
-		return fs
+		return nil
 	}
-	spans := mergeSpans(sortFindings(slices.Clone(fs)))
-	covered := func(st, en int) bool {
-		// The last merged span starting at or before st must reach en.
-		k, _ := slices.BinarySearchFunc(spans, st, func(sp [2]int, x int) int { return cmp.Compare(sp[0], x+1) })
-		return k > 0 && spans[k-1][1] >= en
-	}
-	// One pass over s finds the occurrences of every secret: a secret is
-	// looked up by its first minOccurrenceLen bytes where s has its first
-	// byte. (Looking for each secret in turn costs the text's length per
-	// secret, quadratic on a text of many distinct secrets.)
-	var first [256]bool
-	byPrefix := map[string][]int{}
+	x := &occurrenceIndex{secrets: secrets, lens: map[string][]int{}, byText: make(map[string]int, len(secrets))}
 	for i, sec := range secrets {
-		first[sec.text[0]] = true
-		p := sec.text[:minOccurrenceLen]
-		byPrefix[p] = append(byPrefix[p], i)
-	}
-	// next[i] is where the next occurrence of secrets[i] may start: the
-	// occurrences of one secret are taken from the left without overlap.
-	next := make([]int, len(secrets))
-	for st := 0; st+minOccurrenceLen <= len(s); st++ {
-		if !first[s[st]] {
+		if _, dup := x.byText[sec.text]; dup {
 			continue
 		}
-		for _, i := range byPrefix[s[st:st+minOccurrenceLen]] {
-			sec := secrets[i]
-			if st < next[i] || !strings.HasPrefix(s[st:], sec.text) {
+		x.byText[sec.text] = i
+		x.first[sec.text[0]] = true
+		p := sec.text[:minOccurrenceLen]
+		if !slices.Contains(x.lens[p], len(sec.text)) {
+			x.lens[p] = append(x.lens[p], len(sec.text))
+		}
+	}
+	return x
+}
+
+// add appends a finding for every occurrence in s of an indexed secret that
+// the findings fs do not cover yet. The occurrences of one secret are taken
+// from the left without overlap.
+func (x *occurrenceIndex) add(s string, fs []Finding) []Finding {
+	if x == nil {
+		return fs
+	}
+	// Merged spans are disjoint and sorted, so they are a spanIndex as they
+	// are; an occurrence is covered when one merged span holds it.
+	covered := spanIndex(mergeSpans(sortFindings(slices.Clone(fs))))
+	// next holds, by secret, where its next occurrence may start.
+	var next map[int]int
+	for st := 0; st+minOccurrenceLen <= len(s); st++ {
+		if !x.first[s[st]] {
+			continue
+		}
+		for _, n := range x.lens[s[st:st+minOccurrenceLen]] {
+			en := st + n
+			if en > len(s) {
 				continue
 			}
-			en := st + len(sec.text)
+			i, ok := x.byText[s[st:en]]
+			if !ok || st < next[i] {
+				continue
+			}
+			if next == nil {
+				next = map[int]int{}
+			}
 			next[i] = en
-			if !covered(st, en) {
-				fs = append(fs, Finding{RuleID: sec.rule, Start: st, End: en})
+			if !covered.covers(st, en) {
+				fs = append(fs, Finding{RuleID: x.secrets[i].rule, Start: st, End: en})
 			}
 		}
 	}

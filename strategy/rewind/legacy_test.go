@@ -19,33 +19,22 @@ import (
 // undoing to it still restores its files, index and transcript.
 func TestLegacyUndoRefsMigrated(t *testing.T) {
 	t.Parallel()
-	fx := newFixture(t)
-	fx.step("one", map[string]string{"a.txt": "1"}, []string{`{"uuid":"u1"}`}, "", "")
+	fx := newLegacyFixture(t)
 	repo := fx.repo
-	head, _ := repo.Head()
-	hc, _ := repo.Git.CommitObject(head)
-	sig := repo.Author(fx.clock)
-	commit := func(tree plumbing.Hash, msg string, parents ...plumbing.Hash) plumbing.Hash {
-		h, err := repo.WriteCommit(&object.Commit{Author: sig, Committer: sig, TreeHash: tree, ParentHashes: parents, Message: msg})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
 	// The old layout: HEAD's tree plus the saved paths, the index as a
 	// commit, the transcripts as a tree.
-	undoTree, err := repo.BuildTree(hc.TreeHash, []gitrepo.Change{
+	undoTree, err := repo.BuildTree(fx.headTree, []gitrepo.Change{
 		{Path: "a.txt", Mode: filemode.Regular, Hash: mustBlob(t, repo, "legacy a\n")},
 		{Path: "README.md", Delete: true},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	staged, err := repo.BuildTree(hc.TreeHash, []gitrepo.Change{{Path: "staged.txt", Mode: filemode.Regular, Hash: mustBlob(t, repo, "staged\n")}})
+	staged, err := repo.BuildTree(fx.headTree, []gitrepo.Change{{Path: "staged.txt", Mode: filemode.Regular, Hash: mustBlob(t, repo, "staged\n")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	index := commit(staged, "index before rewind\n", head)
+	index := fx.commit(staged, "index before rewind\n", fx.head)
 	idx, _ := json.Marshal([]map[string]any{{"session_id": "s1", "path": fx.transcript}})
 	tt, err := repo.WriteTree([]object.TreeEntry{
 		{Name: "0", Mode: filemode.Regular, Hash: mustBlob(t, repo, "raw transcript\n")},
@@ -54,8 +43,8 @@ func TestLegacyUndoRefsMigrated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	transcripts := commit(tt, "transcripts before rewind\n")
-	undo := commit(undoTree, "entire: undo point before rewind to abc1234\n", head, index, transcripts)
+	transcripts := fx.commit(tt, "transcripts before rewind\n")
+	undo := fx.commit(undoTree, "entire: undo point before rewind to abc1234\n", fx.head, index, transcripts)
 	const name = "20250101T000000.000000000Z"
 	gittest.Git(t, fx.dir, "update-ref", LegacyUndoRefPrefix+name, undo.String())
 
@@ -89,19 +78,8 @@ func TestLegacyUndoRefsMigrated(t *testing.T) {
 // deletes a transcript only where this machine keeps that session.
 func TestLegacyUndoTranscriptsStayInSessionFiles(t *testing.T) {
 	t.Parallel()
-	fx := newFixture(t)
-	fx.step("one", map[string]string{"a.txt": "1"}, []string{`{"uuid":"u1"}`}, "", "")
+	fx := newLegacyFixture(t)
 	repo := fx.repo
-	head, _ := repo.Head()
-	hc, _ := repo.Git.CommitObject(head)
-	sig := repo.Author(fx.clock)
-	commit := func(tree plumbing.Hash, msg string, parents ...plumbing.Hash) plumbing.Hash {
-		h, err := repo.WriteCommit(&object.Commit{Author: sig, Committer: sig, TreeHash: tree, ParentHashes: parents, Message: msg})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
 	outside := t.TempDir()
 	overwritten, deleted := filepath.Join(outside, "profile"), filepath.Join(outside, "keep")
 	for _, p := range []string{overwritten, deleted} {
@@ -122,7 +100,7 @@ func TestLegacyUndoTranscriptsStayInSessionFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	undo := commit(hc.TreeHash, "entire: undo point before rewind to abc1234\n", head, head, commit(tt, "transcripts before rewind\n"))
+	undo := fx.commit(fx.headTree, "entire: undo point before rewind to abc1234\n", fx.head, fx.head, fx.commit(tt, "transcripts before rewind\n"))
 	const name = "20250101T000000.000000000Z"
 	gittest.Git(t, fx.dir, "update-ref", LegacyUndoRefPrefix+name, undo.String())
 	before, _ := os.ReadFile(fx.transcript)
@@ -138,4 +116,38 @@ func TestLegacyUndoTranscriptsStayInSessionFiles(t *testing.T) {
 	if b, _ := os.ReadFile(fx.transcript); string(b) != string(before) {
 		t.Errorf("transcript written from an invalid session ID: %q", b)
 	}
+}
+
+// legacyFixture is a fixture after one step, for building an older
+// entire's undo commits on its HEAD.
+type legacyFixture struct {
+	*fixture
+	head, headTree plumbing.Hash // HEAD's commit and its tree
+	sig            object.Signature
+}
+
+func newLegacyFixture(t *testing.T) *legacyFixture {
+	t.Helper()
+	fx := newFixture(t)
+	fx.step("one", map[string]string{"a.txt": "1"}, []string{`{"uuid":"u1"}`}, "", "")
+	head, err := fx.repo.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc, err := fx.repo.Git.CommitObject(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &legacyFixture{fixture: fx, head: head, headTree: hc.TreeHash, sig: fx.repo.Author(fx.clock)}
+}
+
+// commit writes a commit of tree with msg and parents at the fixture's
+// clock.
+func (fx *legacyFixture) commit(tree plumbing.Hash, msg string, parents ...plumbing.Hash) plumbing.Hash {
+	fx.t.Helper()
+	h, err := fx.repo.WriteCommit(&object.Commit{Author: fx.sig, Committer: fx.sig, TreeHash: tree, ParentHashes: parents, Message: msg})
+	if err != nil {
+		fx.t.Fatal(err)
+	}
+	return h
 }

@@ -91,7 +91,7 @@ func (r *resumer) readCheckpoints(ctx context.Context, ids []checkpoint.ID) (cps
 		}
 		cp, err := r.store.Read(id)
 		if err != nil {
-			return nil, nil, fmt.Errorf("read checkpoint %s: %w", id, err)
+			return nil, nil, err // Store.Read's errors name the checkpoint
 		}
 		cps = append(cps, cp)
 	}

@@ -101,14 +101,14 @@ func TestPlansMatchWholeText(t *testing.T) {
 	r := newTestRedactor(t, Options{Patterns: []string{`(?i)\btok_[a-z0-9]{12}\b`, `secret-[0-9]+`}})
 	kinds := map[planKind]int{}
 	for _, ru := range r.rules {
-		kinds[ru.plan.get().kind]++
+		kinds[ru.plan.get(ru.re).kind]++
 	}
 	t.Logf("plans: %v", kinds)
 	compare := func(name string, i int, s string) {
 		t.Helper()
 		a, b := planFindings(r, i, s)
 		if !slices.Equal(a, b) {
-			t.Fatalf("%s: rule %s (%s plan) on %q:\nplan  %v\nwhole %v", name, r.rules[i].id, r.rules[i].plan.get().kind, s, a, b)
+			t.Fatalf("%s: rule %s (%s plan) on %q:\nplan  %v\nwhole %v", name, r.rules[i].id, r.rules[i].plan.get(r.rules[i].re).kind, s, a, b)
 		}
 	}
 	adv := adversarialTexts(r)
@@ -146,7 +146,7 @@ func FuzzPlansMatchWholeText(f *testing.F) {
 		for i := range r.rules {
 			a, b := planFindings(r, i, s)
 			if !slices.Equal(a, b) {
-				t.Fatalf("rule %s (%s plan) on %q:\nplan  %v\nwhole %v", r.rules[i].id, r.rules[i].plan.get().kind, s, a, b)
+				t.Fatalf("rule %s (%s plan) on %q:\nplan  %v\nwhole %v", r.rules[i].id, r.rules[i].plan.get(r.rules[i].re).kind, s, a, b)
 			}
 		}
 	})

@@ -13,33 +13,31 @@ import (
 // runs few of the rules and deriving all of them cost about 10 ms and 10 MB
 // of garbage at every start.
 type rulePlan struct {
-	src  string
-	nsub int
 	lits litSet
 	once sync.Once
 	p    plan
 }
 
-// eagerPlan derives the whole plan of src (with nsub capture groups) now.
-func eagerPlan(src string, nsub int) *rulePlan {
-	p := planFor(src, nsub)
-	rp := &rulePlan{src: src, nsub: nsub, lits: p.lits, p: p}
+// eagerPlan derives the whole plan of re now.
+func eagerPlan(re matcher) *rulePlan {
+	p := planFor(re.String(), re.NumSubexp())
+	rp := &rulePlan{lits: p.lits, p: p}
 	rp.once.Do(func() {})
 	return rp
 }
 
-// lazyPlan is the plan of src whose literals are already known to be lits.
-func lazyPlan(src string, nsub int, lits litSet) *rulePlan {
-	return &rulePlan{src: src, nsub: nsub, lits: lits}
+// lazyPlan is a plan whose literals are already known to be lits.
+func lazyPlan(lits litSet) *rulePlan {
+	return &rulePlan{lits: lits}
 }
 
-// get returns the plan, deriving it on first use. Should the derived
-// literals differ from the ones the scanner was built with (a table out of
-// step with the planner), the rule runs on the whole text instead, which
-// is always right.
-func (rp *rulePlan) get() *plan {
+// get returns the plan of re, the expression of the rule the plan belongs
+// to, deriving it on first use. Should the derived literals differ from the
+// ones the scanner was built with (a table out of step with the planner),
+// the rule runs on the whole text instead, which is always right.
+func (rp *rulePlan) get(re matcher) *plan {
 	rp.once.Do(func() {
-		if p := planFor(rp.src, rp.nsub); slices.Equal(p.lits, rp.lits) {
+		if p := planFor(re.String(), re.NumSubexp()); slices.Equal(p.lits, rp.lits) {
 			rp.p = p
 		}
 	})

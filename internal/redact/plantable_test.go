@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"go/format"
 	"os"
+	"regexp"
 	"testing"
 )
 
@@ -67,7 +68,7 @@ func TestPlanTableMatchesEagerPlans(t *testing.T) {
 		if l.id != e.id || l.re.NumSubexp() != e.re.NumSubexp() || fmt.Sprint(l.plan.lits) != fmt.Sprint(e.plan.lits) {
 			t.Fatalf("rule %d: %s/%d/%v with the table, %s/%d/%v without", i, l.id, l.re.NumSubexp(), l.plan.lits, e.id, e.re.NumSubexp(), e.plan.lits)
 		}
-		if lp, ep := l.plan.get(), e.plan.get(); lp.kind != ep.kind || fmt.Sprint(lp.lits) != fmt.Sprint(ep.lits) || lp.reach != ep.reach {
+		if lp, ep := l.plan.get(l.re), e.plan.get(e.re); lp.kind != ep.kind || fmt.Sprint(lp.lits) != fmt.Sprint(ep.lits) || lp.reach != ep.reach {
 			t.Fatalf("rule %s: plan %s with the table, %s without", l.id, lp.kind, ep.kind)
 		}
 	}
@@ -86,11 +87,11 @@ func TestPlanTableMismatch(t *testing.T) {
 	if _, ok := defaultPlanTable.lookup(0, "no-such-rule"); ok {
 		t.Fatal("a row was found for another rule")
 	}
-	rp := lazyPlan(`ghp_[0-9a-zA-Z]{36}`, 0, litSet{{s: "other_"}})
-	if p := rp.get(); p.kind != planWhole {
+	ghp := regexp.MustCompile(`ghp_[0-9a-zA-Z]{36}`)
+	if p := lazyPlan(litSet{{s: "other_"}}).get(ghp); p.kind != planWhole {
 		t.Fatalf("plan with disagreeing literals is %s, want whole", p.kind)
 	}
-	if p := lazyPlan(`ghp_[0-9a-zA-Z]{36}`, 0, eagerPlan(`ghp_[0-9a-zA-Z]{36}`, 0).lits).get(); p.kind == planWhole {
+	if p := lazyPlan(eagerPlan(ghp).lits).get(ghp); p.kind == planWhole {
 		t.Fatal("plan with agreeing literals runs on the whole text")
 	}
 }

@@ -86,7 +86,7 @@ func New(opts Options) (*Redactor, error) {
 			continue // reported by Options.Invalid
 		}
 		r.rules = append(r.rules, rule{id: fmt.Sprintf("%s%d", userPatternPrefix, i+1), re: re,
-			plan: eagerPlan(re.String(), re.NumSubexp())})
+			plan: eagerPlan(re)})
 	}
 	for _, a := range opts.Allow {
 		re, err := regexp.Compile(a)
@@ -275,7 +275,7 @@ func (r *Redactor) runRule(ru *rule, s string, lines *lineCache, occ []occurrenc
 	if r.wholeText {
 		return r.runRuleIn(ru, s, lines, 0, len(s), fs)
 	}
-	pl := ru.plan.get()
+	pl := ru.plan.get(ru.re)
 	switch pl.kind {
 	case planAnchored:
 		ms, ok := pl.anchoredMatches(s, occ)

@@ -97,12 +97,12 @@ func compileGitleaksConfig(text string, known *planTable) (*ruleSet, error) {
 		var pl *rulePlan
 		if e, ok := known.lookup(len(rs.rules), r.RuleID); ok {
 			re = &lazyRegexp{src: src, nsub: e.nsub}
-			pl = lazyPlan(src, e.nsub, e.lits)
+			pl = lazyPlan(e.lits)
 		} else {
 			if re, err = newLazyRegexp(src); err != nil {
 				return nil, fmt.Errorf("rule %s: %w", r.RuleID, err)
 			}
-			pl = eagerPlan(src, re.NumSubexp())
+			pl = eagerPlan(re)
 		}
 		if r.SecretGroup > re.NumSubexp() {
 			return nil, fmt.Errorf("rule %s: secret group %d, but the expression has %d groups", r.RuleID, r.SecretGroup, re.NumSubexp())
@@ -129,7 +129,7 @@ func compileGitleaksConfig(text string, known *planTable) (*ruleSet, error) {
 		return nil, err
 	}
 	for i := range extra {
-		extra[i].plan = eagerPlan(extra[i].re.String(), extra[i].re.NumSubexp())
+		extra[i].plan = eagerPlan(extra[i].re)
 	}
 	rs.rules = append(rs.rules, extra...)
 	rs.allow = map[*config.Allowlist]*allowRegexes{}

@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"fmt"
 	"io"
 	"time"
 
@@ -31,8 +30,4 @@ type Env struct {
 // escaped (iostreams.Escape): what it names may come from someone else (an
 // error quoting git's output, a ref or path name, a panic's value, a hook
 // verb from a committed settings file).
-func (env Env) warnf(format string, a ...any) {
-	if env.Stderr != nil {
-		io.WriteString(env.Stderr, iostreams.Escape(fmt.Sprintf(format, a...)))
-	}
-}
+func (env Env) warnf(format string, a ...any) { iostreams.Printf(env.Stderr, format, a...) }

@@ -2,7 +2,6 @@ package strategy
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"time"
@@ -87,11 +86,7 @@ type Env struct {
 // names may come from someone else (a task subject from the agent's
 // payload, an error quoting git or a stored state): the line is escaped
 // (iostreams.Escape), so that no escape sequence reaches the terminal.
-func (e *Env) printf(format string, a ...any) {
-	if e.Stderr != nil {
-		io.WriteString(e.Stderr, iostreams.Escape(fmt.Sprintf(format, a...)))
-	}
-}
+func (e *Env) printf(format string, a ...any) { iostreams.Printf(e.Stderr, format, a...) }
 
 // checkpoints is the store of committed checkpoints; it redacts the
 // metadata of every write with e.Redactor, the one place where the strings

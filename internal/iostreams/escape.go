@@ -1,6 +1,8 @@
 package iostreams
 
 import (
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode"
@@ -62,4 +64,14 @@ func unsafeRune(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// Printf formats like fmt.Printf and writes the result to w through
+// Escape; a nil w gets nothing. It is how progress and warning lines that
+// name someone else's text (paths, refs, session IDs, git's or a remote's
+// answer) reach a terminal.
+func Printf(w io.Writer, format string, a ...any) {
+	if w != nil {
+		io.WriteString(w, Escape(fmt.Sprintf(format, a...)))
+	}
 }

@@ -1,6 +1,7 @@
 package iostreams
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -37,4 +38,14 @@ func FuzzEscape(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestPrintfEscapesAndToleratesNil(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	Printf(&b, "rewound %s to %d\n", "evil\x1b[2Jname", 3)
+	if got, want := b.String(), "rewound evil\\x1b[2Jname to 3\n"; got != want {
+		t.Fatalf("Printf wrote %q, want %q", got, want)
+	}
+	Printf(nil, "nothing %s", "here") // must not panic
 }

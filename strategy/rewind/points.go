@@ -109,17 +109,10 @@ func New(opts Options) *Rewinder {
 	return r
 }
 
-// printf reports progress (escapedPrintf).
-func (r *Rewinder) printf(format string, a ...any) { escapedPrintf(r.out, format, a...) }
-
-// escapedPrintf writes a progress line to w. What rewind and resume print
-// names paths, session IDs, refs and errors that may come from a
-// teammate's checkpoint or a remote's answer, so the line goes through
-// iostreams.Escape (our formats hold no control characters but the
-// newline).
-func escapedPrintf(w io.Writer, format string, a ...any) {
-	fmt.Fprint(w, iostreams.Escape(fmt.Sprintf(format, a...)))
-}
+// printf reports progress. What rewind and resume print names paths,
+// session IDs, refs and errors that may come from a teammate's checkpoint
+// or a remote's answer, so the line is escaped (iostreams.Printf).
+func (r *Rewinder) printf(format string, a ...any) { iostreams.Printf(r.out, format, a...) }
 
 // turnFinishWait bounds how long a rewind waits for turn ends that are
 // being finished in the background (their steps are rewind points).

@@ -12,6 +12,7 @@ import (
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -115,9 +116,9 @@ type resumer struct {
 	store *checkpoint.Store
 }
 
-// printf reports progress (escapedPrintf): the errors it reports may
+// printf reports progress (iostreams.Printf): the errors it reports may
 // carry what the checkpoint remote answered.
-func (r *resumer) printf(format string, a ...any) { escapedPrintf(r.Out, format, a...) }
+func (r *resumer) printf(format string, a ...any) { iostreams.Printf(r.Out, format, a...) }
 
 // Resume checks a branch out and writes the transcripts of the sessions of
 // its latest checkpoint back where their agents keep them (SPEC 6.5). It

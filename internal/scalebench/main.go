@@ -57,6 +57,7 @@ type options struct {
 	wallLimit    time.Duration
 	rssLimitMB   int
 	profiles     string
+	savePayloads bool
 }
 
 func main() {
@@ -74,6 +75,7 @@ func main() {
 	flag.DurationVar(&o.wallLimit, "wall-limit", time.Second, "wall-time bound of one hook")
 	flag.IntVar(&o.rssLimitMB, "rss-limit-mb", 150, "peak-RSS bound of one hook, MB")
 	flag.StringVar(&o.profiles, "cpuprofile-dir", "", "write a CPU profile of every entire process into this directory (ENTIRE_CPUPROFILE)")
+	flag.BoolVar(&o.savePayloads, "save-payloads", false, "keep each hook's stdin as <workdir>/<scenario>/payload-<n>-<verb>.json, to replay it under a profiler")
 	flag.Parse()
 	if err := run(o); errors.Is(err, errOverBound) {
 		os.Exit(1)
@@ -410,6 +412,12 @@ func (s *scenario) hookRaw(verb, input string, stdin []byte) error {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	os.Remove(s.shimLog)
+	if s.b.opts.savePayloads {
+		name := fmt.Sprintf("payload-%02d-%s.json", len(s.results), verb)
+		if err := os.WriteFile(filepath.Join(filepath.Dir(s.repo), name), stdin, 0o644); err != nil {
+			return fmt.Errorf("save payload: %w", err)
+		}
+	}
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("hook %s: %w: %s", verb, err, out.String())
 	}

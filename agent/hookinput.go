@@ -110,7 +110,7 @@ const largeMember = 1 << 20
 // json.RawMessage, and is held once. Smaller payloads, and data that is
 // not a valid JSON object, come back as they are.
 func setAsideLargeTool(data []byte) (rest, toolInput, toolResponse []byte) {
-	if len(data) <= largeMember || !json.Valid(data) {
+	if len(data) <= largeMember || !validJSON(data) {
 		return data, nil, nil
 	}
 	members, ok := objectMembers(data)

@@ -80,3 +80,17 @@ func TestDecodeHookInputSetsAsideALargeToolResponse(t *testing.T) {
 		t.Errorf("repeated keys: %v %d %q", err, len(in.ToolResponse), in.SessionID)
 	}
 }
+
+func TestValidJSONIsJSONValid(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 70<<10)
+	for _, s := range []string{
+		`{"a":"` + long + `"}`, `{"a":"` + long + `\u00e9\n"}`, `{"a":"` + long + `\u00g9"}`, `{"a":"` + long + `\x"}`,
+		`{"a":"` + long + "\x01" + `"}`, `{"a":"` + long + "\xff" + `"}`, `{"a":"` + long + `\"}`, `{"a":"` + long + `\u12"}`,
+		`{"a":"` + long + `"`, `{"a" "` + long + `"}`, `["` + long + `",1,]`, `"` + long + `"`, `{"a":1}`, `{`,
+	} {
+		if got, want := validJSON([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Errorf("validJSON(%.20q...%q) = %v, json.Valid says %v", s, s[len(s)-12:], got, want)
+		}
+	}
+}

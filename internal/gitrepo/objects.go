@@ -56,16 +56,12 @@ func (r *Repo) WriteBlob(data []byte) (plumbing.Hash, error) {
 func (r *Repo) WriteBlobString(data string) (plumbing.Hash, error) {
 	// Through a plain reader: io.Copy and io.WriteString would hand the
 	// whole string to writers without WriteString as one []byte copy.
+	// Written without looking for the blob first, which would hash it
+	// twice: an object that exists is replaced by the same bytes.
 	type plainReader struct{ io.Reader }
-	h, err := hashStream(plumbing.BlobObject, plainReader{strings.NewReader(data)}, int64(len(data)))
+	h, err := r.writeLoose(plumbing.BlobObject, plainReader{strings.NewReader(data)}, int64(len(data)))
 	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if r.HasObject(h) {
-		return h, nil
-	}
-	if _, err := r.writeLoose(plumbing.BlobObject, plainReader{strings.NewReader(data)}, int64(len(data))); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write blob %s: %w", h, err)
+		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
 	}
 	return h, nil
 }

@@ -55,6 +55,7 @@ func DecodeHookInput(hookType HookType, r io.Reader) (*HookInput, error) {
 	if data[0] != '{' {
 		return nil, fmt.Errorf("parse hook input: %w: not a JSON object", ErrMalformedInput)
 	}
+	data, toolInput, toolResponse := setAsideLargeTool(data)
 	var raw map[string]interface{}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("parse hook input: %w: %v", ErrMalformedInput, err)
@@ -62,6 +63,12 @@ func DecodeHookInput(hookType HookType, r io.Reader) (*HookInput, error) {
 	var p hookPayload
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("parse hook input: %w: %v", ErrMalformedInput, err)
+	}
+	if toolInput != nil {
+		p.ToolInput = toolInput
+	}
+	if toolResponse != nil {
+		p.ToolResponse = toolResponse
 	}
 	in := &HookInput{
 		HookType:                hookType,
@@ -90,6 +97,61 @@ func DecodeHookInput(hookType HookType, r io.Reader) (*HookInput, error) {
 		}
 	}
 	return in, nil
+}
+
+// largeMember is the size from which a payload's tool_input or
+// tool_response is set aside by setAsideLargeTool.
+const largeMember = 1 << 20
+
+// setAsideLargeTool returns the payload data without its tool_input and
+// tool_response members when they are longer than 1 MiB, and those
+// members' values as they lie in data (not copied): a tool result of tens
+// of megabytes is then neither decoded into RawData nor copied into a
+// json.RawMessage, and is held once. Smaller payloads, and data that is
+// not a valid JSON object, come back as they are.
+func setAsideLargeTool(data []byte) (rest, toolInput, toolResponse []byte) {
+	if len(data) <= largeMember || !validJSON(data) {
+		return data, nil, nil
+	}
+	members, ok := objectMembers(data)
+	if !ok {
+		return data, nil, nil
+	}
+	large := func(m memberSpan) bool {
+		return (m.key == "tool_input" || m.key == "tool_response") && m.end-m.start > largeMember
+	}
+	// The last of a repeated key wins, as in encoding/json.
+	last := map[string]int{}
+	for i, m := range members {
+		last[m.key] = i
+	}
+	setAside := false
+	for _, i := range last {
+		setAside = setAside || large(members[i])
+	}
+	if !setAside {
+		return data, nil, nil
+	}
+	rest = append(make([]byte, 0, 1024), '{')
+	for i, m := range members {
+		if last[m.key] != i {
+			continue
+		}
+		if large(m) {
+			if m.key == "tool_input" {
+				toolInput = data[m.start:m.end]
+			} else {
+				toolResponse = data[m.start:m.end]
+			}
+			continue
+		}
+		if len(rest) > 1 {
+			rest = append(rest, ',')
+		}
+		k, _ := json.Marshal(m.key)
+		rest = append(append(append(rest, k...), ':'), data[m.start:m.end]...)
+	}
+	return append(rest, '}'), toolInput, toolResponse
 }
 
 // hasKey reports whether the payload has the key with a non-null value.

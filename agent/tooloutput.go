@@ -28,7 +28,10 @@ type ToolOutputHider interface {
 	// ToolResponse, SessionRef) is hidden when its text is longer than
 	// threshold bytes; ok is false when nothing in it is. The caller
 	// has already excluded Entire's own tools (IsEntireMCPTool) and
-	// responses of at most threshold bytes.
+	// responses of at most threshold bytes. PlanHide may decode the
+	// long strings of in.ToolResponse in place (DecodeJSONValueInPlace):
+	// afterwards those bytes belong to the plan, and the caller neither
+	// reads nor changes them.
 	PlanHide(in *HookInput, threshold int) (plan HidePlan, ok bool)
 }
 

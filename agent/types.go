@@ -104,7 +104,9 @@ type HookInput struct {
 	// Reason is the SessionEnd reason (exit, logout, clear, ...).
 	Reason string
 
-	// RawData preserves the whole decoded payload for extension.
+	// RawData preserves the whole decoded payload for extension, but for
+	// a tool_input or tool_response over 1 MiB, which only ToolInput and
+	// ToolResponse hold.
 	RawData map[string]interface{}
 }
 

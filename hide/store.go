@@ -105,8 +105,16 @@ func NewStore(repo *gitrepo.Repo, opts ...Option) *Store {
 // meta[MetaSessionID], when present, becomes the entry's SessionID instead
 // of a metadata label.
 func (s *Store) Put(kind, source string, content []byte, meta map[string]string) (StoreEntry, error) {
+	entry, _, err := s.PutText(kind, source, string(content), meta, 0)
+	return entry, err
+}
+
+// PutText is Put of content given as a string, which it neither copies nor
+// reads back: it returns page 1 of the stored (redacted) content, as Cut
+// with pageSizeBytes gives it, with the entry.
+func (s *Store) PutText(kind, source, content string, meta map[string]string, pageSizeBytes int) (StoreEntry, Cut, error) {
 	ctx := context.Background()
-	body := []byte(s.redact(string(content)))
+	body := s.redact(content)
 	entry := StoreEntry{Kind: s.redact(kind), Source: s.redact(source), SizeBytes: int64(len(body))}
 	for k, v := range meta {
 		if k == MetaSessionID {
@@ -119,10 +127,10 @@ func (s *Store) Put(kind, source string, content []byte, meta map[string]string)
 		entry.Metadata[k] = s.redact(v)
 	}
 	var chunkHashes []plumbing.Hash
-	for _, c := range splitBytes(body, s.chunkSize) {
-		h, err := s.repo.WriteBlob(c)
+	for _, c := range splitString(body, s.chunkSize) {
+		h, err := s.repo.WriteBlobString(c)
 		if err != nil {
-			return StoreEntry{}, fmt.Errorf("hide/store.Put: %w", err)
+			return StoreEntry{}, Cut{}, fmt.Errorf("hide/store.Put: %w", err)
 		}
 		chunkHashes = append(chunkHashes, h)
 	}
@@ -154,9 +162,13 @@ func (s *Store) Put(kind, source string, content []byte, meta map[string]string)
 		return s.commit(cur, root, changes, "hide: store "+entry.ID)
 	})
 	if err != nil {
-		return StoreEntry{}, fmt.Errorf("hide/store.Put: %w", err)
+		return StoreEntry{}, Cut{}, fmt.Errorf("hide/store.Put: %w", err)
 	}
-	return entry, nil
+	first, err := cutOf(entry.ID, entry.Source, body, 1, pageSizeBytes)
+	if err != nil {
+		return StoreEntry{}, Cut{}, fmt.Errorf("hide/store.Put: %w", err)
+	}
+	return entry, first, nil
 }
 
 // Get returns the entry and the whole content of hide id. It returns an
@@ -365,13 +377,13 @@ func (s *Store) readMeta(t *object.Tree) (StoreEntry, error) {
 	return entry, nil
 }
 
-// splitBytes cuts b into pieces of at most n bytes; empty b is one empty
+// splitString cuts b into pieces of at most n bytes; empty b is one empty
 // piece.
-func splitBytes(b []byte, n int) [][]byte {
+func splitString(b string, n int) []string {
 	if len(b) <= n {
-		return [][]byte{b}
+		return []string{b}
 	}
-	var out [][]byte
+	var out []string
 	for len(b) > n {
 		out = append(out, b[:n])
 		b = b[n:]

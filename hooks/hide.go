@@ -31,13 +31,11 @@ func (h *agentHook) postTool() (map[string]any, error) {
 	if source == "" {
 		source = "tool"
 	}
-	entry, err := store.Put("", source, []byte(plan.Text), map[string]string{hide.MetaSessionID: h.in.SessionID})
+	// The plan's text may share the payload's memory: it is stored
+	// without a copy, and page 1 is cut from it, not read back.
+	entry, cut, err := store.PutText("", source, plan.Text, map[string]string{hide.MetaSessionID: h.in.SessionID}, 0)
 	if err != nil {
 		return nil, fmt.Errorf("store hide: %w", err)
-	}
-	cut, err := store.Cut(entry.ID, 1, 0)
-	if err != nil {
-		return nil, fmt.Errorf("read hide %s: %w", entry.ID, err)
 	}
 	h.senv.Log.Info("tool output hidden", "session_id", h.in.SessionID, "tool", h.in.ToolName,
 		"hide_id", entry.ID, "bytes", entry.SizeBytes, "pages", cut.TotalPages)

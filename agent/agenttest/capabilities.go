@@ -182,7 +182,10 @@ func testToolOutputHider(t *testing.T, fx Fixture) {
 	}
 	for _, c := range fx.Capabilities.Hides {
 		t.Run(c.Name, func(t *testing.T) {
+			// PlanHide may decode the response in place: each call
+			// gets its own copy.
 			in := c.Input
+			in.ToolResponse = bytes.Clone(c.Input.ToolResponse)
 			plan, ok := h.PlanHide(&in, c.Threshold)
 			if !ok {
 				t.Fatalf("no plan at threshold %d", c.Threshold)
@@ -199,6 +202,7 @@ func testToolOutputHider(t *testing.T, fx Fixture) {
 				t.Errorf("answer %s carries neither the page nor the note", b)
 			}
 			in = c.Input
+			in.ToolResponse = bytes.Clone(c.Input.ToolResponse)
 			if plan, ok := h.PlanHide(&in, len(in.ToolResponse)); ok {
 				t.Errorf("plan %q at the response's own length", plan.Text)
 			}

@@ -68,9 +68,10 @@ type hidePlan struct {
 // strings joined by newlines) over threshold is hidden and replaced in place
 // (an array by a one-element array). For MCP tools, whose output is not
 // validated, content blocks whose texts together pass threshold are hidden
-// together and replaced by one text block. Nil when nothing qualifies.
+// together and replaced by one text block. Nil when nothing qualifies. Its
+// long strings are decoded in place: raw is the plan's afterwards.
 func planResponse(raw []byte, threshold int, mcp bool) *hidePlan {
-	v, err := agent.DecodeJSONValue(raw)
+	v, err := agent.DecodeJSONValueInPlace(raw)
 	if err != nil {
 		return nil
 	}

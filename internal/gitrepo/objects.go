@@ -52,6 +52,20 @@ func (r *Repo) WriteBlob(data []byte) (plumbing.Hash, error) {
 	return r.writeObject(plumbing.BlobObject, data)
 }
 
+// WriteBlobString is WriteBlob of a string, which it does not copy.
+func (r *Repo) WriteBlobString(data string) (plumbing.Hash, error) {
+	// Through a plain reader: io.Copy and io.WriteString would hand the
+	// whole string to writers without WriteString as one []byte copy.
+	// Written without looking for the blob first, which would hash it
+	// twice: an object that exists is replaced by the same bytes.
+	type plainReader struct{ io.Reader }
+	h, err := r.writeLoose(plumbing.BlobObject, plainReader{strings.NewReader(data)}, int64(len(data)))
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
+	}
+	return h, nil
+}
+
 // WriteBlobFile stores the content of the file at path as a blob, streaming
 // it: a file of any size needs a fixed amount of memory. The file is read
 // twice when the blob is new (once to hash, once to compress), which on a

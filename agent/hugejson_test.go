@@ -1,0 +1,96 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// longText returns a text of about n bytes with every kind of JSON escape
+// in it once it is marshalled (quotes, backslashes, controls, non-ASCII,
+// an astral rune).
+func longText(n int) string {
+	const piece = "line \"quoted\" \\ back\tslash\r\n ünï 😀 \x01 </tag> &amp; "
+	return strings.Repeat(piece, n/len(piece)+1)
+}
+
+func TestDecodeJSONValueInPlaceMatchesDecodeJSONValue(t *testing.T) {
+	t.Parallel()
+	long := longText(hugeString + 1000)
+	marshalled := func(v any) []byte {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	cases := map[string][]byte{
+		"string":         marshalled(long),
+		"object":         marshalled(map[string]any{"stdout": long, "stderr": "", "interrupted": false, "n": 12.5}),
+		"nested":         marshalled(map[string]any{"file": map[string]any{"content": long, "lines": []any{"a", long + "x"}}}),
+		"short":          marshalled(map[string]any{"stdout": "short"}),
+		"escaped":        []byte(`{"a":"` + strings.Repeat(`\u00e9\ud83d\ude00\ud800x\/\b\f`, hugeString/30) + `"}`),
+		"lone surrogate": []byte(`"` + strings.Repeat(`\udc00\ud800\u0041`, hugeString/18+1) + `"`),
+		"long key":       []byte(`{"` + strings.Repeat("k", hugeString+1) + `":1}`),
+		"invalid":        []byte(`{"a":"` + strings.Repeat("x", hugeString+1) + `"`),
+	}
+	for name, raw := range cases {
+		want, wantErr := DecodeJSONValue(raw)
+		got, gotErr := DecodeJSONValueInPlace(bytes.Clone(raw))
+		if (wantErr == nil) != (gotErr == nil) {
+			t.Errorf("%s: error %v, want %v", name, gotErr, wantErr)
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the value differs from DecodeJSONValue's", name)
+		}
+	}
+}
+
+func TestDecodeHookInputSetsAsideALargeToolResponse(t *testing.T) {
+	t.Parallel()
+	long := longText(largeMember + 1000)
+	payload := map[string]any{
+		"session_id": "s1", "transcript_path": "/tmp/t.jsonl", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+		"tool_input":    map[string]any{"command": "make"},
+		"tool_response": map[string]any{"stdout": long, "stderr": "", "interrupted": false},
+		"extra":         []any{1, "two"},
+	}
+	data, _ := json.Marshal(payload)
+	in, err := DecodeHookInput(HookType("post-tool"), bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantResp, _ := json.Marshal(payload["tool_response"])
+	if !bytes.Equal(in.ToolResponse, wantResp) || string(in.ToolInput) != `{"command":"make"}` {
+		t.Errorf("tool fields: %d bytes of response, input %s", len(in.ToolResponse), in.ToolInput)
+	}
+	if in.SessionID != "s1" || in.ToolName != "Bash" || in.SessionRef != "/tmp/t.jsonl" {
+		t.Errorf("fields: %+v", in)
+	}
+	if _, kept := in.RawData["tool_response"]; kept || in.RawData["extra"] == nil || in.RawData["tool_input"] == nil {
+		t.Errorf("RawData keys: %v", in.RawData)
+	}
+	// A repeated key: the last wins, as encoding/json has it.
+	dup := append([]byte(`{"tool_response":"first","session_id":"s0",`), data[1:]...)
+	in, err = DecodeHookInput(HookType("post-tool"), bytes.NewReader(dup))
+	if err != nil || !bytes.Equal(in.ToolResponse, wantResp) || in.SessionID != "s1" {
+		t.Errorf("repeated keys: %v %d %q", err, len(in.ToolResponse), in.SessionID)
+	}
+}
+
+func TestValidJSONIsJSONValid(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 70<<10)
+	for _, s := range []string{
+		`{"a":"` + long + `"}`, `{"a":"` + long + `\u00e9\n"}`, `{"a":"` + long + `\u00g9"}`, `{"a":"` + long + `\x"}`,
+		`{"a":"` + long + "\x01" + `"}`, `{"a":"` + long + "\xff" + `"}`, `{"a":"` + long + `\"}`, `{"a":"` + long + `\u12"}`,
+		`{"a":"` + long + `"`, `{"a" "` + long + `"}`, `["` + long + `",1,]`, `"` + long + `"`, `{"a":1}`, `{`,
+	} {
+		if got, want := validJSON([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Errorf("validJSON(%.20q...%q) = %v, json.Valid says %v", s, s[len(s)-12:], got, want)
+		}
+	}
+}

@@ -120,6 +120,13 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 	if namer, ok := ag.(agent.HookToolNamer); ok && in.ToolName == "" {
 		in.ToolName = namer.ToolNameForVerb(verb, in.ToolInput)
 	}
+	switch hookType {
+	case agent.HookSessionStart, agent.HookUserPromptSubmit, agent.HookStop:
+		useWatcher(senv, true)
+	case agent.HookSessionEnd:
+	default:
+		useWatcher(senv, false)
+	}
 	if hookType == agent.HookStop {
 		// A turn end redacts what it stores: build the rules meanwhile.
 		senv.Prewarm()

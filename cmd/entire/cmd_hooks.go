@@ -72,6 +72,24 @@ func newHooksCmd(f *factory) *cobra.Command {
 	}
 	cmd.AddCommand(gitCmd)
 	cmd.AddCommand(&cobra.Command{
+		Use:                "fsmonitor",
+		Short:              "Answer git's fsmonitor hook for the hooks' status (run by git)",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			return exitWith(hooks.RunFSMonitor(env(), args))
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:    "watch",
+		Short:  "Watch a work tree for the hooks' status (started by a hook)",
+		Hidden: true,
+		Args:   cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return exitWith(hooks.RunWatch(c.Context(), env(), args))
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
 		Use:    "finish-turn",
 		Short:  "Finish a turn end in the background (started by a turn-end hook)",
 		Hidden: true,

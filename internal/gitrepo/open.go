@@ -45,6 +45,10 @@ type Repo struct {
 	// own (a stale ref lock removed).
 	Log *slog.Logger
 
+	// FastStatus, when set, makes Status run on a private index with
+	// git's untracked cache and an fsmonitor hook (see FastStatus).
+	FastStatus *FastStatus
+
 	storage *filesystem.Storage
 	env     func(string) string
 	// refLockWait bounds the wait for a ref lock; zero means

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 )
 
 // StatusEntry is one path of `git status --porcelain=v1`: X is the index
@@ -26,7 +27,24 @@ func (e StatusEntry) Deleted() bool { return e.Y == 'D' || (e.X == 'D' && e.Y ==
 // 0.2 s on a large repository). --no-optional-locks keeps this read-only scan
 // from taking index.lock while the user's git holds it; --no-renames reports
 // a rename as a deletion plus an addition.
+//
+// With r.FastStatus set (and no GIT_INDEX_FILE in the environment: a
+// temporary index of `git commit <paths>` is read as it is), the status runs
+// on the private index first; if that fails, the failure is logged to r.Log
+// and the plain status runs.
 func (r *Repo) Status(ctx context.Context) ([]StatusEntry, error) {
+	if fs := r.FastStatus; fs != nil && os.Getenv("GIT_INDEX_FILE") == "" {
+		entries, err := r.fastStatus(ctx, fs)
+		if err == nil {
+			return entries, nil
+		}
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		if r.Log != nil {
+			r.Log.Warn("fast git status failed; running the plain one", "error", err)
+		}
+	}
 	out, err := r.RunGit(ctx, "--no-optional-locks", "status", "--porcelain=v1", "-z", "-uall", "--no-renames", "--ignore-submodules=all")
 	if err != nil {
 		return nil, fmt.Errorf("git status: %w", err)

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/entirecli/entire/internal/fswatch"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+)
+
+// waitFor polls cond every 20 ms for up to 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestE2EWatcherStatus: the hooks' status through the work-tree watcher
+// (issue 16): a hook starts the watcher, a file the agent's shell made
+// (named nowhere in the transcript) is in the turn's checkpoint, an edit
+// made right after Stop returned is not, the user's index and config are
+// byte-for-byte what they were, and the watcher exits when the work tree
+// is removed.
+func TestE2EWatcherStatus(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	gitDir := filepath.Join(r.dir, ".git")
+	state := fswatch.StateDir(gitDir)
+	index0, err := os.ReadFile(filepath.Join(gitDir, "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config0, err := os.ReadFile(filepath.Join(gitDir, "config"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r.playTurn("warm up", map[string]string{"a.txt": "a\n"})
+	waitFor(t, "the watcher", func() bool { return fswatch.Running(state) })
+	waitFor(t, "the watcher to be ready", func() bool {
+		b, _ := os.ReadFile(fswatch.LogFile(state))
+		return bytes.Contains(b, []byte("watcher ready"))
+	})
+	r.playTurn("second", map[string]string{"b.txt": "b\n"}) // the monitor's first token
+
+	r.turnWith("shell work", map[string]string{"c.txt": "c\n"}, func() {
+		cmd := exec.Command("sh", "-c", "mkdir -p made && echo from-shell > made/by-shell.txt && echo edited > a.txt")
+		cmd.Dir = r.dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+	})
+	// Right after Stop returned: not part of this turn.
+	gittest.WriteFile(t, r.dir, "late.txt", "late\n")
+	gittest.WriteFile(t, r.dir, "a.txt", "late edit\n")
+
+	branches := shadowBranches(t, r.dir)
+	if len(branches) != 1 {
+		t.Fatalf("shadow branches %q", branches)
+	}
+	files := gittest.Git(t, r.dir, "ls-tree", "-r", "--name-only", branches[0])
+	if !strings.Contains(files, "made/by-shell.txt") {
+		t.Errorf("the shell-made file is not in the checkpoint:\n%s", files)
+	}
+	if strings.Contains(files, "late.txt") {
+		t.Errorf("a file written after Stop returned is in the checkpoint:\n%s", files)
+	}
+	if got := gittest.Git(t, r.dir, "show", branches[0]+":a.txt"); got != "edited" && got != "edited\n" {
+		t.Errorf("a.txt in the checkpoint = %q, want the shell's edit", got)
+	}
+	idx, err := os.ReadFile(fswatch.IndexFile(state))
+	if err != nil {
+		t.Fatalf("no private index: %v", err)
+	}
+	if !bytes.Contains(idx, []byte("FSMN")) || !bytes.Contains(idx, []byte("UNTR")) {
+		t.Error("the private index has no fsmonitor or untracked-cache extension")
+	}
+	if b, _ := os.ReadFile(filepath.Join(gitDir, "index")); !bytes.Equal(b, index0) {
+		t.Error(".git/index changed")
+	}
+	if b, _ := os.ReadFile(filepath.Join(gitDir, "config")); !bytes.Equal(b, config0) {
+		t.Errorf(".git/config changed:\n%s", b)
+	}
+	if strings.Contains(logText(r.dir), "fast git status failed") {
+		t.Errorf("the fast status fell back:\n%s", logText(r.dir))
+	}
+
+	if err := os.RemoveAll(r.dir); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the watcher to exit", func() bool { return !fswatch.Running(state) })
+	if _, err := os.Stat(r.dir); !os.IsNotExist(err) {
+		t.Fatalf("the work tree came back: %v", err)
+	}
+}

@@ -1,0 +1,148 @@
+package fswatch
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startWatcher runs a watcher on a new work tree and waits until it is
+// ready; the watcher stops with the test.
+func startWatcher(t *testing.T) (root, state string, done <-chan error) {
+	t.Helper()
+	root = t.TempDir()
+	state = filepath.Join(root, ".git", DirName)
+	if err := os.MkdirAll(filepath.Join(root, "src", "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := Prepare(state); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan error, 1)
+	exited := make(chan struct{})
+	go func() {
+		ch <- Run(ctx, Options{Root: root, StateDir: state})
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-exited
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		tok, _, all := decode(t, Query(state, "x"))
+		if all && tok != noToken {
+			if _, _, all := decode(t, Query(state, tok)); !all {
+				return root, state, ch
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the watcher did not become ready")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// decode splits an answer into its token and paths.
+func decode(t *testing.T, a []byte) (token string, paths []string, all bool) {
+	t.Helper()
+	if !complete(a) {
+		t.Fatalf("incomplete answer %q", a)
+	}
+	parts := strings.Split(string(bytes.TrimSuffix(a, []byte{0})), "\x00")
+	token, paths = parts[0], parts[1:]
+	if len(paths) == 1 && paths[0] == "/" {
+		return token, nil, true
+	}
+	return token, paths, false
+}
+
+func TestWatcherReportsChangesSinceToken(t *testing.T) {
+	t.Parallel()
+	root, state, _ := startWatcher(t)
+	tok, _, _ := decode(t, Query(state, "x"))
+	tok, _, _ = decode(t, Query(state, tok))
+	// A file made by a shell, a new directory with content made before
+	// any watch could exist on it, and an edit deep down.
+	cmd := exec.Command("sh", "-c", "echo hi > shell.txt && mkdir -p new/sub && echo x > new/sub/f && echo y >> src/deep/g")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	tok2, paths, all := decode(t, Query(state, tok))
+	if all {
+		t.Fatal("answered everything")
+	}
+	for _, want := range []string{"shell.txt", "new", "new/sub/f", "src/deep/g"} {
+		if !slices.Contains(paths, want) {
+			t.Errorf("changes %q miss %s", paths, want)
+		}
+	}
+	for _, p := range paths {
+		if strings.HasPrefix(p, ".git") {
+			t.Errorf("reported %s inside .git", p)
+		}
+	}
+	if _, paths, all := decode(t, Query(state, tok2)); all || len(paths) != 0 {
+		t.Errorf("nothing changed since, got %q all=%v", paths, all)
+	}
+}
+
+func TestWatcherStopsWhenWorkTreeRemoved(t *testing.T) {
+	t.Parallel()
+	root, state, done := startWatcher(t)
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watcher outlived its work tree")
+	}
+	if Running(state) {
+		t.Fatal("the socket still answers")
+	}
+	if _, err := os.Stat(root); !os.IsNotExist(err) {
+		t.Fatalf("the watcher recreated the work tree: %v", err)
+	}
+}
+
+func TestSecondWatcherAndStop(t *testing.T) {
+	t.Parallel()
+	root, state, done := startWatcher(t)
+	if err := Run(context.Background(), Options{Root: root, StateDir: state}); err != ErrRunning {
+		t.Fatalf("second watcher: %v, want ErrRunning", err)
+	}
+	if err := Stop(state); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watcher did not stop")
+	}
+	if _, _, all := decode(t, Query(state, "x")); !all {
+		t.Fatal("no watcher, yet not everything")
+	}
+}
+
+func TestSocketPathIsShort(t *testing.T) {
+	t.Parallel()
+	p, err := SocketPath("/" + strings.Repeat("long/", 60) + ".git/" + DirName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p) > maxSocketPath {
+		t.Fatalf("socket path %q is %d bytes", p, len(p))
+	}
+}

@@ -1,0 +1,129 @@
+package gitrepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// FastStatus is how Status avoids scanning the whole work tree: git runs
+// on a private copy of the user's index (GIT_INDEX_FILE), with its
+// untracked cache and an fsmonitor hook given on the command line (`git
+// -c`). The user's index and configuration are never written: git writes
+// the cache extensions and the monitor's token into the private index
+// only. The copy is refreshed whenever the user's index changed (size,
+// modification time or inode), with its modification time kept, so that
+// git's racy-entry check judges the copy as it would the original.
+type FastStatus struct {
+	// IndexFile is the private index (absolute path).
+	IndexFile string
+	// FSMonitor is the shell command git runs as core.fsmonitor, speaking
+	// the hook protocol version 2; "" runs without a monitor (the
+	// untracked cache alone).
+	FSMonitor string
+}
+
+// errIndexBusy is returned when another process holds the private index's
+// lock while it must be refreshed.
+var errIndexBusy = errors.New("private index is locked")
+
+// fastStatus runs the status of Status on the private index.
+func (r *Repo) fastStatus(ctx context.Context, fs *FastStatus) ([]StatusEntry, error) {
+	if err := r.syncPrivateIndex(fs.IndexFile); err != nil {
+		return nil, err
+	}
+	// The untracked cache is kept for the flags of the configured
+	// status.showUntrackedFiles: "all" matches -uall, else git bypasses
+	// the cache.
+	args := []string{"-c", "core.untrackedCache=true", "-c", "status.showUntrackedFiles=all"}
+	if fs.FSMonitor != "" {
+		args = append(args, "-c", "core.fsmonitor="+fs.FSMonitor, "-c", "core.fsmonitorHookVersion=2")
+	} else {
+		args = append(args, "-c", "core.fsmonitor=false")
+	}
+	// No --no-optional-locks: git must write the private index (its
+	// cache extensions and the monitor's token); it is nobody else's.
+	args = append(args, "status", "--porcelain=v1", "-z", "-uall", "--no-renames", "--ignore-submodules=all")
+	g := r.Runner()
+	g.Set = []string{"GIT_INDEX_FILE=" + fs.IndexFile}
+	out, err := g.Run(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("git status (private index): %w", err)
+	}
+	return ParseStatus(out)
+}
+
+// indexStamp identifies one version of an index file.
+func indexStamp(fi os.FileInfo) string {
+	return strconv.FormatInt(fi.Size(), 10) + " " + strconv.FormatInt(fi.ModTime().UnixNano(), 10) + " " + strconv.FormatUint(inode(fi), 10)
+}
+
+// syncPrivateIndex makes private a copy of the user's index unless it
+// already is one of its current version. The copy is written under git's
+// own lock of the private index (private+".lock"), so that a git status
+// running on the old copy does not write it back over the new one (git
+// checks the file it read is unchanged before it writes).
+func (r *Repo) syncPrivateIndex(private string) error {
+	user := filepath.Join(r.GitDir, "index")
+	fi, err := os.Stat(user)
+	if err != nil {
+		return fmt.Errorf("user index: %w", err)
+	}
+	stamp := indexStamp(fi)
+	stampFile := private + ".src"
+	if b, err := os.ReadFile(stampFile); err == nil && strings.TrimSpace(string(b)) == stamp {
+		if _, err := os.Stat(private); err == nil {
+			return nil
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(private), 0o700); err != nil {
+		return fmt.Errorf("private index: %w", err)
+	}
+	lock := private + ".lock"
+	out, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return errIndexBusy
+	}
+	if err != nil {
+		return fmt.Errorf("private index: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			out.Close()
+			os.Remove(lock)
+		}
+	}()
+	in, err := os.Open(user)
+	if err != nil {
+		return fmt.Errorf("user index: %w", err)
+	}
+	defer in.Close()
+	// The stamp of what is copied: the file may have been replaced since
+	// the first look.
+	if fi, err = in.Stat(); err != nil {
+		return fmt.Errorf("user index: %w", err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		return fmt.Errorf("copy the user index: %w", err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("copy the user index: %w", err)
+	}
+	if err := os.Chtimes(lock, fi.ModTime(), fi.ModTime()); err != nil {
+		return fmt.Errorf("copy the user index: %w", err)
+	}
+	if err := os.Rename(lock, private); err != nil {
+		return fmt.Errorf("copy the user index: %w", err)
+	}
+	done = true
+	if err := os.WriteFile(stampFile, []byte(indexStamp(fi)+"\n"), 0o600); err != nil {
+		return fmt.Errorf("private index stamp: %w", err)
+	}
+	return nil
+}

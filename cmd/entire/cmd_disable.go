@@ -17,6 +17,7 @@ import (
 	"github.com/entirecli/entire/hide"
 	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/hooks/githook"
+	"github.com/entirecli/entire/internal/fswatch"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/settings"
 	"github.com/entirecli/entire/notes"
@@ -117,6 +118,13 @@ func runDisable(ctx context.Context, opts *disableOptions) error {
 		return err
 	}
 	fmt.Fprintln(f.IO.Out, "Entire is now disabled.")
+	if merged, err := settings.Load(repo.Root); err == nil && !merged.Enabled {
+		// The hooks are no-ops now: the work tree's watcher has nothing to
+		// serve.
+		if err := fswatch.Stop(fswatch.StateDir(repo.GitDir)); err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "Warning: %v\n", err)
+		}
+	}
 	if opts.Project {
 		if merged, err := settings.Load(repo.Root); err == nil && merged.Enabled {
 			fmt.Fprintf(f.IO.ErrOut, "Warning: %s/%s sets \"enabled\": true, so Entire stays enabled for you; run 'entire disable' without --project too.\n",
@@ -337,6 +345,13 @@ func runUninstall(ctx context.Context, opts *disableOptions, repo *gitrepo.Repo)
 	}
 	if err := os.RemoveAll(plan.SessionDir); err != nil {
 		warn("remove session state: %v", err)
+	}
+	watchDir := fswatch.StateDir(repo.GitDir)
+	if err := fswatch.Stop(watchDir); err != nil {
+		warn("%v", err)
+	}
+	if err := os.RemoveAll(watchDir); err != nil {
+		warn("remove the file watcher's state: %v", err)
 	}
 	if err := removeEntireDir(repo, log); err != nil {
 		warn("remove %s: %v", settings.Dir, err)

@@ -27,8 +27,10 @@ func ForEachBriefLine(r io.Reader, fn func(line []byte) error) (consumed int64, 
 	return forEachLine(r, fn, true)
 }
 
-// briefer shortens the long strings of a line fed to it in pieces.
-type briefer struct {
+// Briefer shortens the long strings of a line fed to it in pieces, as
+// ForEachBriefLine does; its zero value is ready to use. Write feeds the
+// next piece and Line returns the line.
+type Briefer struct {
 	out   []byte
 	inStr bool
 	esc   int    // escape state of the next byte (see escStep)
@@ -74,8 +76,8 @@ func stateAt(b []byte, st, at int) int {
 	return st
 }
 
-// write feeds the next piece of the line.
-func (w *briefer) write(p []byte) {
+// Write feeds the next piece of the line.
+func (w *Briefer) Write(p []byte) {
 	for len(p) > 0 {
 		if !w.inStr {
 			i := bytes.IndexByte(p, '"')
@@ -121,7 +123,7 @@ func (w *briefer) write(p []byte) {
 }
 
 // content adds content bytes of the string under way.
-func (w *briefer) content(b []byte) {
+func (w *Briefer) content(b []byte) {
 	if !w.long {
 		w.pend = append(w.pend, b...)
 		if len(w.pend) <= briefString {
@@ -144,7 +146,7 @@ func (w *briefer) content(b []byte) {
 }
 
 // closeString ends the string under way.
-func (w *briefer) closeString() {
+func (w *Briefer) closeString() {
 	if w.long {
 		at := safeFrom(w.tail, w.tEsc, max(0, len(w.tail)-briefKeep))
 		w.out = append(w.out, w.tail[at:]...)
@@ -155,9 +157,9 @@ func (w *briefer) closeString() {
 	w.inStr = false
 }
 
-// line returns the shortened line (an unclosed string is closed as it
+// Line returns the shortened line (an unclosed string is closed as it
 // is).
-func (w *briefer) line() []byte {
+func (w *Briefer) Line() []byte {
 	if w.inStr {
 		if w.long {
 			w.closeString()

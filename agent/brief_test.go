@@ -10,13 +10,13 @@ import (
 
 // shorten feeds line to a briefer in pieces of random sizes.
 func shorten(line []byte, rng *rand.Rand) []byte {
-	var w briefer
+	var w Briefer
 	for len(line) > 0 {
 		n := min(len(line), 1+rng.IntN(300<<10))
-		w.write(line[:n])
+		w.Write(line[:n])
 		line = line[n:]
 	}
-	return w.line()
+	return w.Line()
 }
 
 // A shortened line is the same JSON with its long strings cut to their

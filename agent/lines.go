@@ -39,7 +39,7 @@ func ForEachLine(r io.Reader, fn func(line []byte) error) (consumed int64, lines
 // is shortened as it is read (see ForEachBriefLine).
 func forEachLine(r io.Reader, fn func(line []byte) error, brief bool) (consumed int64, lines int, err error) {
 	br := bufio.NewReaderSize(r, lineReaderSize)
-	var short *briefer  // the line under way, shortened
+	var short *Briefer  // the line under way, shortened
 	var pieces [][]byte // the start of a line longer than the buffer
 	size := 0
 	skipping := false // the line under way is longer than MaxLine
@@ -51,8 +51,8 @@ func forEachLine(r io.Reader, fn func(line []byte) error, brief bool) (consumed 
 			lines++
 			size, skipping = 0, false
 		case rerr == nil && short != nil:
-			short.write(chunk[:len(chunk)-1])
-			if err := fn(short.line()); err != nil {
+			short.Write(chunk[:len(chunk)-1])
+			if err := fn(short.Line()); err != nil {
 				return consumed, lines, err
 			}
 			consumed += int64(size + len(chunk))
@@ -80,13 +80,13 @@ func forEachLine(r io.Reader, fn func(line []byte) error, brief bool) (consumed 
 			case size > MaxLine:
 				pieces, skipping, short = nil, true, nil
 			case short != nil:
-				short.write(chunk)
+				short.Write(chunk)
 			case brief && size > BriefAbove:
-				short = &briefer{}
+				short = &Briefer{}
 				for _, p := range pieces {
-					short.write(p)
+					short.Write(p)
 				}
-				short.write(chunk)
+				short.Write(chunk)
 				pieces = nil
 			default:
 				pieces = append(pieces, bytes.Clone(chunk))

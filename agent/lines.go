@@ -32,7 +32,14 @@ const MaxLine = 64 << 20
 // read past in pieces, never held whole, so a scan's memory stays bounded
 // and one huge line does not stop every later scan.
 func ForEachLine(r io.Reader, fn func(line []byte) error) (consumed int64, lines int, err error) {
+	return forEachLine(r, fn, false)
+}
+
+// forEachLine is ForEachLine; with brief, a line longer than BriefAbove
+// is shortened as it is read (see ForEachBriefLine).
+func forEachLine(r io.Reader, fn func(line []byte) error, brief bool) (consumed int64, lines int, err error) {
 	br := bufio.NewReaderSize(r, lineReaderSize)
+	var short *Briefer  // the line under way, shortened
 	var pieces [][]byte // the start of a line longer than the buffer
 	size := 0
 	skipping := false // the line under way is longer than MaxLine
@@ -43,6 +50,14 @@ func ForEachLine(r io.Reader, fn func(line []byte) error) (consumed int64, lines
 			consumed += int64(size + len(chunk))
 			lines++
 			size, skipping = 0, false
+		case rerr == nil && short != nil:
+			short.Write(chunk[:len(chunk)-1])
+			if err := fn(short.Line()); err != nil {
+				return consumed, lines, err
+			}
+			consumed += int64(size + len(chunk))
+			lines++
+			size, short = 0, nil
 		case rerr == nil:
 			line := chunk
 			if pieces != nil {
@@ -63,7 +78,16 @@ func ForEachLine(r io.Reader, fn func(line []byte) error) (consumed int64, lines
 			switch {
 			case skipping:
 			case size > MaxLine:
-				pieces, skipping = nil, true
+				pieces, skipping, short = nil, true, nil
+			case short != nil:
+				short.Write(chunk)
+			case brief && size > BriefAbove:
+				short = &Briefer{}
+				for _, p := range pieces {
+					short.Write(p)
+				}
+				short.Write(chunk)
+				pieces = nil
 			default:
 				pieces = append(pieces, bytes.Clone(chunk))
 			}

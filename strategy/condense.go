@@ -380,8 +380,9 @@ func (m *ManualCommit) finalizeTurnCheckpoints(ctx context.Context, st *session.
 	if in.TranscriptPath != "" {
 		src, err := m.readTranscript(st, in)
 		if err == nil {
-			refs = src.refs
 			ts, err = m.storeSource(st, src)
+			refs = src.refs
+			src.close()
 		}
 		if err == nil {
 			ts, err = m.underCurrentRules(st, ts)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"runtime"
@@ -103,6 +104,9 @@ func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
 			go scan()
 		}
 		src, srcErr := m.readTranscript(st, in)
+		if srcErr == nil {
+			defer src.close()
+		}
 		<-scanned
 		if scanErr != nil {
 			return fmt.Errorf("scan transcript: %w", scanErr)
@@ -337,23 +341,46 @@ func (m *ManualCommit) largeUnread(st *session.State, in TurnInput) bool {
 }
 
 // transcriptSource is what a transcript gained since it was last stored,
-// already redacted: new JSONL lines, or a whole JSON document.
+// already redacted: new JSONL lines, or a whole JSON document. New JSONL
+// lines of more than one checkpoint.SourceWindow are not read ahead: the
+// store reads, redacts and stores them window by window (stream), so that
+// no part of the hook holds them all.
 type transcriptSource struct {
 	path    string
 	lines   []byte // redacted complete lines (JSONL)
 	end     int64  // source offset just past lines
 	restart bool   // the source was rewritten: store it from scratch
+	// stream reads the new lines when they were too many to read ahead
+	// (lines is then nil); end is set once they are stored.
+	stream *checkpoint.SourceReader
 	// doc is the redacted whole document (agent.TranscriptDocument), nil
 	// for JSONL; docType is the agent whose chunker stores it.
 	doc     []byte
 	docType agent.AgentType
-	// refs are the render references lifted out of lines or doc.
+	// refs are the render references lifted out of lines or doc (of a
+	// stream: once it is stored).
 	refs []renderrefs.Reference
+}
+
+// hasLines reports whether src may hold new JSONL lines.
+func (src *transcriptSource) hasLines() bool {
+	return len(src.lines) > 0 || src.stream != nil && src.stream.Unread() > 0
+}
+
+// close releases the source file of a stream; it may be called more than
+// once.
+func (src *transcriptSource) close() {
+	if src.stream != nil {
+		src.stream.Close()
+		src.stream = nil
+	}
 }
 
 // readTranscript reads and redacts what the transcript gained since the
 // last stored position (the whole file for a single-document transcript,
-// as the turn's agent tells the format from the file's start).
+// as the turn's agent tells the format from the file's start). More than
+// a window of new JSONL lines is left to the store to read (see
+// transcriptSource); the caller closes src.
 func (m *ManualCommit) readTranscript(st *session.State, in TurnInput) (*transcriptSource, error) {
 	src := &transcriptSource{path: in.TranscriptPath}
 	if agent.FileFormat(in.Agent, in.TranscriptPath) == agent.TranscriptDocument {
@@ -365,14 +392,25 @@ func (m *ManualCommit) readTranscript(st *session.State, in TurnInput) (*transcr
 		src.docType = in.Agent.Type()
 		return src, nil
 	}
-	data, end, restart, err := checkpoint.ReadSource(in.TranscriptPath, st.ShadowTranscript)
+	r, err := checkpoint.OpenSource(in.TranscriptPath, st.ShadowTranscript)
 	if err != nil {
+		return nil, err
+	}
+	src.restart, src.end = r.Restart(), r.End()
+	if r.Unread() > checkpoint.SourceWindow {
+		src.stream = r
+		return src, nil
+	}
+	defer r.Close()
+	// At most one window: one read gives every complete line.
+	data, err := r.Next()
+	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
 	if src.lines, src.refs, err = m.redactLines(data); err != nil {
 		return nil, err
 	}
-	src.end, src.restart = end, restart
+	src.end = r.End()
 	return src, nil
 }
 
@@ -384,6 +422,9 @@ func (m *ManualCommit) readTranscript(st *session.State, in TurnInput) (*transcr
 // has the rules in force; an append keeps the previous chunks' (stale when
 // the rules changed since, see underCurrentRules).
 func (m *ManualCommit) storeSource(st *session.State, src *transcriptSource) (*checkpoint.TranscriptState, error) {
+	if src.stream != nil {
+		return m.storeStream(st, src)
+	}
 	m.keepReferences(st.SessionID, src.refs)
 	if src.doc != nil {
 		ts, err := checkpoint.WriteWhole(m.env.Repo, src.doc, src.docType)
@@ -403,6 +444,53 @@ func (m *ManualCommit) storeSource(st *session.State, src *transcriptSource) (*c
 	if prev == nil {
 		ts.Rules = m.env.rules()
 	}
+	if err := ts.SetSource(src.path, src.end); err != nil {
+		return nil, err
+	}
+	return ts, nil
+}
+
+// storeStream is storeSource of a stream: each window of new lines is
+// read, redacted (a line at a time, as redactLines does, so a secret
+// never straddles two windows) and packed into chunks before the next is
+// read. The chunks are those AppendJSONL writes for all the lines at once.
+func (m *ManualCommit) storeStream(st *session.State, src *transcriptSource) (*checkpoint.TranscriptState, error) {
+	defer src.close()
+	r := src.stream
+	prev := st.ShadowTranscript
+	if src.restart {
+		prev = nil
+	}
+	app, err := checkpoint.NewJSONLAppender(m.env.Repo, prev)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		window, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		lines, refs, err := m.redactLines(window)
+		if err != nil {
+			return nil, err
+		}
+		src.refs = append(src.refs, refs...)
+		if err := app.Write(lines); err != nil {
+			return nil, err
+		}
+	}
+	ts, err := app.Close()
+	if err != nil {
+		return nil, err
+	}
+	m.keepReferences(st.SessionID, src.refs)
+	if prev == nil {
+		ts.Rules = m.env.rules()
+	}
+	src.end = r.End()
 	if err := ts.SetSource(src.path, src.end); err != nil {
 		return nil, err
 	}
@@ -448,6 +536,7 @@ func (m *ManualCommit) storeTranscript(st *session.State, in TurnInput) (*checkp
 	if err != nil {
 		return nil, err
 	}
+	defer src.close()
 	return m.storeSource(st, src)
 }
 

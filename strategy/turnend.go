@@ -136,7 +136,8 @@ func (m *ManualCommit) FinishTurn(ctx context.Context, req TurnFinish) error {
 		if err != nil {
 			return err
 		}
-		if src.doc != nil || src.restart || len(src.lines) == 0 {
+		defer src.close()
+		if src.doc != nil || src.restart || !src.hasLines() {
 			return errNoChange // nothing came, or the file was rewritten
 		}
 		a := m.scan(in, req.Cursor)

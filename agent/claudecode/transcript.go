@@ -268,7 +268,7 @@ func (s *scanner) finish() *agent.Analysis {
 func scanReader(r io.Reader, from agent.Position, skip int) (*agent.Analysis, error) {
 	s := newScanner(from)
 	seen := 0
-	consumed, lines, err := agent.ForEachLine(r, func(line []byte) error {
+	consumed, lines, err := agent.ForEachBriefLine(r, func(line []byte) error {
 		seen++
 		if seen <= skip {
 			return nil

@@ -58,10 +58,15 @@ type turnEndWatch struct {
 	needPrompt bool
 	offset     int64  // next byte to read
 	pending    []byte // incomplete last line read so far
-	dropping   bool   // skipping the rest of an over-long line
-	skipLines  int    // complete lines still to skip (a cursor without offset)
-	want       string
-	byAnswer   bool
+	// brief holds the incomplete last line instead of pending once it is
+	// over agent.BriefAbove: shortened as it is read (the watch reads a
+	// line's structure and short texts, not its long strings).
+	brief     *agent.Briefer
+	briefLen  int  // bytes of the line fed to brief
+	dropping  bool // skipping the rest of an over-long line
+	skipLines int  // complete lines still to skip (a cursor without offset)
+	want      string
+	byAnswer  bool
 	// texts holds the text blocks of each assistant message since the
 	// turn's last prompt, by message ID (a response is split over lines).
 	texts map[string][]string
@@ -130,11 +135,22 @@ func (w *turnEndWatch) feed(b []byte) {
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
-			if !w.dropping {
-				w.pending = append(w.pending, b...)
-				if len(w.pending) > maxPendingLine {
-					w.pending, w.dropping = nil, true
+			switch {
+			case w.dropping:
+			case w.brief != nil:
+				w.brief.Write(b)
+				w.briefLen += len(b)
+				if w.briefLen > maxPendingLine {
+					w.brief, w.dropping = nil, true
 				}
+			case len(w.pending)+len(b) > agent.BriefAbove:
+				w.brief = &agent.Briefer{}
+				w.brief.Write(w.pending)
+				w.brief.Write(b)
+				w.briefLen = len(w.pending) + len(b)
+				w.pending = nil
+			default:
+				w.pending = append(w.pending, b...)
 			}
 			return
 		}
@@ -144,7 +160,10 @@ func (w *turnEndWatch) feed(b []byte) {
 			w.dropping = false
 			continue
 		}
-		if len(w.pending) > 0 {
+		if w.brief != nil {
+			w.brief.Write(line)
+			line, w.brief = w.brief.Line(), nil
+		} else if len(w.pending) > 0 {
 			line = append(w.pending, line...)
 			w.pending = nil
 		}

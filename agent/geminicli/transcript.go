@@ -228,7 +228,7 @@ func messageRecords(b []byte, fn func(*message)) {
 func scanJSONL(r io.Reader, from agent.Position, skip int) (*agent.Analysis, []delegationCall, error) {
 	s := &jsonlScan{byID: map[string]int{}}
 	seen := 0
-	consumed, lines, err := agent.ForEachLine(r, func(line []byte) error {
+	consumed, lines, err := agent.ForEachBriefLine(r, func(line []byte) error {
 		seen++
 		if seen > skip {
 			s.line(line)

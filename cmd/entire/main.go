@@ -12,7 +12,7 @@ import (
 
 // hookMemoryLimit is the heap size from which a hook process collects
 // garbage; below it, none is collected.
-const hookMemoryLimit = 384 << 20
+const hookMemoryLimit = 96 << 20
 
 func main() {
 	if isHookCall(os.Args[1:]) {

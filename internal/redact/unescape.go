@@ -29,7 +29,12 @@ type escUnit struct {
 func unescapeJSON(raw []byte) (string, []escUnit) {
 	var dec strings.Builder
 	dec.Grow(len(raw))
+	// At most one unit per backslash: sized once, a text of many
+	// megabytes with millions of escapes is not copied as it grows.
 	var units []escUnit
+	if n := bytes.Count(raw, []byte{'\\'}); n > 0 {
+		units = make([]escUnit, 0, n)
+	}
 	emit := func(rawAt, rawLen int, bs []byte) {
 		units = append(units, escUnit{dec: int32(dec.Len()), raw: int32(rawAt), decLen: int32(len(bs)), rawLen: int32(rawLen)})
 		dec.Write(bs)

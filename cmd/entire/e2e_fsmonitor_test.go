@@ -103,3 +103,22 @@ func TestE2EWatcherStatus(t *testing.T) {
 		t.Fatalf("the work tree came back: %v", err)
 	}
 }
+
+// TestE2EDisableStopsWatcher: `entire disable` makes the hooks no-ops, so
+// the work tree's watcher is asked to exit, and `--uninstall` removes its
+// state directory.
+func TestE2EDisableStopsWatcher(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	state := fswatch.StateDir(filepath.Join(r.dir, ".git"))
+	r.playTurn("start it", map[string]string{"a.txt": "a\n"})
+	waitFor(t, "the watcher", func() bool { return fswatch.Running(state) })
+
+	r.mustEntire("disable")
+	waitFor(t, "the watcher to exit", func() bool { return !fswatch.Running(state) })
+
+	r.mustEntire("disable", "--uninstall", "--force")
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		t.Fatalf("the watcher's state survived --uninstall: %v", err)
+	}
+}

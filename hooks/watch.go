@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"time"
 
@@ -30,6 +31,11 @@ const maxWatcherLog = 1 << 20
 // monitor).
 func useWatcher(senv *strategy.Env, start bool) {
 	if senv.Getenv != nil && senv.Getenv("ENTIRE_FSMONITOR") == "0" {
+		return
+	}
+	if runtime.GOOS != "linux" {
+		// fsnotify watches directories with inotify only on Linux; kqueue
+		// would need a descriptor per file of the tree.
 		return
 	}
 	repo := senv.Repo

@@ -22,12 +22,12 @@ const (
 
 // Entry is one line of a condensed transcript.
 type Entry struct {
-	Role Role
+	Role Role `json:"role"`
 	// Text is the prompt or assistant text; for RoleTool the tool's most
 	// telling argument (agent.ToolDetail), possibly "".
-	Text string
+	Text string `json:"text,omitempty"`
 	// Tool is the tool name (RoleTool only).
-	Tool string
+	Tool string `json:"tool,omitempty"`
 }
 
 // skillPreamble starts the user entries Claude Code writes when it loads a
@@ -99,8 +99,8 @@ func parseTranscript(content []byte, start int) ([]Entry, int, error) {
 		}
 		return out, len(doc.Messages), nil
 	}
-	r := records{roles: ro, byID: map[string]int{}}
-	n := 0
+	p := LineParser{Start: start, roles: ro}
+	var recs []Record
 	for len(content) > 0 {
 		var l []byte
 		if i := bytes.IndexByte(content, '\n'); i >= 0 {
@@ -108,26 +108,88 @@ func parseTranscript(content []byte, start int) ([]Entry, int, error) {
 		} else {
 			l, content = content, nil
 		}
-		n++
-		if n <= start || len(bytes.TrimSpace(l)) == 0 || toolResultOnly(l) {
-			continue
+		recs = p.Line(l, recs)
+	}
+	return Entries(recs, start), p.Lines(), nil
+}
+
+// Record is what one JSONL transcript record gives the condensed
+// transcript: the entries of the record on 0-based line Line, and its
+// top-level "id" (Gemini CLI's JSONL messages), under which a later record
+// replaces it.
+type Record struct {
+	Line    int     `json:"line"`
+	ID      string  `json:"id,omitempty"`
+	Entries []Entry `json:"entries,omitempty"`
+}
+
+// LineParser turns JSONL transcript lines, fed in order, into Records.
+// The zero value starts at line 0 and keeps every line.
+type LineParser struct {
+	// Start is the first line (0-based) whose records are kept; earlier
+	// lines are counted, not decoded.
+	Start int
+	// First is the number of the first line fed (the lines stored before
+	// it are not fed).
+	First int
+	n     int
+	roles roles
+	init  bool
+}
+
+// Lines returns the number of the line after the last one fed.
+func (p *LineParser) Lines() int { return p.First + p.n }
+
+// Line decodes one line (without its newline) and appends its records to
+// out. Blank lines, tool results and lines before Start give none;
+// malformed lines are skipped; objects glued on one line (a lost newline)
+// give one record each.
+func (p *LineParser) Line(l []byte, out []Record) []Record {
+	if !p.init {
+		if p.roles.user == nil {
+			p.roles.user, p.roles.assistant = agent.EntryRoles()
 		}
-		var v line
-		if json.Unmarshal(l, &v) == nil {
-			r.add(&v)
-			continue
+		p.init = true
+	}
+	idx := p.First + p.n
+	p.n++
+	if idx < p.Start || len(bytes.TrimSpace(l)) == 0 || toolResultOnly(l) {
+		return out
+	}
+	var v line
+	if json.Unmarshal(l, &v) == nil {
+		return p.record(out, idx, &v)
+	}
+	dec := json.NewDecoder(bytes.NewReader(l))
+	for {
+		var g line
+		if dec.Decode(&g) != nil {
+			break
 		}
-		// Objects glued on one line (a lost newline): keep each one.
-		dec := json.NewDecoder(bytes.NewReader(l))
-		for {
-			var g line
-			if dec.Decode(&g) != nil {
-				break
-			}
-			r.add(&g)
+		out = p.record(out, idx, &g)
+	}
+	return out
+}
+
+func (p *LineParser) record(out []Record, idx int, v *line) []Record {
+	e := p.roles.appendLine(nil, v)
+	if len(e) > 0 || v.ID != "" {
+		out = append(out, Record{Line: idx, ID: v.ID, Entries: e})
+	}
+	return out
+}
+
+// Entries returns the condensed entries of the records from line start
+// on, in order; a record with the "id" of an earlier one (from start on)
+// replaces it in place (FORMATS.md 2.1).
+func Entries(recs []Record, start int) []Entry {
+	r := records{byID: map[string]int{}}
+	for _, rec := range recs {
+		if rec.Line >= start {
+			r.add(rec)
 		}
 	}
-	return r.entries(), n, nil
+	return r.entries()
 }
 
 // records collects the entries of JSONL records in order. Records with a
@@ -135,21 +197,20 @@ func parseTranscript(content []byte, start int) ([]Entry, int, error) {
 // written again, e.g. once more with its tool calls, replaces its earlier
 // record in place (FORMATS.md 2.1).
 type records struct {
-	roles  roles
 	groups [][]Entry
 	byID   map[string]int
 }
 
-func (r *records) add(v *line) {
-	e := r.roles.appendLine(nil, v)
-	if v.ID != "" {
-		if i, ok := r.byID[v.ID]; ok {
+func (r *records) add(rec Record) {
+	e := rec.Entries
+	if rec.ID != "" {
+		if i, ok := r.byID[rec.ID]; ok {
 			r.groups[i] = e
 			return
 		}
-		r.byID[v.ID] = len(r.groups)
+		r.byID[rec.ID] = len(r.groups)
 	}
-	if len(e) > 0 || v.ID != "" {
+	if len(e) > 0 || rec.ID != "" {
 		r.groups = append(r.groups, e)
 	}
 }

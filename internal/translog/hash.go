@@ -79,31 +79,32 @@ func Extend(path string, prev *Prefix, to int64) (Prefix, error) {
 }
 
 // Match reports whether the file f starts with the prefix p (its first
-// p.Offset bytes hash to p.SHA256), reading them in bounded memory. When
-// whole is not nil, the SHA-256 of the whole file is written to it too
-// (hex), computed in the same pass.
-func Match(f *os.File, p Prefix, whole *string) (bool, error) {
+// p.Offset bytes hash to p.SHA256), reading them in bounded memory, and
+// returns the file's size. When whole is not nil, the SHA-256 of the
+// file's first size bytes is written to it too (hex), computed in the
+// same pass.
+func Match(f *os.File, p Prefix, whole *string) (int64, bool, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return false, fmt.Errorf("stat transcript: %w", err)
+		return 0, false, fmt.Errorf("stat transcript: %w", err)
 	}
-	if !fi.Mode().IsRegular() || fi.Size() < p.Offset {
-		return false, nil
+	size := fi.Size()
+	if !fi.Mode().IsRegular() || size < p.Offset || p.Offset <= 0 {
+		return size, false, nil
 	}
 	h := sha256.New()
 	buf := make([]byte, copyBuf)
-	if _, err := io.CopyBuffer(h, io.NewSectionReader(f, 0, p.Offset), buf); err != nil {
-		return false, fmt.Errorf("hash transcript: %w", err)
-	}
-	if whole == nil {
-		return hex.EncodeToString(h.Sum(nil)) == p.SHA256, nil
+	if n, err := io.CopyBuffer(h, io.NewSectionReader(f, 0, p.Offset), buf); err != nil || n != p.Offset {
+		return size, false, err
 	}
 	if hex.EncodeToString(h.Sum(nil)) != p.SHA256 {
-		return false, nil
+		return size, false, nil
 	}
-	if _, err := io.CopyBuffer(h, io.NewSectionReader(f, p.Offset, fi.Size()-p.Offset), buf); err != nil {
-		return false, fmt.Errorf("hash transcript: %w", err)
+	if whole != nil {
+		if n, err := io.CopyBuffer(h, io.NewSectionReader(f, p.Offset, size-p.Offset), buf); err != nil || n != size-p.Offset {
+			return size, false, err
+		}
+		*whole = hex.EncodeToString(h.Sum(nil))
 	}
-	*whole = hex.EncodeToString(h.Sum(nil))
-	return true, nil
+	return size, true, nil
 }

@@ -255,3 +255,27 @@ func Contiguous(bs []Batch, start, to int, offset int64) ([]json.RawMessage, boo
 	last := bs[len(bs)-1]
 	return out, at == to && last.Offset == offset
 }
+
+// CutBatches drops the batches past line lines, as a rewind that cut the
+// transcript back to its first lines lines (offset source bytes) leaves
+// them; when no batch ends exactly there, the batches are removed.
+func (l *Log) CutBatches(lines int, offset int64) error {
+	bs, err := l.Batches()
+	if err != nil || len(bs) == 0 {
+		return err
+	}
+	var kept []Batch
+	for _, b := range bs {
+		if b.To > lines {
+			break
+		}
+		kept = append(kept, b)
+	}
+	if n := len(kept); n == 0 || kept[n-1].To != lines || kept[n-1].Offset != offset {
+		kept = nil
+	}
+	if len(kept) == len(bs) {
+		return nil
+	}
+	return l.ReplaceBatches(kept)
+}

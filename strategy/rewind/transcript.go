@@ -15,6 +15,7 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/atomicfile"
+	"github.com/entirecli/entire/internal/translog"
 	"github.com/entirecli/entire/internal/undostore"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -40,6 +41,9 @@ type Transcript struct {
 	// was cut): an undo point reads them when the file no longer starts
 	// with data.
 	chunks []plumbing.Hash
+	// cut, when set, is the raw prefix of the live file the transcript
+	// is restored to by cutting the file there (data is then nil).
+	cut *translog.Prefix
 }
 
 // transcriptTarget returns where a session's transcript is written back:
@@ -146,12 +150,27 @@ func (r *Rewinder) checkpointTranscripts(id checkpoint.ID) ([]Transcript, error)
 		if m.SessionID == "" || session.ValidateID(m.SessionID) != nil {
 			continue
 		}
+		st, _ := r.sessions.Load(m.SessionID)
+		if st != nil && st.TranscriptPath != "" && st.AgentType == string(m.Agent) {
+			if hash, err := s.File(checkpoint.ContentHashFile); err == nil {
+				if cut := r.cutFor(m.SessionID, st.TranscriptPath, hash); cut != nil {
+					t := Transcript{SessionID: m.SessionID, Path: st.TranscriptPath, cut: cut}
+					if ag, err := agent.GetByAgentType(m.Agent); err == nil {
+						t.ResumeCommand = ag.FormatResumeCommand(m.SessionID)
+					}
+					if ps := s.Prompts(); len(ps) > 0 {
+						t.Prompt = firstLine(ps[0], 60)
+					}
+					out = append(out, t)
+					continue
+				}
+			}
+		}
 		data, err := s.Transcript()
 		if err != nil {
 			r.printf("Skipping session %s: %v\n", m.SessionID, err)
 			continue
 		}
-		st, _ := r.sessions.Load(m.SessionID)
 		// The stored label is not trusted: Entire 0.4.x wrote "Gemini CLI"
 		// on Claude JSONL.
 		label := agent.ForTranscript(m.Agent, data).Type()
@@ -185,6 +204,12 @@ func (r *Rewinder) checkpointTranscripts(id checkpoint.ID) ([]Transcript, error)
 // so that the next turn sees only its own prompts and tokens.
 func (r *Rewinder) writeTranscripts(ts []Transcript) error {
 	for _, t := range ts {
+		if t.cut != nil {
+			if err := r.applyCut(t); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := atomicfile.Write(t.Path, t.data, 0o600); err != nil {
 			return fmt.Errorf("write transcript of %s: %w", t.SessionID, err)
 		}
@@ -250,6 +275,14 @@ func saveTranscripts(ts []Transcript, b *dataBuilder) ([]savedTranscript, error)
 	for _, t := range ts {
 		if !filepath.IsAbs(t.Path) {
 			return nil, fmt.Errorf("transcript of %s: not an absolute path: %s", t.SessionID, t.Path)
+		}
+		if t.cut != nil {
+			s, err := saveCut(t, b)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+			continue
 		}
 		data, err := os.ReadFile(t.Path)
 		if errors.Is(err, fs.ErrNotExist) {

@@ -1,15 +1,20 @@
 package rewind
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/atomicfile"
 	"github.com/entirecli/entire/internal/translog"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -173,3 +178,66 @@ func (r *Rewinder) stepCut(tree *object.Tree, p Point, st *session.State) (Trans
 	}
 	return t, true
 }
+
+// writeStream writes a stored JSONL transcript to t.Path one chunk at a
+// time (mode 0600, atomically), never holding it whole, and gives the
+// session the analysis cursor at its end.
+func (r *Rewinder) writeStream(t Transcript) error {
+	f, err := atomicfile.Create(filepath.Dir(t.Path), atomicfile.Options{Perm: 0o600})
+	if err != nil {
+		return fmt.Errorf("write transcript of %s: %w", t.SessionID, err)
+	}
+	defer f.Abort()
+	w := bufio.NewWriterSize(f, 1<<20)
+	var size int64
+	lines := 0
+	_, err = checkpoint.ForEachLine(r.repo, *t.stream, func(line []byte) error {
+		size += int64(len(line)) + 1
+		lines++
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+		return w.WriteByte('\n')
+	})
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = f.Commit(t.Path)
+	}
+	if err != nil {
+		return fmt.Errorf("write transcript of %s: %w", t.SessionID, err)
+	}
+	err = r.sessions.Update(t.SessionID, func(st *session.State, exists bool) error {
+		if !exists {
+			return errNoState
+		}
+		st.ShadowTranscript = nil
+		st.TranscriptCursor = cutCursor(st.AgentType, t.Path, translog.Prefix{Lines: lines, Offset: size})
+		return nil
+	})
+	if err != nil && err != errNoState {
+		return fmt.Errorf("update session %s: %w", t.SessionID, err)
+	}
+	return nil
+}
+
+// streamable reports whether the stored transcript of a committed slot
+// can be written back one chunk at a time: it is JSONL (its first chunk
+// says so) and the target file is absent, so that an undo point records
+// no more than its absence.
+func (r *Rewinder) streamable(s checkpoint.Stored, path string) bool {
+	if len(s.Chunks) == 0 || path == "" {
+		return false
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	jsonl := false
+	_, _ = checkpoint.ForEachLine(r.repo, checkpoint.Stored{Chunks: s.Chunks[:1]}, func([]byte) error {
+		jsonl = true
+		return errStop
+	})
+	return jsonl
+}
+

@@ -44,6 +44,9 @@ type Transcript struct {
 	// cut, when set, is the raw prefix of the live file the transcript
 	// is restored to by cutting the file there (data is then nil).
 	cut *translog.Prefix
+	// stream, when set, is the stored JSONL transcript written to the
+	// absent file one chunk at a time (data is then nil).
+	stream *checkpoint.Stored
 }
 
 // transcriptTarget returns where a session's transcript is written back:
@@ -165,6 +168,17 @@ func (r *Rewinder) checkpointTranscripts(id checkpoint.ID) ([]Transcript, error)
 					continue
 				}
 			}
+			if stored := s.StoredTranscript(); r.streamable(stored, st.TranscriptPath) {
+				t := Transcript{SessionID: m.SessionID, Path: st.TranscriptPath, stream: &stored}
+				if ag, err := agent.GetByAgentType(m.Agent); err == nil {
+					t.ResumeCommand = ag.FormatResumeCommand(m.SessionID)
+				}
+				if ps := s.Prompts(); len(ps) > 0 {
+					t.Prompt = firstLine(ps[0], 60)
+				}
+				out = append(out, t)
+				continue
+			}
 		}
 		data, err := s.Transcript()
 		if err != nil {
@@ -206,6 +220,12 @@ func (r *Rewinder) writeTranscripts(ts []Transcript) error {
 	for _, t := range ts {
 		if t.cut != nil {
 			if err := r.applyCut(t); err != nil {
+				return err
+			}
+			continue
+		}
+		if t.stream != nil {
+			if err := r.writeStream(t); err != nil {
 				return err
 			}
 			continue
@@ -275,6 +295,13 @@ func saveTranscripts(ts []Transcript, b *dataBuilder) ([]savedTranscript, error)
 	for _, t := range ts {
 		if !filepath.IsAbs(t.Path) {
 			return nil, fmt.Errorf("transcript of %s: not an absolute path: %s", t.SessionID, t.Path)
+		}
+		if t.stream != nil {
+			if _, err := os.Lstat(t.Path); !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("transcript %s appeared while the rewind was planned; nothing was changed, run the rewind again", t.Path)
+			}
+			out = append(out, savedTranscript{SessionID: t.SessionID, Path: t.Path, Absent: true})
+			continue
 		}
 		if t.cut != nil {
 			s, err := saveCut(t, b)

@@ -240,4 +240,3 @@ func (r *Rewinder) streamable(s checkpoint.Stored, path string) bool {
 	})
 	return jsonl
 }
-

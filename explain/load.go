@@ -11,6 +11,7 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/condensed"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -189,10 +190,7 @@ func (l *Loader) Checkpoint(ctx context.Context, id checkpoint.ID, opts ViewOpti
 
 // Scope returns the start of a session's checkpoint scope (SPEC 4.3).
 func Scope(m checkpoint.SessionMetadata) int {
-	if m.CheckpointTranscriptStart > 0 {
-		return m.CheckpointTranscriptStart
-	}
-	return m.TranscriptLinesAtStart
+	return condensed.Scope(m.CheckpointTranscriptStart, m.TranscriptLinesAtStart)
 }
 
 // ScopedTranscript returns the condensed entries of a session's checkpoint
@@ -201,7 +199,7 @@ func Scope(m checkpoint.SessionMetadata) int {
 // counted the lines of another file than the one stored: the scope is then
 // the whole transcript.
 func ScopedTranscript(content []byte, m checkpoint.SessionMetadata) ([]Entry, error) {
-	entries, n, err := parseTranscript(content, Scope(m))
+	entries, n, err := condensed.ParseCounted(content, Scope(m))
 	if err == nil && m.CheckpointTranscriptStart == 0 && m.TranscriptLinesAtStart > n {
 		return ParseTranscript(content, 0)
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/condensed"
 	"github.com/entirecli/entire/checkpoint/session"
-	"github.com/entirecli/entire/explain"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/renderrefs"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -239,9 +239,9 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	prompts = m.mergePreviousSlot(id, &meta, prompts)
 	linkFiles, linkTrees := m.slotLinks(ctx, st)
 	extras, taskKeys := m.slotExtras(st.SessionID)
-	scopeStart := explain.Scope(meta)
+	scopeStart := condensed.Scope(meta.CheckpointTranscriptStart, meta.TranscriptLinesAtStart)
 	if c := m.condensedFile(st.SessionID, ts, scopeStart, ts != stored); c != nil {
-		extras = mergeFiles(extras, map[string][]byte{explain.CondensedFile: c})
+		extras = mergeFiles(extras, map[string][]byte{condensed.File: c})
 	}
 	slot := -1 // written by the interrupted condensation this one completes
 	if !m.slotWritten(id, st.SessionID) {
@@ -423,8 +423,8 @@ func (m *ManualCommit) finalizeTurnCheckpoints(ctx context.Context, st *session.
 			ctxFile, _ := sess.File(checkpoint.ContextFile)
 			keptFiles, keptTrees := keptLinks(m.env.Repo, sess)
 			files, trees := m.keptSlotExtras(sess, refs)
-			if c := m.condensedFile(st.SessionID, ts, explain.Scope(sess.Metadata), rewritten); c != nil {
-				files = mergeFiles(files, map[string][]byte{explain.CondensedFile: c})
+			if c := m.condensedFile(st.SessionID, ts, condensed.Scope(sess.Metadata.CheckpointTranscriptStart, sess.Metadata.TranscriptLinesAtStart), rewritten); c != nil {
+				files = mergeFiles(files, map[string][]byte{condensed.File: c})
 			}
 			_, err := store.WriteSession(ctx, id, checkpoint.SessionWrite{
 				Metadata: sess.Metadata, Transcript: ts, Prompts: string(prompt), Context: string(ctxFile),

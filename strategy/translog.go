@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/explain"
+	"github.com/entirecli/entire/checkpoint/condensed"
 	"github.com/entirecli/entire/internal/translog"
 )
 
-// maxCondensedFile bounds the explain.CondensedFile a condensation
+// maxCondensedFile bounds the condensed.File a condensation
 // writes: a scope whose condensed transcript is larger (prompts of many
 // megabytes) is explained from the stored transcript instead.
 const maxCondensedFile = 8 << 20
@@ -43,8 +43,8 @@ func (m *ManualCommit) noteStored(sessionID string, prev, ts *checkpoint.Transcr
 	if !reset {
 		first = prev.Lines
 	}
-	p := explain.LineParser{First: first}
-	var recs []explain.Record
+	p := condensed.LineParser{First: first}
+	var recs []condensed.Record
 	for rest := src.lines; len(rest) > 0; {
 		line, tail, _ := bytes.Cut(rest, []byte{'\n'})
 		recs = p.Line(line, recs)
@@ -52,7 +52,7 @@ func (m *ManualCommit) noteStored(sessionID string, prev, ts *checkpoint.Transcr
 	}
 	if p.Lines() == ts.Lines {
 		if recs == nil {
-			recs = []explain.Record{}
+			recs = []condensed.Record{}
 		}
 		data, err := json.Marshal(recs)
 		if err == nil {
@@ -104,7 +104,7 @@ func (m *ManualCommit) noteRewritten(sessionID string, before, after *checkpoint
 	}
 }
 
-// condensedFile returns the explain.CondensedFile of a checkpoint scope
+// condensedFile returns the condensed.File of a checkpoint scope
 // starting at line start of the stored transcript ts, from the session's
 // local log of condensed entries; nil when the log does not cover exactly
 // the stored lines from start on (a session older than the log, a JSON
@@ -124,21 +124,21 @@ func (m *ManualCommit) condensedFile(sessionID string, ts *checkpoint.Transcript
 	if !ok {
 		return nil
 	}
-	var recs []explain.Record
+	var recs []condensed.Record
 	for _, raw := range raws {
-		var batch []explain.Record
+		var batch []condensed.Record
 		if json.Unmarshal(raw, &batch) != nil {
 			return nil
 		}
 		recs = append(recs, batch...)
 	}
-	entries := explain.Entries(recs, start)
+	entries := condensed.Entries(recs, start)
 	if redactAgain {
 		for i := range entries {
 			entries[i].Text = m.env.Redactor.Text(entries[i].Text)
 		}
 	}
-	data, err := explain.EncodeCondensed(ts.ContentHash, start, entries)
+	data, err := condensed.Encode(ts.ContentHash, start, entries)
 	if err != nil || len(data) > maxCondensedFile {
 		return nil
 	}
@@ -163,9 +163,9 @@ func (m *ManualCommit) pruneLog(sessionID string, keep int) {
 	if len(bs) == 1 && bs[0].From == keep {
 		return
 	}
-	kept := []explain.Record{}
+	kept := []condensed.Record{}
 	for _, raw := range raws {
-		var batch []explain.Record
+		var batch []condensed.Record
 		if json.Unmarshal(raw, &batch) != nil {
 			_ = log.ReplaceBatches(nil)
 			return

@@ -174,7 +174,7 @@ func (l *Log) FindPrefix(contentHash string, offset int64) (Prefix, bool) {
 // Batch is the condensed-entry records of the lines From..To-1 (0-based)
 // of a JSONL transcript, stored by one step; Offset is the source offset
 // the store reached. Records is the JSON array of the records (see
-// explain.Record).
+// condensed.Record).
 type Batch struct {
 	From    int             `json:"from"`
 	To      int             `json:"to"`

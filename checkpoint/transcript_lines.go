@@ -3,9 +3,11 @@ package checkpoint
 import (
 	"bytes"
 	"fmt"
+	"sync"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // ForEachLine calls fn with each line (without its newline) of the stored
@@ -20,8 +22,16 @@ func ForEachLine(repo *gitrepo.Repo, s Stored, fn func(line []byte) error) (bool
 		return true, nil
 	}
 	var blobs *blobSet
-	for i, h := range s.Chunks {
-		b, err := repo.ReadBlob(h)
+	// Values moved out of long lines are read through go-git while
+	// the walk goes on: the chunks are then read one after the other.
+	chunks := readAhead(repo, s.Chunks, s.Blobs.IsZero())
+	defer func() {
+		for range chunks { // let the readers finish
+		}
+	}()
+	for i := range s.Chunks {
+		r := <-chunks
+		b, err := r.data, r.err
 		if err != nil {
 			return true, fmt.Errorf("read transcript chunk: %w", err)
 		}
@@ -58,4 +68,62 @@ func ForEachLine(repo *gitrepo.Repo, s Stored, fn func(line []byte) error) (bool
 		}
 	}
 	return true, nil
+}
+
+// readAheadChunks is how many chunks ForEachLine reads ahead, two at a
+// time: decompressing them is most of its cost.
+const readAheadChunks = 4
+
+type chunkRead struct {
+	data []byte
+	err  error
+}
+
+// readAhead sends the blobs hs in order on the returned channel, which is
+// closed after the last. With parallel, loose blobs are read on two
+// goroutines, at most readAheadChunks ahead of the consumer; packed ones
+// (read through go-git, which is not safe for concurrent use) are read by
+// one goroutine, as the caller then does not use go-git meanwhile. Without
+// parallel, each blob is read when the consumer asks for it.
+func readAhead(repo *gitrepo.Repo, hs []plumbing.Hash, parallel bool) <-chan chunkRead {
+	out := make(chan chunkRead)
+	if !parallel {
+		go func() {
+			defer close(out)
+			for _, h := range hs {
+				b, err := repo.ReadBlob(h)
+				out <- chunkRead{b, err}
+			}
+		}()
+		return out
+	}
+	pending := make(chan chan chunkRead, readAheadChunks)
+	sem := make(chan struct{}, 2)
+	var packed sync.Mutex
+	go func() {
+		defer close(pending)
+		for _, h := range hs {
+			c := make(chan chunkRead, 1)
+			pending <- c
+			sem <- struct{}{}
+			go func(h plumbing.Hash) {
+				defer func() { <-sem }()
+				if b, ok := repo.ReadLooseBlob(h); ok {
+					c <- chunkRead{b, nil}
+					return
+				}
+				packed.Lock()
+				defer packed.Unlock()
+				b, err := repo.ReadBlob(h)
+				c <- chunkRead{b, err}
+			}(h)
+		}
+	}()
+	go func() {
+		defer close(out)
+		for c := range pending {
+			out <- <-c
+		}
+	}()
+	return out
 }

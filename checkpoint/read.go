@@ -258,6 +258,14 @@ func (s *Session) File(name string) ([]byte, error) {
 	return s.repo.ReadBlob(f.Hash)
 }
 
+// ReadJSON decodes the file name (a slash path) of the session slot into
+// v, as the package's ReadJSON does: an error wrapping
+// object.ErrFileNotFound when there is no such file, one wrapping
+// ErrCorrupt when it cannot be decoded or is over 64 MiB.
+func (s *Session) ReadJSON(name string, v any) error {
+	return ReadJSON(s.repo, s.tree, name, v)
+}
+
 // TreeHash returns the hash of the session slot's tree.
 func (s *Session) TreeHash() plumbing.Hash { return s.tree.Hash }
 

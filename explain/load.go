@@ -11,6 +11,7 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/condensed"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -189,10 +190,7 @@ func (l *Loader) Checkpoint(ctx context.Context, id checkpoint.ID, opts ViewOpti
 
 // Scope returns the start of a session's checkpoint scope (SPEC 4.3).
 func Scope(m checkpoint.SessionMetadata) int {
-	if m.CheckpointTranscriptStart > 0 {
-		return m.CheckpointTranscriptStart
-	}
-	return m.TranscriptLinesAtStart
+	return condensed.Scope(m.CheckpointTranscriptStart, m.TranscriptLinesAtStart)
 }
 
 // ScopedTranscript returns the condensed entries of a session's checkpoint
@@ -201,7 +199,7 @@ func Scope(m checkpoint.SessionMetadata) int {
 // counted the lines of another file than the one stored: the scope is then
 // the whole transcript.
 func ScopedTranscript(content []byte, m checkpoint.SessionMetadata) ([]Entry, error) {
-	entries, n, err := parseTranscript(content, Scope(m))
+	entries, n, err := condensed.ParseCounted(content, Scope(m))
 	if err == nil && m.CheckpointTranscriptStart == 0 && m.TranscriptLinesAtStart > n {
 		return ParseTranscript(content, 0)
 	}
@@ -209,7 +207,9 @@ func ScopedTranscript(content []byte, m checkpoint.SessionMetadata) ([]Entry, er
 }
 
 // sessionView reads one session's prompts and, unless mode is ModeShort,
-// its condensed transcript. A transcript whose objects are not in the
+// its condensed transcript: in the default mode from the slot's
+// CondensedFile when it has a valid one, else from the stored transcript,
+// read one chunk at a time. A transcript whose objects are not in the
 // repository is reported in the view (MissingObjects), not as an error.
 func (l *Loader) sessionView(s *checkpoint.Session, mode Mode) (SessionView, error) {
 	m := s.Metadata
@@ -221,11 +221,79 @@ func (l *Loader) sessionView(s *checkpoint.Session, mode Mode) (SessionView, err
 		sv.Prompts = s.Prompts()
 		return sv, nil
 	}
+	missing := func() (SessionView, error) {
+		sv.Prompts = s.Prompts()
+		sv.MissingObjects = l.MissingObjects(s)
+		return sv, nil // a session without transcript still has its metadata
+	}
+	st := s.StoredTranscript()
+	if len(st.Chunks) == 0 {
+		return missing()
+	}
+	if mode == ModeDefault {
+		if scoped, ok := condensedScope(s); ok && len(l.MissingObjects(s)) == 0 {
+			sv.Transcript = scoped
+			if sv.Prompts = prompts(scoped); len(sv.Prompts) == 0 {
+				sv.Prompts = s.Prompts()
+			}
+			return sv, nil
+		}
+	}
+	from := Scope(m)
+	if mode == ModeFull {
+		from = 0
+	}
+	recs, n, jsonl, err := streamRecords(l.Repo, st, from)
+	if err != nil {
+		return missing()
+	}
+	if !jsonl {
+		return l.documentView(s, sv, mode)
+	}
+	scope := Scope(m)
+	if m.CheckpointTranscriptStart == 0 && m.TranscriptLinesAtStart > n {
+		// A legacy transcript_lines_at_start past the end counted the
+		// lines of another file than the one stored: the whole
+		// transcript is the scope.
+		scope = 0
+		if from > 0 {
+			if recs, _, _, err = streamRecords(l.Repo, st, 0); err != nil {
+				return missing()
+			}
+		}
+	}
+	scoped := Entries(recs, scope)
+	if sv.Prompts = prompts(scoped); len(sv.Prompts) == 0 {
+		sv.Prompts = s.Prompts()
+	}
+	sv.Transcript = scoped
+	if mode == ModeFull && Scope(m) > 0 {
+		sv.Transcript = Entries(recs, 0)
+	}
+	return sv, nil
+}
+
+// streamRecords returns the records of a stored JSONL transcript from
+// line from on and its number of lines, reading it one chunk at a time;
+// jsonl is false (and nothing is read) for a JSON document.
+func streamRecords(repo *gitrepo.Repo, st checkpoint.Stored, from int) (recs []Record, lines int, jsonl bool, err error) {
+	p := LineParser{Start: from}
+	jsonl, err = checkpoint.ForEachLine(repo, st, func(line []byte) error {
+		recs = p.Line(line, recs)
+		return nil
+	})
+	return recs, p.Lines(), jsonl, err
+}
+
+// documentView is sessionView for a transcript stored as one JSON
+// document (Gemini CLI), which is read whole.
+func (l *Loader) documentView(s *checkpoint.Session, sv SessionView, mode Mode) (SessionView, error) {
+	m := s.Metadata
 	content, err := s.Transcript()
 	if err != nil {
 		sv.Prompts = s.Prompts()
 		sv.MissingObjects = l.MissingObjects(s)
-		return sv, nil // a session without transcript still has its metadata
+		return sv, nil
 	}
 	scoped, err := ScopedTranscript(content, m)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/condensed"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/renderrefs"
@@ -200,9 +201,11 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 			}
 		}
 	}
+	stored := ts
 	if ts, err = m.underCurrentRules(st, ts); err != nil {
 		return err
 	}
+	m.noteRewritten(st.SessionID, stored, ts)
 	a := m.scanScope(in, st)
 	var earlier []string
 	if st.CheckpointCount > 0 && !tip.IsZero() {
@@ -236,6 +239,10 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	prompts = m.mergePreviousSlot(id, &meta, prompts)
 	linkFiles, linkTrees := m.slotLinks(ctx, st)
 	extras, taskKeys := m.slotExtras(st.SessionID)
+	scopeStart := condensed.Scope(meta.CheckpointTranscriptStart, meta.TranscriptLinesAtStart)
+	if c := m.condensedFile(st.SessionID, ts, scopeStart, ts != stored); c != nil {
+		extras = mergeFiles(extras, map[string][]byte{condensed.File: c})
+	}
 	slot := -1 // written by the interrupted condensation this one completes
 	if !m.slotWritten(id, st.SessionID) {
 		slot, err = m.env.checkpoints().WriteSession(ctx, id, checkpoint.SessionWrite{
@@ -247,6 +254,7 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 		}
 	}
 	m.dropSlotExtras(st.SessionID, taskKeys)
+	m.pruneLog(st.SessionID, scopeStart)
 	m.env.Log.Info("condensed session", "session_id", st.SessionID, "checkpoint_id", id.String(), "slot", slot)
 	m.env.printf("[entire] Condensed session %s: %s (%d checkpoints)\n", short8(st.SessionID), id, st.CheckpointCount)
 
@@ -376,6 +384,7 @@ func (m *ManualCommit) finalizeTurnCheckpoints(ctx context.Context, st *session.
 		return
 	}
 	ts := st.ShadowTranscript
+	rewritten := false
 	var refs []renderrefs.Reference
 	if in.TranscriptPath != "" {
 		src, err := m.readTranscript(st, in)
@@ -384,6 +393,7 @@ func (m *ManualCommit) finalizeTurnCheckpoints(ctx context.Context, st *session.
 			refs = src.refs
 			src.close()
 		}
+		stored := ts
 		if err == nil {
 			ts, err = m.underCurrentRules(st, ts)
 		}
@@ -391,6 +401,8 @@ func (m *ManualCommit) finalizeTurnCheckpoints(ctx context.Context, st *session.
 			m.env.Log.Warn("finalize transcript", "error", err)
 			return
 		}
+		m.noteRewritten(st.SessionID, stored, ts)
+		rewritten = ts != stored
 		st.ShadowTranscript = ts
 	}
 	store := m.env.checkpoints()
@@ -412,6 +424,9 @@ func (m *ManualCommit) finalizeTurnCheckpoints(ctx context.Context, st *session.
 			ctxFile, _ := sess.File(checkpoint.ContextFile)
 			keptFiles, keptTrees := keptLinks(m.env.Repo, sess)
 			files, trees := m.keptSlotExtras(sess, refs)
+			if c := m.condensedFile(st.SessionID, ts, condensed.Scope(sess.Metadata.CheckpointTranscriptStart, sess.Metadata.TranscriptLinesAtStart), rewritten); c != nil {
+				files = mergeFiles(files, map[string][]byte{condensed.File: c})
+			}
 			_, err := store.WriteSession(ctx, id, checkpoint.SessionWrite{
 				Metadata: sess.Metadata, Transcript: ts, Prompts: string(prompt), Context: string(ctxFile),
 				Files: mergeFiles(keptFiles, files), Trees: mergeTrees(keptTrees, trees),

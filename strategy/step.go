@@ -430,6 +430,7 @@ func (m *ManualCommit) storeSource(st *session.State, src *transcriptSource) (*c
 		ts, err := checkpoint.WriteWhole(m.env.Repo, src.doc, src.docType)
 		if err == nil {
 			ts.Rules = m.env.rules()
+			m.noteStored(st.SessionID, nil, ts, src)
 		}
 		return ts, err
 	}
@@ -447,6 +448,7 @@ func (m *ManualCommit) storeSource(st *session.State, src *transcriptSource) (*c
 	if err := ts.SetSource(src.path, src.end); err != nil {
 		return nil, err
 	}
+	m.noteStored(st.SessionID, prev, ts, src)
 	return ts, nil
 }
 

@@ -182,6 +182,11 @@ func (r *Repo) ReadBlob(h plumbing.Hash) ([]byte, error) {
 	return data, nil
 }
 
+// ReadLooseBlob returns blob h when it is a loose object, false when it is
+// not (read it with ReadBlob). Unlike ReadBlob it does not go through
+// go-git's storage, and is safe for concurrent use.
+func (r *Repo) ReadLooseBlob(h plumbing.Hash) ([]byte, bool) { return r.readLooseBlob(h) }
+
 // readLooseBlob reads blob h from its loose object file; ok is false when
 // there is no such file or it is not a well-formed blob (the caller then
 // asks go-git, which reports the error).

@@ -219,6 +219,13 @@ func (r *Rewinder) PlanRewind(ctx context.Context, p Point) (*Plan, error) {
 	if len(conflicts) > 0 {
 		return nil, fmt.Errorf("%w: %s; nothing was changed. Let the other session commit or finish first", ErrConflict, listPaths(conflicts))
 	}
+	if t, ok := r.stepCut(target, p, st); ok {
+		if err := requireDir(t.Path); err != nil {
+			return nil, err
+		}
+		plan.Transcripts = append(plan.Transcripts, t)
+		return plan, nil
+	}
 	data, chunks, err := r.stepTranscript(target, p)
 	if err != nil {
 		return nil, err

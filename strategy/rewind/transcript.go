@@ -15,6 +15,7 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/atomicfile"
+	"github.com/entirecli/entire/internal/translog"
 	"github.com/entirecli/entire/internal/undostore"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -40,6 +41,12 @@ type Transcript struct {
 	// was cut): an undo point reads them when the file no longer starts
 	// with data.
 	chunks []plumbing.Hash
+	// cut, when set, is the raw prefix of the live file the transcript
+	// is restored to by cutting the file there (data is then nil).
+	cut *translog.Prefix
+	// stream, when set, is the stored JSONL transcript written to the
+	// absent file one chunk at a time (data is then nil).
+	stream *checkpoint.Stored
 }
 
 // transcriptTarget returns where a session's transcript is written back:
@@ -146,12 +153,38 @@ func (r *Rewinder) checkpointTranscripts(id checkpoint.ID) ([]Transcript, error)
 		if m.SessionID == "" || session.ValidateID(m.SessionID) != nil {
 			continue
 		}
+		st, _ := r.sessions.Load(m.SessionID)
+		if st != nil && st.TranscriptPath != "" && st.AgentType == string(m.Agent) {
+			if hash, err := s.File(checkpoint.ContentHashFile); err == nil {
+				if cut := r.cutFor(m.SessionID, st.TranscriptPath, hash); cut != nil {
+					t := Transcript{SessionID: m.SessionID, Path: st.TranscriptPath, cut: cut}
+					if ag, err := agent.GetByAgentType(m.Agent); err == nil {
+						t.ResumeCommand = ag.FormatResumeCommand(m.SessionID)
+					}
+					if ps := s.Prompts(); len(ps) > 0 {
+						t.Prompt = firstLine(ps[0], 60)
+					}
+					out = append(out, t)
+					continue
+				}
+			}
+			if stored := s.StoredTranscript(); r.streamable(stored, st.TranscriptPath) {
+				t := Transcript{SessionID: m.SessionID, Path: st.TranscriptPath, stream: &stored}
+				if ag, err := agent.GetByAgentType(m.Agent); err == nil {
+					t.ResumeCommand = ag.FormatResumeCommand(m.SessionID)
+				}
+				if ps := s.Prompts(); len(ps) > 0 {
+					t.Prompt = firstLine(ps[0], 60)
+				}
+				out = append(out, t)
+				continue
+			}
+		}
 		data, err := s.Transcript()
 		if err != nil {
 			r.printf("Skipping session %s: %v\n", m.SessionID, err)
 			continue
 		}
-		st, _ := r.sessions.Load(m.SessionID)
 		// The stored label is not trusted: Entire 0.4.x wrote "Gemini CLI"
 		// on Claude JSONL.
 		label := agent.ForTranscript(m.Agent, data).Type()
@@ -185,6 +218,18 @@ func (r *Rewinder) checkpointTranscripts(id checkpoint.ID) ([]Transcript, error)
 // so that the next turn sees only its own prompts and tokens.
 func (r *Rewinder) writeTranscripts(ts []Transcript) error {
 	for _, t := range ts {
+		if t.cut != nil {
+			if err := r.applyCut(t); err != nil {
+				return err
+			}
+			continue
+		}
+		if t.stream != nil {
+			if err := r.writeStream(t); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := atomicfile.Write(t.Path, t.data, 0o600); err != nil {
 			return fmt.Errorf("write transcript of %s: %w", t.SessionID, err)
 		}
@@ -250,6 +295,21 @@ func saveTranscripts(ts []Transcript, b *dataBuilder) ([]savedTranscript, error)
 	for _, t := range ts {
 		if !filepath.IsAbs(t.Path) {
 			return nil, fmt.Errorf("transcript of %s: not an absolute path: %s", t.SessionID, t.Path)
+		}
+		if t.stream != nil {
+			if _, err := os.Lstat(t.Path); !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("transcript %s appeared while the rewind was planned; nothing was changed, run the rewind again", t.Path)
+			}
+			out = append(out, savedTranscript{SessionID: t.SessionID, Path: t.Path, Absent: true})
+			continue
+		}
+		if t.cut != nil {
+			s, err := saveCut(t, b)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+			continue
 		}
 		data, err := os.ReadFile(t.Path)
 		if errors.Is(err, fs.ErrNotExist) {

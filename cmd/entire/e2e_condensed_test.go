@@ -1,0 +1,52 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/entirecli/entire/explain"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+)
+
+// A condensation stores the condensed transcript of its scope
+// (condensed.json), and the default explain view shows from it exactly
+// what it shows from the stored transcript of a checkpoint without one
+// (an Entire 0.4.x checkpoint), for a first checkpoint and for a later one
+// whose scope starts past the transcript's start.
+func TestExplainCondensedSummary(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	r.playTurn("write the first file", map[string]string{"a.txt": "a\n"})
+	r.playTurn("write the second file", map[string]string{"b.txt": "b\n"})
+	first := r.commitAll("first")
+	r.playTurn("write the third file", map[string]string{"c.txt": "c\n"})
+	second := r.commitAll("second")
+	for _, id := range []string{first, second} {
+		raw := gittest.Git(t, r.dir, "cat-file", "blob", cpPath(id, "0/"+explain.CondensedFile))
+		var c explain.Condensed
+		if err := json.Unmarshal([]byte(raw), &c); err != nil || len(c.Entries) == 0 {
+			t.Fatalf("%s of %s: %v %q", explain.CondensedFile, id, err, raw)
+		}
+		view, errOut, code := r.entire("explain", "--checkpoint", id, "--no-pager")
+		if code != 0 {
+			t.Fatalf("explain: %d %s", code, errOut)
+		}
+		if id == second && (strings.Contains(view, "write the first file") || !strings.Contains(view, "write the third file")) {
+			t.Errorf("the second checkpoint's scope:\n%s", view)
+		}
+		// The same checkpoint with a stale condensed.json is explained
+		// from its stored transcript.
+		c.ContentHash = "sha256:stale"
+		stale, _ := json.Marshal(c)
+		addMetadata(t, r.dir, map[string]string{id[:2] + "/" + id[2:] + "/0/" + explain.CondensedFile: string(stale)})
+		again, errOut, code := r.entire("explain", "--checkpoint", id, "--no-pager")
+		if code != 0 {
+			t.Fatalf("explain: %d %s", code, errOut)
+		}
+		if again != view {
+			t.Errorf("checkpoint %s explained from condensed.json:\n%s\nfrom the transcript:\n%s", id, view, again)
+		}
+	}
+}

@@ -1,0 +1,242 @@
+package rewind
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/atomicfile"
+	"github.com/entirecli/entire/internal/translog"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// A transcript whose stored copy is the redaction of a prefix of the live
+// file (the agent only appended since) is restored by cutting the live
+// file back to that prefix, not by writing the stored copy: nothing of the
+// stored transcript is read, and the undo point keeps only the cut tail.
+// Whether it is such a prefix is known from the session's local prefix
+// records (translog), which name the stored transcript by its content
+// hash and the raw prefix by its length and SHA-256; the live file's
+// first bytes are hashed again before anything is cut.
+
+// cutFor returns the prefix record of the stored transcript whose
+// content_hash.txt is contentHash when the live transcript at path starts
+// with the raw prefix it stands for; nil otherwise (the file is then
+// rewritten as before).
+func (r *Rewinder) cutFor(sessionID, path string, contentHash []byte) *translog.Prefix {
+	hash := strings.TrimSpace(string(contentHash))
+	if hash == "" || path == "" {
+		return nil
+	}
+	pr, ok := translog.New(r.repo.CommonDir, sessionID).FindPrefix(hash, -1)
+	if !ok {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if _, ok, err := translog.Match(f, pr, nil); err != nil || !ok {
+		return nil
+	}
+	return &pr
+}
+
+// saveCut records, for an undo point, the transcript a cut shortens: its
+// size and checksum, the prefix the cut keeps as the base, and the tail
+// it removes as the point's data.
+func saveCut(t Transcript, b *dataBuilder) (savedTranscript, error) {
+	f, err := os.Open(t.Path)
+	if err != nil {
+		return savedTranscript{}, fmt.Errorf("read transcript %s: %w", t.Path, err)
+	}
+	defer f.Close()
+	var whole string
+	size, ok, err := translog.Match(f, *t.cut, &whole)
+	if err != nil {
+		return savedTranscript{}, fmt.Errorf("read transcript %s: %w", t.Path, err)
+	}
+	if !ok {
+		return savedTranscript{}, fmt.Errorf("transcript %s changed while the rewind was planned; nothing was changed, run the rewind again", t.Path)
+	}
+	tail := make([]byte, size-t.cut.Offset)
+	if _, err := f.ReadAt(tail, t.cut.Offset); err != nil && err != io.EOF {
+		return savedTranscript{}, fmt.Errorf("read transcript %s: %w", t.Path, err)
+	}
+	s := savedTranscript{SessionID: t.SessionID, Path: t.Path, Size: size, SHA256: whole,
+		Base: &transcriptBase{Size: t.cut.Offset, SHA256: t.cut.SHA256},
+		Ops:  []deltaOp{{Copy: &span{Off: 0, Len: t.cut.Offset}}}}
+	if len(tail) > 0 {
+		s.Ops = append(s.Ops, deltaOp{Data: b.add(tail)})
+	}
+	return s, nil
+}
+
+// applyCut cuts the live transcript back to the prefix and gives the
+// session the stored transcript's state and the analysis cursor at the
+// prefix's end, so that the next step stores and scans only what the
+// agent appends.
+func (r *Rewinder) applyCut(t Transcript) error {
+	fi, err := os.Stat(t.Path)
+	if err != nil {
+		return fmt.Errorf("write transcript of %s: %w", t.SessionID, err)
+	}
+	if fi.Size() < t.cut.Offset {
+		return fmt.Errorf("write transcript of %s: %s is shorter than the point's transcript", t.SessionID, t.Path)
+	}
+	if err := os.Truncate(t.Path, t.cut.Offset); err != nil {
+		return fmt.Errorf("write transcript of %s: %w", t.SessionID, err)
+	}
+	log := translog.New(r.repo.CommonDir, t.SessionID)
+	if err := log.CutBatches(t.cut.Lines, t.cut.Offset); err != nil {
+		r.printf("Warning: %v\n", err)
+	}
+	err = r.sessions.Update(t.SessionID, func(st *session.State, exists bool) error {
+		if !exists {
+			return errNoState
+		}
+		var ts checkpoint.TranscriptState
+		st.ShadowTranscript = nil
+		if json.Unmarshal(t.cut.State, &ts) == nil && ts.SourceOffset == t.cut.Offset && ts.Lines == t.cut.Lines {
+			st.ShadowTranscript = &ts
+		}
+		st.TranscriptCursor = cutCursor(st.AgentType, t.Path, *t.cut)
+		return nil
+	})
+	if err != nil && err != errNoState {
+		return fmt.Errorf("update session %s: %w", t.SessionID, err)
+	}
+	return nil
+}
+
+// cutCursor returns the analysis position at the end of a transcript cut
+// back to prefix p: its line count and offset come from the record, the
+// last entry's ID from the lines just before the cut (read back from the
+// end, more as needed); nil when the agent cannot tell positions.
+func cutCursor(agentType, path string, p translog.Prefix) *session.TranscriptCursor {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	for window := int64(1 << 20); ; window *= 4 {
+		start := max(0, p.Offset-window)
+		buf := make([]byte, p.Offset-start)
+		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
+			return nil
+		}
+		if start > 0 {
+			i := strings.IndexByte(string(buf), '\n')
+			if i < 0 {
+				continue
+			}
+			buf = buf[i+1:]
+		}
+		e, ok := agent.ForTranscript(agent.AgentType(agentType), buf).(agent.TranscriptEnder)
+		if !ok {
+			return nil
+		}
+		pos := e.EndPosition(buf)
+		if pos.LastID != "" || start == 0 {
+			return &session.TranscriptCursor{Entries: p.Lines, Offset: p.Offset, LastID: pos.LastID}
+		}
+	}
+}
+
+// stepCut returns the transcript of temporary point p restored by a cut
+// of the live file (see cutFor); false when it cannot be (a task point,
+// cut at its checkpoint UUID, or no matching prefix record).
+func (r *Rewinder) stepCut(tree *object.Tree, p Point, st *session.State) (Transcript, bool) {
+	if p.IsTaskCheckpoint || st == nil || st.TranscriptPath == "" {
+		return Transcript{}, false
+	}
+	f, err := tree.File(checkpoint.MetadataDirPrefix + p.SessionID + "/" + checkpoint.ContentHashFile)
+	if err != nil {
+		return Transcript{}, false
+	}
+	hash, err := r.repo.ReadBlob(f.Hash)
+	if err != nil {
+		return Transcript{}, false
+	}
+	cut := r.cutFor(p.SessionID, st.TranscriptPath, hash)
+	if cut == nil {
+		return Transcript{}, false
+	}
+	t := Transcript{SessionID: p.SessionID, Path: st.TranscriptPath, Prompt: firstLine(st.FirstPrompt, 60), cut: cut}
+	if ag, err := agent.GetByAgentType(agent.AgentType(st.AgentType)); err == nil {
+		t.ResumeCommand = ag.FormatResumeCommand(p.SessionID)
+	}
+	return t, true
+}
+
+// writeStream writes a stored JSONL transcript to t.Path one chunk at a
+// time (mode 0600, atomically), never holding it whole, and gives the
+// session the analysis cursor at its end.
+func (r *Rewinder) writeStream(t Transcript) error {
+	f, err := atomicfile.Create(filepath.Dir(t.Path), atomicfile.Options{Perm: 0o600})
+	if err != nil {
+		return fmt.Errorf("write transcript of %s: %w", t.SessionID, err)
+	}
+	defer f.Abort()
+	w := bufio.NewWriterSize(f, 1<<20)
+	var size int64
+	lines := 0
+	_, err = checkpoint.ForEachLine(r.repo, *t.stream, func(line []byte) error {
+		size += int64(len(line)) + 1
+		lines++
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+		return w.WriteByte('\n')
+	})
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = f.Commit(t.Path)
+	}
+	if err != nil {
+		return fmt.Errorf("write transcript of %s: %w", t.SessionID, err)
+	}
+	err = r.sessions.Update(t.SessionID, func(st *session.State, exists bool) error {
+		if !exists {
+			return errNoState
+		}
+		st.ShadowTranscript = nil
+		st.TranscriptCursor = cutCursor(st.AgentType, t.Path, translog.Prefix{Lines: lines, Offset: size})
+		return nil
+	})
+	if err != nil && err != errNoState {
+		return fmt.Errorf("update session %s: %w", t.SessionID, err)
+	}
+	return nil
+}
+
+// streamable reports whether the stored transcript of a committed slot
+// can be written back one chunk at a time: it is JSONL (its first chunk
+// says so) and the target file is absent, so that an undo point records
+// no more than its absence.
+func (r *Rewinder) streamable(s checkpoint.Stored, path string) bool {
+	if len(s.Chunks) == 0 || path == "" {
+		return false
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	jsonl := false
+	_, _ = checkpoint.ForEachLine(r.repo, checkpoint.Stored{Chunks: s.Chunks[:1]}, func([]byte) error {
+		jsonl = true
+		return errStop
+	})
+	return jsonl
+}

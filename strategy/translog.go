@@ -1,0 +1,186 @@
+package strategy
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/condensed"
+	"github.com/entirecli/entire/internal/translog"
+)
+
+// maxCondensedFile bounds the condensed.File a condensation
+// writes: a scope whose condensed transcript is larger (prompts of many
+// megabytes) is explained from the stored transcript instead.
+const maxCondensedFile = 8 << 20
+
+// transcriptLog returns a session's local transcript logs.
+func (m *ManualCommit) transcriptLog(sessionID string) *translog.Log {
+	return translog.New(m.env.Repo.CommonDir, sessionID)
+}
+
+// noteStored records in the session's local logs what storeSource just
+// stored: ts, after prev (nil: stored from the start), from src. For a
+// JSONL transcript that is the condensed-entry records of the new lines
+// (for the summary a condensation writes) and the hash of the raw source
+// prefix ts stands for (for a rewind to cut the live file back instead of
+// rewriting it); a JSON document is stored whole at every step and gets
+// neither. Failures only cost the read paths their shortcut: they are
+// logged.
+func (m *ManualCommit) noteStored(sessionID string, prev, ts *checkpoint.TranscriptState, src *transcriptSource) {
+	log := m.transcriptLog(sessionID)
+	if src.doc != nil || ts == nil {
+		if err := log.Remove(); err != nil {
+			m.env.Log.Warn("transcript log", "error", err)
+		}
+		return
+	}
+	reset := prev == nil
+	if !reset && len(src.lines) == 0 {
+		return
+	}
+	first := 0
+	if !reset {
+		first = prev.Lines
+	}
+	p := condensed.LineParser{First: first}
+	var recs []condensed.Record
+	for rest := src.lines; len(rest) > 0; {
+		line, tail, _ := bytes.Cut(rest, []byte{'\n'})
+		recs = p.Line(line, recs)
+		rest = tail
+	}
+	if p.Lines() == ts.Lines {
+		if recs == nil {
+			recs = []condensed.Record{}
+		}
+		data, err := json.Marshal(recs)
+		if err == nil {
+			err = log.AddBatch(translog.Batch{From: first, To: ts.Lines, Offset: ts.SourceOffset, Records: data}, reset)
+		}
+		if err != nil {
+			m.env.Log.Warn("transcript log", "error", err)
+		}
+	}
+	var base *translog.Prefix
+	if !reset {
+		pr, ok := log.FindPrefix(prev.ContentHash, prev.SourceOffset)
+		if !ok {
+			return // the prefix's hash is unknown: no record until the next store from the start
+		}
+		base = &pr
+	}
+	pr, err := translog.Extend(src.path, base, ts.SourceOffset)
+	if err == nil {
+		err = m.addPrefix(log, pr, ts, reset)
+	}
+	if err != nil {
+		m.env.Log.Warn("transcript log", "error", err)
+	}
+}
+
+// addPrefix records that ts stands for the raw prefix pr.
+func (m *ManualCommit) addPrefix(log *translog.Log, pr translog.Prefix, ts *checkpoint.TranscriptState, reset bool) error {
+	state, err := json.Marshal(ts)
+	if err != nil {
+		return err
+	}
+	pr.ContentHash, pr.Lines, pr.State = ts.ContentHash, ts.Lines, state
+	return log.AddPrefix(pr, reset)
+}
+
+// noteRewritten records that after, the stored transcript before redacted
+// again under the rules in force (underCurrentRules), stands for the same
+// raw prefix.
+func (m *ManualCommit) noteRewritten(sessionID string, before, after *checkpoint.TranscriptState) {
+	if before == nil || after == nil || before.ContentHash == after.ContentHash {
+		return
+	}
+	log := m.transcriptLog(sessionID)
+	if pr, ok := log.FindPrefix(before.ContentHash, before.SourceOffset); ok {
+		if err := m.addPrefix(log, pr, after, false); err != nil {
+			m.env.Log.Warn("transcript log", "error", err)
+		}
+	}
+}
+
+// condensedFile returns the condensed.File of a checkpoint scope
+// starting at line start of the stored transcript ts, from the session's
+// local log of condensed entries; nil when the log does not cover exactly
+// the stored lines from start on (a session older than the log, a JSON
+// document, a log lost), or the result is over maxCondensedFile.
+// redactAgain redacts the entries' texts under the rules in force: the
+// stored transcript was redacted again under rules that changed since its
+// lines were logged.
+func (m *ManualCommit) condensedFile(sessionID string, ts *checkpoint.TranscriptState, start int, redactAgain bool) []byte {
+	if ts == nil || ts.ContentHash == "" {
+		return nil
+	}
+	bs, err := m.transcriptLog(sessionID).Batches()
+	if err != nil {
+		return nil
+	}
+	raws, ok := translog.Contiguous(bs, start, ts.Lines, ts.SourceOffset)
+	if !ok {
+		return nil
+	}
+	var recs []condensed.Record
+	for _, raw := range raws {
+		var batch []condensed.Record
+		if json.Unmarshal(raw, &batch) != nil {
+			return nil
+		}
+		recs = append(recs, batch...)
+	}
+	entries := condensed.Entries(recs, start)
+	if redactAgain {
+		for i := range entries {
+			entries[i].Text = m.env.Redactor.Text(entries[i].Text)
+		}
+	}
+	data, err := condensed.Encode(ts.ContentHash, start, entries)
+	if err != nil || len(data) > maxCondensedFile {
+		return nil
+	}
+	return data
+}
+
+// pruneLog drops from the session's log of condensed entries the records
+// of lines before keep (the start of the scope just condensed, which a
+// finalization of its checkpoint still reads).
+func (m *ManualCommit) pruneLog(sessionID string, keep int) {
+	log := m.transcriptLog(sessionID)
+	bs, err := log.Batches()
+	if err != nil || len(bs) == 0 {
+		return
+	}
+	last := bs[len(bs)-1]
+	raws, ok := translog.Contiguous(bs, keep, last.To, last.Offset)
+	if !ok {
+		_ = log.ReplaceBatches(nil)
+		return
+	}
+	if len(bs) == 1 && bs[0].From == keep {
+		return
+	}
+	kept := []condensed.Record{}
+	for _, raw := range raws {
+		var batch []condensed.Record
+		if json.Unmarshal(raw, &batch) != nil {
+			_ = log.ReplaceBatches(nil)
+			return
+		}
+		for _, r := range batch {
+			if r.Line >= keep {
+				kept = append(kept, r)
+			}
+		}
+	}
+	data, err := json.Marshal(kept)
+	if err != nil {
+		return
+	}
+	if err := log.ReplaceBatches([]translog.Batch{{From: keep, To: last.To, Offset: last.Offset, Records: data}}); err != nil {
+		m.env.Log.Warn("transcript log", "error", err)
+	}
+}

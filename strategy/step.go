@@ -467,6 +467,7 @@ func (m *ManualCommit) storeStream(st *session.State, src *transcriptSource) (*c
 	if err != nil {
 		return nil, err
 	}
+	note := newStoredNote(prev)
 	for {
 		window, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -483,6 +484,7 @@ func (m *ManualCommit) storeStream(st *session.State, src *transcriptSource) (*c
 		if err := app.Write(lines); err != nil {
 			return nil, err
 		}
+		note.add(lines)
 	}
 	ts, err := app.Close()
 	if err != nil {
@@ -496,6 +498,7 @@ func (m *ManualCommit) storeStream(st *session.State, src *transcriptSource) (*c
 	if err := ts.SetSource(src.path, src.end); err != nil {
 		return nil, err
 	}
+	m.finishNote(st.SessionID, note, prev, ts, src.path)
 	return ts, nil
 }
 

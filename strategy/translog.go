@@ -28,51 +28,80 @@ func (m *ManualCommit) transcriptLog(sessionID string) *translog.Log {
 // neither. Failures only cost the read paths their shortcut: they are
 // logged.
 func (m *ManualCommit) noteStored(sessionID string, prev, ts *checkpoint.TranscriptState, src *transcriptSource) {
-	log := m.transcriptLog(sessionID)
 	if src.doc != nil || ts == nil {
-		if err := log.Remove(); err != nil {
+		if err := m.transcriptLog(sessionID).Remove(); err != nil {
 			m.env.Log.Warn("transcript log", "error", err)
 		}
 		return
 	}
-	reset := prev == nil
-	if !reset && len(src.lines) == 0 {
-		return
+	n := newStoredNote(prev)
+	n.add(src.lines)
+	m.finishNote(sessionID, n, prev, ts, src.path)
+}
+
+// storedNote gathers, line by line as a store writes them, the
+// condensed-entry records noteStored logs, so that a store fed window by
+// window (storeStream) logs the same as one given every line at once.
+type storedNote struct {
+	p     condensed.LineParser
+	recs  []condensed.Record
+	first int
+	reset bool
+	lines bool // some line was added
+}
+
+// newStoredNote starts the note of a store after prev (nil: from the
+// start).
+func newStoredNote(prev *checkpoint.TranscriptState) *storedNote {
+	n := &storedNote{reset: prev == nil}
+	if prev != nil {
+		n.first = prev.Lines
 	}
-	first := 0
-	if !reset {
-		first = prev.Lines
-	}
-	p := condensed.LineParser{First: first}
-	var recs []condensed.Record
-	for rest := src.lines; len(rest) > 0; {
+	n.p = condensed.LineParser{First: n.first}
+	return n
+}
+
+// add parses redacted complete lines, in the order they are stored.
+func (n *storedNote) add(lines []byte) {
+	for rest := lines; len(rest) > 0; {
 		line, tail, _ := bytes.Cut(rest, []byte{'\n'})
-		recs = p.Line(line, recs)
+		n.recs = n.p.Line(line, n.recs)
+		n.lines = true
 		rest = tail
 	}
-	if p.Lines() == ts.Lines {
+}
+
+// finishNote logs note n of the store that made ts after prev from the
+// source file path.
+func (m *ManualCommit) finishNote(sessionID string, n *storedNote, prev, ts *checkpoint.TranscriptState, path string) {
+	if !n.reset && !n.lines {
+		return
+	}
+	log := m.transcriptLog(sessionID)
+	if n.p.Lines() == ts.Lines {
+		recs := n.recs
 		if recs == nil {
 			recs = []condensed.Record{}
 		}
 		data, err := json.Marshal(recs)
 		if err == nil {
-			err = log.AddBatch(translog.Batch{From: first, To: ts.Lines, Offset: ts.SourceOffset, Records: data}, reset)
+			err = log.AddBatch(translog.Batch{From: n.first, To: ts.Lines, Offset: ts.SourceOffset, Records: data}, n.reset)
 		}
 		if err != nil {
 			m.env.Log.Warn("transcript log", "error", err)
 		}
 	}
 	var base *translog.Prefix
-	if !reset {
+	if !n.reset {
 		pr, ok := log.FindPrefix(prev.ContentHash, prev.SourceOffset)
 		if !ok {
 			return // the prefix's hash is unknown: no record until the next store from the start
 		}
 		base = &pr
 	}
-	pr, err := translog.Extend(src.path, base, ts.SourceOffset)
+	pr, err := translog.Extend(path, base, ts.SourceOffset)
 	if err == nil {
-		err = m.addPrefix(log, pr, ts, reset)
+		err = m.addPrefix(log, pr, ts, n.reset)
 	}
 	if err != nil {
 		m.env.Log.Warn("transcript log", "error", err)

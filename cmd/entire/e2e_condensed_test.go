@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -48,5 +49,44 @@ func TestExplainCondensedSummary(t *testing.T) {
 		if again != view {
 			t.Errorf("checkpoint %s explained from condensed.json:\n%s\nfrom the transcript:\n%s", id, view, again)
 		}
+	}
+}
+
+// A turn that appends more than checkpoint.SourceWindow is stored window
+// by window (storeStream); its lines still reach the local log, so the
+// condensation writes condensed.json for a scope that spans it, and explain
+// shows from it what it shows from the stored transcript.
+func TestExplainCondensedSummaryAfterWindowedStore(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	r.playTurn("write the first file", map[string]string{"a.txt": "a\n"})
+	big := strings.Repeat("output line of a long build\n", 120_000) // ~3.4 MB
+	r.turnWith("run the long build", map[string]string{"b.txt": "b\n"}, func() {
+		for i := range 3 {
+			r.appendTranscript(map[string]any{"type": "user", "uuid": fmt.Sprintf("big-%d", i), "message": map[string]any{
+				"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("toolu_big_%d", i), "content": big}},
+			}})
+		}
+	})
+	id := r.commitAll("both")
+	raw := gittest.Git(t, r.dir, "cat-file", "blob", cpPath(id, "0/"+explain.CondensedFile))
+	var c explain.Condensed
+	if err := json.Unmarshal([]byte(raw), &c); err != nil || len(c.Entries) == 0 {
+		t.Fatalf("%s of %s: %v %.200q", explain.CondensedFile, id, err, raw)
+	}
+	view, errOut, code := r.entire("explain", "--checkpoint", id, "--no-pager")
+	if code != 0 {
+		t.Fatalf("explain: %d %s", code, errOut)
+	}
+	c.ContentHash = "sha256:stale"
+	stale, _ := json.Marshal(c)
+	addMetadata(t, r.dir, map[string]string{id[:2] + "/" + id[2:] + "/0/" + explain.CondensedFile: string(stale)})
+	again, errOut, code := r.entire("explain", "--checkpoint", id, "--no-pager")
+	if code != 0 {
+		t.Fatalf("explain: %d %s", code, errOut)
+	}
+	if again != view || !strings.Contains(view, "run the long build") {
+		t.Errorf("explained from condensed.json:\n%s\nfrom the transcript:\n%s", view, again)
 	}
 }

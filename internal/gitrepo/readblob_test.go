@@ -44,3 +44,14 @@ func TestReadBlobLooseAndPacked(t *testing.T) {
 		t.Errorf("packed ReadBlob: %v %q", err, got)
 	}
 }
+
+func TestHashObjectMatchesGit(t *testing.T) {
+	t.Parallel()
+	for _, data := range [][]byte{nil, []byte("hello\n"), bytes.Repeat([]byte("x"), 70_000)} {
+		for _, typ := range []plumbing.ObjectType{plumbing.BlobObject, plumbing.TreeObject, plumbing.CommitObject} {
+			if got, want := HashObject(typ, data), plumbing.ComputeHash(typ, data); got != want {
+				t.Errorf("HashObject(%s, %d bytes) = %s, want %s", typ, len(data), got, want)
+			}
+		}
+	}
+}

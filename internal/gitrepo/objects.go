@@ -27,12 +27,15 @@ const streamAbove = 1 << 20
 // transcripts (10.9 MB) its default level runs at 152 MB/s for a 5.13x
 // ratio, where the standard library's compress/zlib runs at 65 MB/s for
 // 5.27x; its level 2 runs at 244 MB/s for 4.52x (the standard library's:
-// 129 MB/s). See BenchmarkDeflate. Every object gets the default level
-// (5). Transcript chunks were once written at level 2 to save the Stop
-// hook time, but on the shared bench's large scenario (120 MB transcript)
-// that made the run's .git growth 59.4 MB against 56.2 MB at level 5, over
-// the 1.2x of plain git's (48.5 MB) the storage target allows, for 16 ms
-// of a 272 ms stop.
+// 129 MB/s). See BenchmarkDeflate. Objects get the default level (5)
+// until a Repo has written deflateFastAfter bytes, and level 2 from then
+// on. A turn's transcript (6 MB a turn on the shared bench's large
+// scenario) is stored small: at level 2 throughout, that run's .git growth
+// was 59.4 MB against 56.2 MB at level 5, over the 1.2x of plain git's
+// (48.5 MB) the storage target allows, for 16 ms of a 272 ms stop. A hook
+// storing far more at once (a 60 MB tool result, a turn that added 75 MB)
+// is kept under its time bound instead: level 5 costs it about 0.4 s more.
+const deflateFastAfter = 16 << 20
 
 // HasObject reports whether the object h exists (loose or packed).
 func (r *Repo) HasObject(h plumbing.Hash) bool {
@@ -247,7 +250,11 @@ func (r *Repo) writeLoose(t plumbing.ObjectType, src io.Reader, size int64) (plu
 	}
 	defer tmp.Abort()
 
-	zw, err := zlib.NewWriterLevel(tmp, zlib.DefaultCompression)
+	level := zlib.DefaultCompression
+	if r.deflated.Add(size) > deflateFastAfter {
+		level = 2
+	}
+	zw, err := zlib.NewWriterLevel(tmp, level)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -54,6 +55,9 @@ type Repo struct {
 	// refLockWait bounds the wait for a ref lock; zero means
 	// refLockTimeout (tests shorten it).
 	refLockWait time.Duration
+	// deflated counts the bytes of the objects this Repo wrote (see
+	// deflateFastAfter).
+	deflated atomic.Int64
 }
 
 // Options tells Open how to find the repository.

@@ -438,7 +438,16 @@ func (m *ManualCommit) storeSource(st *session.State, src *transcriptSource) (*c
 	if src.restart {
 		prev = nil
 	}
+	// The lines are parsed for the local log while they are stored: both
+	// only read them, and each costs about as much as the other.
+	note := newStoredNote(prev)
+	parsed := make(chan struct{})
+	go func() {
+		defer close(parsed)
+		note.add(src.lines)
+	}()
 	ts, err := checkpoint.AppendJSONL(m.env.Repo, prev, src.lines)
+	<-parsed
 	if err != nil {
 		return nil, err
 	}
@@ -448,7 +457,7 @@ func (m *ManualCommit) storeSource(st *session.State, src *transcriptSource) (*c
 	if err := ts.SetSource(src.path, src.end); err != nil {
 		return nil, err
 	}
-	m.noteStored(st.SessionID, prev, ts, src)
+	m.finishNote(st.SessionID, note, prev, ts, src.path)
 	return ts, nil
 }
 
@@ -467,7 +476,24 @@ func (m *ManualCommit) storeStream(st *session.State, src *transcriptSource) (*c
 	if err != nil {
 		return nil, err
 	}
+	// Each window's redacted lines are parsed for the local log on another
+	// goroutine while the next window is read and stored; the appender
+	// keeps the bytes it is given unchanged, and so does the parser.
 	note := newStoredNote(prev)
+	windows := make(chan []byte, 2)
+	parsed := make(chan struct{})
+	go func() {
+		defer close(parsed)
+		for lines := range windows {
+			note.add(lines)
+		}
+	}()
+	defer func() {
+		if windows != nil {
+			close(windows)
+			<-parsed
+		}
+	}()
 	for {
 		window, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -484,8 +510,11 @@ func (m *ManualCommit) storeStream(st *session.State, src *transcriptSource) (*c
 		if err := app.Write(lines); err != nil {
 			return nil, err
 		}
-		note.add(lines)
+		windows <- lines
 	}
+	close(windows)
+	windows = nil
+	<-parsed
 	ts, err := app.Close()
 	if err != nil {
 		return nil, err

@@ -25,31 +25,39 @@ func TestExplainCondensedSummary(t *testing.T) {
 	r.playTurn("write the third file", map[string]string{"c.txt": "c\n"})
 	second := r.commitAll("second")
 	for _, id := range []string{first, second} {
-		raw := gittest.Git(t, r.dir, "cat-file", "blob", cpPath(id, "0/"+explain.CondensedFile))
-		var c explain.Condensed
-		if err := json.Unmarshal([]byte(raw), &c); err != nil || len(c.Entries) == 0 {
-			t.Fatalf("%s of %s: %v %q", explain.CondensedFile, id, err, raw)
-		}
-		view, errOut, code := r.entire("explain", "--checkpoint", id, "--no-pager")
-		if code != 0 {
-			t.Fatalf("explain: %d %s", code, errOut)
-		}
+		view := explainedAlikeWithoutSummary(t, r, id)
 		if id == second && (strings.Contains(view, "write the first file") || !strings.Contains(view, "write the third file")) {
 			t.Errorf("the second checkpoint's scope:\n%s", view)
 		}
-		// The same checkpoint with a stale condensed.json is explained
-		// from its stored transcript.
-		c.ContentHash = "sha256:stale"
-		stale, _ := json.Marshal(c)
-		addMetadata(t, r.dir, map[string]string{id[:2] + "/" + id[2:] + "/0/" + explain.CondensedFile: string(stale)})
-		again, errOut, code := r.entire("explain", "--checkpoint", id, "--no-pager")
-		if code != 0 {
-			t.Fatalf("explain: %d %s", code, errOut)
-		}
-		if again != view {
-			t.Errorf("checkpoint %s explained from condensed.json:\n%s\nfrom the transcript:\n%s", id, view, again)
-		}
 	}
+}
+
+// explainedAlikeWithoutSummary checks that checkpoint id has a
+// condensed.json with entries and that explain shows the same from it as
+// from the stored transcript (the checkpoint with a stale condensed.json,
+// which explain ignores), and returns what it showed.
+func explainedAlikeWithoutSummary(t *testing.T, r *sessionRepo, id string) string {
+	t.Helper()
+	raw := gittest.Git(t, r.dir, "cat-file", "blob", cpPath(id, "0/"+explain.CondensedFile))
+	var c explain.Condensed
+	if err := json.Unmarshal([]byte(raw), &c); err != nil || len(c.Entries) == 0 {
+		t.Fatalf("%s of %s: %v %.200q", explain.CondensedFile, id, err, raw)
+	}
+	view, errOut, code := r.entire("explain", "--checkpoint", id, "--no-pager")
+	if code != 0 {
+		t.Fatalf("explain: %d %s", code, errOut)
+	}
+	c.ContentHash = "sha256:stale"
+	stale, _ := json.Marshal(c)
+	addMetadata(t, r.dir, map[string]string{id[:2] + "/" + id[2:] + "/0/" + explain.CondensedFile: string(stale)})
+	again, errOut, code := r.entire("explain", "--checkpoint", id, "--no-pager")
+	if code != 0 {
+		t.Fatalf("explain: %d %s", code, errOut)
+	}
+	if again != view {
+		t.Errorf("checkpoint %s explained from condensed.json:\n%s\nfrom the transcript:\n%s", id, view, again)
+	}
+	return view
 }
 
 // A turn that appends more than checkpoint.SourceWindow is stored window
@@ -70,23 +78,7 @@ func TestExplainCondensedSummaryAfterWindowedStore(t *testing.T) {
 		}
 	})
 	id := r.commitAll("both")
-	raw := gittest.Git(t, r.dir, "cat-file", "blob", cpPath(id, "0/"+explain.CondensedFile))
-	var c explain.Condensed
-	if err := json.Unmarshal([]byte(raw), &c); err != nil || len(c.Entries) == 0 {
-		t.Fatalf("%s of %s: %v %.200q", explain.CondensedFile, id, err, raw)
-	}
-	view, errOut, code := r.entire("explain", "--checkpoint", id, "--no-pager")
-	if code != 0 {
-		t.Fatalf("explain: %d %s", code, errOut)
-	}
-	c.ContentHash = "sha256:stale"
-	stale, _ := json.Marshal(c)
-	addMetadata(t, r.dir, map[string]string{id[:2] + "/" + id[2:] + "/0/" + explain.CondensedFile: string(stale)})
-	again, errOut, code := r.entire("explain", "--checkpoint", id, "--no-pager")
-	if code != 0 {
-		t.Fatalf("explain: %d %s", code, errOut)
-	}
-	if again != view || !strings.Contains(view, "run the long build") {
-		t.Errorf("explained from condensed.json:\n%s\nfrom the transcript:\n%s", view, again)
+	if view := explainedAlikeWithoutSummary(t, r, id); !strings.Contains(view, "run the long build") {
+		t.Errorf("the windowed turn is not explained:\n%s", view)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // FastStatus is how Status avoids scanning the whole work tree: git runs
@@ -35,8 +34,7 @@ var errIndexBusy = errors.New("private index is locked")
 
 // fastStatus runs the status of Status on the private index.
 func (r *Repo) fastStatus(ctx context.Context, fs *FastStatus) ([]StatusEntry, error) {
-	copied, err := r.syncPrivateIndex(ctx, fs.IndexFile)
-	if err != nil {
+	if err := r.syncPrivateIndex(ctx, fs.IndexFile); err != nil {
 		return nil, err
 	}
 	// The untracked cache is kept for the flags of the configured
@@ -48,27 +46,8 @@ func (r *Repo) fastStatus(ctx context.Context, fs *FastStatus) ([]StatusEntry, e
 	} else {
 		args = append(args, "-c", "core.fsmonitor=false")
 	}
-	// Git writes the private index (its cache extensions and the
-	// monitor's token; it is nobody else's) when it is a fresh copy, and
-	// otherwise at most every privateIndexWriteEvery: on 100k files the
-	// write is 26 ms of a 70 ms status. Between writes the token stays
-	// where it was, and the watcher answers with every path changed since:
-	// the few files a session touches, which git checks again.
-	// It is also written when the monitor came or went since the last
-	// write: a token is kept only by a write with the monitor on.
-	mode := "plain\n"
-	if fs.FSMonitor != "" {
-		mode = "monitor\n"
-	}
-	modeFile := fs.IndexFile + ".mode"
-	write := copied || !writtenWithin(fs.IndexFile, privateIndexWriteEvery)
-	if !write {
-		last, err := os.ReadFile(modeFile)
-		write = err != nil || string(last) != mode
-	}
-	if !write {
-		args = append([]string{"--no-optional-locks"}, args...)
-	}
+	// No --no-optional-locks: git must write the private index (its
+	// cache extensions and the monitor's token); it is nobody else's.
 	args = append(args, "status", "--porcelain=v1", "-z", "-uall", "--no-renames", "--ignore-submodules=all")
 	g := r.Runner()
 	g.Set = []string{"GIT_INDEX_FILE=" + fs.IndexFile}
@@ -76,21 +55,7 @@ func (r *Repo) fastStatus(ctx context.Context, fs *FastStatus) ([]StatusEntry, e
 	if err != nil {
 		return nil, fmt.Errorf("git status (private index): %w", err)
 	}
-	if write {
-		// Best effort: a lost mode costs one more write.
-		_ = os.WriteFile(modeFile, []byte(mode), 0o600)
-	}
 	return ParseStatus(out)
-}
-
-// privateIndexWriteEvery is how long a status on the private index leaves
-// it unwritten after it was last written.
-const privateIndexWriteEvery = time.Minute
-
-// writtenWithin reports whether file was modified less than d ago.
-func writtenWithin(file string, d time.Duration) bool {
-	fi, err := os.Stat(file)
-	return err == nil && time.Since(fi.ModTime()) < d
 }
 
 // indexStamp identifies one version of an index file.
@@ -103,29 +68,29 @@ func indexStamp(fi os.FileInfo) string {
 // own lock of the private index (private+".lock"), so that a git status
 // running on the old copy does not write it back over the new one (git
 // checks the file it read is unchanged before it writes).
-func (r *Repo) syncPrivateIndex(ctx context.Context, private string) (copied bool, err error) {
+func (r *Repo) syncPrivateIndex(ctx context.Context, private string) error {
 	user := filepath.Join(r.GitDir, "index")
 	fi, err := os.Stat(user)
 	if err != nil {
-		return false, fmt.Errorf("user index: %w", err)
+		return fmt.Errorf("user index: %w", err)
 	}
 	stamp := indexStamp(fi)
 	stampFile := private + ".src"
 	if b, err := os.ReadFile(stampFile); err == nil && strings.TrimSpace(string(b)) == stamp {
 		if _, err := os.Stat(private); err == nil {
-			return false, nil
+			return nil
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(private), 0o700); err != nil {
-		return false, fmt.Errorf("private index: %w", err)
+		return fmt.Errorf("private index: %w", err)
 	}
 	lock := private + ".lock"
 	out, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, os.ErrExist) {
-		return false, errIndexBusy
+		return errIndexBusy
 	}
 	if err != nil {
-		return false, fmt.Errorf("private index: %w", err)
+		return fmt.Errorf("private index: %w", err)
 	}
 	done := false
 	defer func() {
@@ -136,25 +101,25 @@ func (r *Repo) syncPrivateIndex(ctx context.Context, private string) (copied boo
 	}()
 	in, err := os.Open(user)
 	if err != nil {
-		return false, fmt.Errorf("user index: %w", err)
+		return fmt.Errorf("user index: %w", err)
 	}
 	defer in.Close()
 	// The stamp of what is copied: the file may have been replaced since
 	// the first look.
 	if fi, err = in.Stat(); err != nil {
-		return false, fmt.Errorf("user index: %w", err)
+		return fmt.Errorf("user index: %w", err)
 	}
 	if _, err := io.Copy(out, in); err != nil {
-		return false, fmt.Errorf("copy the user index: %w", err)
+		return fmt.Errorf("copy the user index: %w", err)
 	}
 	if err := out.Close(); err != nil {
-		return false, fmt.Errorf("copy the user index: %w", err)
+		return fmt.Errorf("copy the user index: %w", err)
 	}
 	if err := os.Chtimes(lock, fi.ModTime(), fi.ModTime()); err != nil {
-		return false, fmt.Errorf("copy the user index: %w", err)
+		return fmt.Errorf("copy the user index: %w", err)
 	}
 	if err := os.Rename(lock, private); err != nil {
-		return false, fmt.Errorf("copy the user index: %w", err)
+		return fmt.Errorf("copy the user index: %w", err)
 	}
 	done = true
 	// Index format 4 compresses each path against the one before it: on
@@ -166,7 +131,7 @@ func (r *Repo) syncPrivateIndex(ctx context.Context, private string) (copied boo
 	g.Set = []string{"GIT_INDEX_FILE=" + private}
 	_, _ = g.Run(ctx, "update-index", "--index-version", "4")
 	if err := os.WriteFile(stampFile, []byte(indexStamp(fi)+"\n"), 0o600); err != nil {
-		return false, fmt.Errorf("private index stamp: %w", err)
+		return fmt.Errorf("private index stamp: %w", err)
 	}
-	return true, nil
+	return nil
 }

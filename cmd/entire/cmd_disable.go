@@ -350,6 +350,7 @@ func runUninstall(ctx context.Context, opts *disableOptions, repo *gitrepo.Repo)
 	if err := fswatch.Stop(watchDir); err != nil {
 		warn("%v", err)
 	}
+	repo.RemoveSharedIndexes(fswatch.IndexFile(watchDir))
 	if err := os.RemoveAll(watchDir); err != nil {
 		warn("remove the file watcher's state: %v", err)
 	}

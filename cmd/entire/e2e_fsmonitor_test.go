@@ -106,13 +106,25 @@ func TestE2EWatcherStatus(t *testing.T) {
 
 // TestE2EDisableStopsWatcher: `entire disable` makes the hooks no-ops, so
 // the work tree's watcher is asked to exit, and `--uninstall` removes its
-// state directory.
+// state directory and the private index's shared index, leaving the user's
+// own.
 func TestE2EDisableStopsWatcher(t *testing.T) {
 	t.Parallel()
 	r := newSessionRepo(t)
-	state := fswatch.StateDir(filepath.Join(r.dir, ".git"))
+	gitDir := filepath.Join(r.dir, ".git")
+	state := fswatch.StateDir(gitDir)
+	// A shared index of the user's own split index: never ours to remove.
+	users := filepath.Join(gitDir, "sharedindex.0123456789012345678901234567890123456789")
+	if err := os.WriteFile(users, []byte("theirs"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	r.playTurn("start it", map[string]string{"a.txt": "a\n"})
 	waitFor(t, "the watcher", func() bool { return fswatch.Running(state) })
+	r.playTurn("again", map[string]string{"b.txt": "b\n"})
+	ours, _ := filepath.Glob(filepath.Join(gitDir, "sharedindex.*"))
+	if len(ours) != 2 {
+		t.Fatalf("shared index files %v, want the user's and one of the private index", ours)
+	}
 
 	r.mustEntire("disable")
 	waitFor(t, "the watcher to exit", func() bool { return !fswatch.Running(state) })
@@ -120,5 +132,8 @@ func TestE2EDisableStopsWatcher(t *testing.T) {
 	r.mustEntire("disable", "--uninstall", "--force")
 	if _, err := os.Stat(state); !os.IsNotExist(err) {
 		t.Fatalf("the watcher's state survived --uninstall: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(gitDir, "sharedindex.*")); len(left) != 1 || left[0] != users {
+		t.Fatalf("after --uninstall the shared index files are %v, want only the user's", left)
 	}
 }

@@ -40,7 +40,7 @@ func (r *Repo) fastStatus(ctx context.Context, fs *FastStatus) ([]StatusEntry, e
 	// The untracked cache is kept for the flags of the configured
 	// status.showUntrackedFiles: "all" matches -uall, else git bypasses
 	// the cache.
-	args := []string{"-c", "core.untrackedCache=true", "-c", "status.showUntrackedFiles=all"}
+	args := append([]string{"-c", "core.untrackedCache=true", "-c", "status.showUntrackedFiles=all"}, splitIndexArgs...)
 	if fs.FSMonitor != "" {
 		args = append(args, "-c", "core.fsmonitor="+fs.FSMonitor, "-c", "core.fsmonitorHookVersion=2")
 	} else {
@@ -51,7 +51,9 @@ func (r *Repo) fastStatus(ctx context.Context, fs *FastStatus) ([]StatusEntry, e
 	args = append(args, "status", "--porcelain=v1", "-z", "-uall", "--no-renames", "--ignore-submodules=all")
 	g := r.Runner()
 	g.Set = []string{"GIT_INDEX_FILE=" + fs.IndexFile}
+	shared := sharedIndexes(r.GitDir)
 	out, err := g.Run(ctx, args...)
+	recordSharedIndexes(r.GitDir, fs.IndexFile+".shared", shared)
 	if err != nil {
 		return nil, fmt.Errorf("git status (private index): %w", err)
 	}
@@ -129,7 +131,7 @@ func (r *Repo) syncPrivateIndex(ctx context.Context, private string) error {
 	// copy stays in its own version.
 	g := r.Runner()
 	g.Set = []string{"GIT_INDEX_FILE=" + private}
-	_, _ = g.Run(ctx, "update-index", "--index-version", "4")
+	_, _ = g.Run(ctx, "-c", "core.splitIndex=false", "-c", "splitIndex.sharedIndexExpire=never", "update-index", "--index-version", "4")
 	if err := os.WriteFile(stampFile, []byte(indexStamp(fi)+"\n"), 0o600); err != nil {
 		return fmt.Errorf("private index stamp: %w", err)
 	}

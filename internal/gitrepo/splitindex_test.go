@@ -1,0 +1,69 @@
+package gitrepo
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// Shared index files our status runs create are recorded; once a newer one
+// of ours replaced one for longer than the grace period it is removed, and
+// a shared index that is not ours (the user's split index) is never
+// touched.
+func TestRecordSharedIndexesPrunesOnlyOurs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	list := filepath.Join(dir, "private.shared")
+	write := func(name string, age time.Duration) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		when := time.Now().Add(-age)
+		if err := os.Chtimes(p, when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exists := func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, name))
+		return err == nil
+	}
+
+	write("sharedindex.user", time.Hour) // the user's own
+	before := sharedIndexes(dir)
+	write("sharedindex.ours1", time.Minute)
+	recordSharedIndexes(dir, list, before)
+	if got := readLines(list); len(got) != 1 || !got["sharedindex.ours1"] {
+		t.Fatalf("recorded %v, want only sharedindex.ours1", got)
+	}
+
+	before = sharedIndexes(dir)
+	write("sharedindex.ours2", 0)
+	recordSharedIndexes(dir, list, before)
+	if exists("sharedindex.ours1") {
+		t.Error("the replaced shared index of ours was kept")
+	}
+	if !exists("sharedindex.ours2") || !exists("sharedindex.user") {
+		t.Error("the newest of ours or the user's shared index was removed")
+	}
+	if got := readLines(list); len(got) != 1 || !got["sharedindex.ours2"] {
+		t.Fatalf("recorded %v, want only sharedindex.ours2", got)
+	}
+
+	// A replaced one younger than the grace period stays for a status
+	// that may still read it.
+	before = sharedIndexes(dir)
+	write("sharedindex.ours3", 0)
+	recordSharedIndexes(dir, list, before)
+	if !exists("sharedindex.ours2") || !exists("sharedindex.ours3") {
+		t.Error("a shared index replaced within the grace period was removed")
+	}
+
+	r := &Repo{GitDir: dir}
+	r.RemoveSharedIndexes(filepath.Join(dir, "private"))
+	if exists("sharedindex.ours2") || exists("sharedindex.ours3") || !exists("sharedindex.user") {
+		t.Error("RemoveSharedIndexes must remove ours and only ours")
+	}
+}

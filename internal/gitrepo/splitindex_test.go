@@ -7,9 +7,8 @@ import (
 	"time"
 )
 
-// Shared index files our status runs create are recorded; once a newer one
-// of ours replaced one for longer than the grace period it is removed, and
-// a shared index that is not ours (the user's split index) is never
+// Shared index files our status runs create are recorded; one of ours is
+// removed as soon as a newer one of ours replaced it, and a shared index that is not ours (the user's split index) is never
 // touched.
 func TestRecordSharedIndexesPrunesOnlyOurs(t *testing.T) {
 	t.Parallel()
@@ -52,18 +51,16 @@ func TestRecordSharedIndexesPrunesOnlyOurs(t *testing.T) {
 		t.Fatalf("recorded %v, want only sharedindex.ours2", got)
 	}
 
-	// A replaced one younger than the grace period stays for a status
-	// that may still read it.
 	before = sharedIndexes(dir)
-	write("sharedindex.ours3", 0)
+	write("sharedindex.ours3", -time.Second) // written just now
 	recordSharedIndexes(dir, list, before)
-	if !exists("sharedindex.ours2") || !exists("sharedindex.ours3") {
-		t.Error("a shared index replaced within the grace period was removed")
+	if exists("sharedindex.ours2") || !exists("sharedindex.ours3") {
+		t.Error("a replaced shared index of ours was kept, or the newest removed")
 	}
 
 	r := &Repo{GitDir: dir}
 	r.RemoveSharedIndexes(filepath.Join(dir, "private"))
-	if exists("sharedindex.ours2") || exists("sharedindex.ours3") || !exists("sharedindex.user") {
+	if exists("sharedindex.ours3") || !exists("sharedindex.user") {
 		t.Error("RemoveSharedIndexes must remove ours and only ours")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -20,7 +21,22 @@ import (
 // `entire hooks fsmonitor` as git's fsmonitor hook (internal/fswatch). The
 // watcher is started by the hooks of a session (`entire hooks watch`,
 // detached) and exits on its own: idle, work tree removed, `entire
-// disable`. ENTIRE_FSMONITOR=0 turns all of it off (the plain status).
+// disable`. It is used when the repository's index is large
+// (watchIndexBytes); ENTIRE_FSMONITOR=0 turns all of it off (the plain
+// status), ENTIRE_FSMONITOR=1 on whatever the size.
+
+// watchIndexBytes is the size of the user's index from which the hooks use
+// the watcher: about 10k files. Below it git's own scan costs less than
+// the monitor's extra process (a small repository's hooks ran 8 ms slower
+// with it), and no watcher process is kept for the repository.
+const watchIndexBytes = 1 << 20
+
+// largeIndex reports whether the repository's index is watchIndexBytes or
+// more.
+func largeIndex(repo *gitrepo.Repo) bool {
+	fi, err := os.Stat(filepath.Join(repo.GitDir, "index"))
+	return err == nil && fi.Size() >= watchIndexBytes
+}
 
 // maxWatcherLog is the size past which the watcher's log starts afresh.
 const maxWatcherLog = 1 << 20
@@ -30,7 +46,15 @@ const maxWatcherLog = 1 << 20
 // are logged: the status then runs as it can (plain, or without the
 // monitor).
 func useWatcher(senv *strategy.Env, start bool) {
-	if senv.Getenv != nil && senv.Getenv("ENTIRE_FSMONITOR") == "0" {
+	force := ""
+	if senv.Getenv != nil {
+		force = senv.Getenv("ENTIRE_FSMONITOR")
+	}
+	if force == "0" {
+		return
+	}
+	repo := senv.Repo
+	if force != "1" && !largeIndex(repo) {
 		return
 	}
 	if runtime.GOOS != "linux" {
@@ -38,7 +62,6 @@ func useWatcher(senv *strategy.Env, start bool) {
 		// would need a descriptor per file of the tree.
 		return
 	}
-	repo := senv.Repo
 	stateDir := fswatch.StateDir(repo.GitDir)
 	fs := &gitrepo.FastStatus{IndexFile: fswatch.IndexFile(stateDir)}
 	repo.FastStatus = fs

@@ -34,6 +34,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func TestE2EWatcherStatus(t *testing.T) {
 	t.Parallel()
 	r := newSessionRepo(t)
+	r.env = append(r.env, "ENTIRE_FSMONITOR=1") // a small repository
 	gitDir := filepath.Join(r.dir, ".git")
 	state := fswatch.StateDir(gitDir)
 	index0, err := os.ReadFile(filepath.Join(gitDir, "index"))
@@ -111,6 +112,7 @@ func TestE2EWatcherStatus(t *testing.T) {
 func TestE2EDisableStopsWatcher(t *testing.T) {
 	t.Parallel()
 	r := newSessionRepo(t)
+	r.env = append(r.env, "ENTIRE_FSMONITOR=1") // a small repository
 	gitDir := filepath.Join(r.dir, ".git")
 	state := fswatch.StateDir(gitDir)
 	// A shared index of the user's own split index: never ours to remove.
@@ -135,5 +137,22 @@ func TestE2EDisableStopsWatcher(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(gitDir, "sharedindex.*")); len(left) != 1 || left[0] != users {
 		t.Fatalf("after --uninstall the shared index files are %v, want only the user's", left)
+	}
+}
+
+// TestE2ESmallRepoRunsPlainStatus: below about 10k files git's own scan is
+// cheaper than the monitor, so a small repository's hooks start no
+// watcher and keep no private index.
+func TestE2ESmallRepoRunsPlainStatus(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	state := fswatch.StateDir(filepath.Join(r.dir, ".git"))
+	r.playTurn("small", map[string]string{"a.txt": "a\n"})
+	r.playTurn("still small", map[string]string{"b.txt": "b\n"})
+	if fswatch.Running(state) {
+		t.Error("a watcher runs for a small repository")
+	}
+	if _, err := os.Stat(fswatch.IndexFile(state)); !os.IsNotExist(err) {
+		t.Errorf("a small repository got a private index: %v", err)
 	}
 }

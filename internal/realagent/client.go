@@ -114,6 +114,10 @@ func NewEnv(t testing.TB, srv *Server, pathDirs []string, trusted ...string) *En
 		// variable. One process instead of two halves each launch's start
 		// (about 0.65 s of CPU) and changes nothing the hooks see.
 		"GEMINI_CLI_NO_RELAUNCH=true",
+		// The hooks' work-tree watcher serves repositories of about 10k
+		// files and more; the tier's are small, and the real clients must
+		// run the hooks the way large repositories do.
+		"ENTIRE_FSMONITOR=1",
 		"CI=", // Gemini CLI changes its UI under CI; the test's own CI must not leak in
 	}
 	env.writeGeminiHome(t, trusted)

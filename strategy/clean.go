@@ -10,6 +10,7 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/translog"
 )
 
 // Orphans are the items `entire clean` removes (SPEC 5.7), each list
@@ -193,6 +194,9 @@ func DeleteOrphans(ctx context.Context, repo *gitrepo.Repo, store *session.Store
 		if err := store.Delete(id); err != nil {
 			failed = append(failed, fmt.Sprintf("session state %s: %v", id, err))
 			continue
+		}
+		if err := translog.New(repo.CommonDir, id).Remove(); err != nil {
+			failed = append(failed, fmt.Sprintf("transcript log %s: %v", id, err))
 		}
 		done.Sessions = append(done.Sessions, id)
 	}

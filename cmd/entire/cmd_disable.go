@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/entirecli/entire/internal/fswatch"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/settings"
+	"github.com/entirecli/entire/internal/translog"
 	"github.com/entirecli/entire/notes"
 	"github.com/entirecli/entire/strategy/rewind"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -345,6 +347,9 @@ func runUninstall(ctx context.Context, opts *disableOptions, repo *gitrepo.Repo)
 	}
 	if err := os.RemoveAll(plan.SessionDir); err != nil {
 		warn("remove session state: %v", err)
+	}
+	if err := os.RemoveAll(filepath.Join(repo.CommonDir, translog.DirName)); err != nil {
+		warn("remove the transcript logs: %v", err)
 	}
 	watchDir := fswatch.StateDir(repo.GitDir)
 	if err := fswatch.Stop(watchDir); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/settings"
+	"github.com/entirecli/entire/internal/translog"
 )
 
 // resetOptions holds the dependencies and flag values of `entire reset`.
@@ -218,4 +219,5 @@ func removeTransient(repo *gitrepo.Repo, st *session.State) {
 		root = filepath.Clean(st.WorktreePath)
 	}
 	_ = session.DeletePrePrompt(root, st.SessionID)
+	_ = translog.New(repo.CommonDir, st.SessionID).Remove()
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/translog"
 )
 
 // entire runs the built binary in the session repository.
@@ -77,6 +78,10 @@ func TestResetHead(t *testing.T) {
 	if len(shadow) != 1 || r.state("sess-1") == nil {
 		t.Fatalf("setup: branches %v", shadow)
 	}
+	logs := filepath.Join(r.dir, ".git", translog.DirName, "sess-1.*")
+	if m, _ := filepath.Glob(logs); len(m) == 0 {
+		t.Fatal("setup: the turn left no transcript log")
+	}
 
 	// No terminal and no --force: refuses, deletes nothing.
 	_, stderr, code := r.entire("reset")
@@ -103,6 +108,9 @@ func TestResetHead(t *testing.T) {
 	}
 	if len(r.shadowBranches()) != 0 || r.state("sess-1") != nil {
 		t.Errorf("reset --force left branches %v or the state", r.shadowBranches())
+	}
+	if m, _ := filepath.Glob(logs); len(m) != 0 {
+		t.Errorf("reset --force left the session's transcript logs %v", m)
 	}
 	if b, _ := os.ReadFile(filepath.Join(r.dir, "hello.txt")); string(b) != "hello\n" {
 		t.Errorf("reset touched the work tree: %q", b)

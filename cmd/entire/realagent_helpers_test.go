@@ -372,7 +372,9 @@ func (h *hookTimeLog) summary() (string, map[string]int) {
 }
 
 // transcriptOf returns the path of a client's transcript of a session
-// under HOME.
+// under HOME. Gemini CLI names a chat file by the minute it was opened: a
+// session resumed in a later minute has two files, and the newest one is
+// the one the client writes.
 func (r *liveRepo) transcriptOf(sessionID string) string {
 	r.t.Helper()
 	pattern := filepath.Join(r.env.Home, ".claude", "projects", "*", sessionID+".jsonl")
@@ -380,10 +382,19 @@ func (r *liveRepo) transcriptOf(sessionID string) string {
 		pattern = filepath.Join(r.env.Home, ".gemini", "tmp", "*", "chats", "session-*-"+sessionID[:8]+".jsonl")
 	}
 	m, _ := filepath.Glob(pattern)
-	if len(m) != 1 {
+	if len(m) == 0 || len(m) > 1 && !r.ag.gemini {
 		r.t.Fatalf("transcript of %s: %v", sessionID, m)
 	}
-	return m[0]
+	if len(m) > 1 {
+		r.t.Logf("session %s has %d chat files %v: the newest is its transcript", sessionID, len(m), m)
+	}
+	newest, newestTime := m[0], time.Time{}
+	for _, p := range m {
+		if fi, err := os.Stat(p); err == nil && fi.ModTime().After(newestTime) {
+			newest, newestTime = p, fi.ModTime()
+		}
+	}
+	return newest
 }
 
 // shadowTip returns the shadow branch of the repository's HEAD ("" when

@@ -31,22 +31,8 @@ const (
 // line: "{" alone, or one complete object with a `messages` key, is
 // FormatJSON; anything else FormatJSONL.
 func DetectFormat(content []byte) Format {
-	content = bytes.TrimLeft(content, " \t\r\n")
-	first := content
-	if i := bytes.IndexByte(content, '\n'); i >= 0 {
-		first = content[:i]
-	}
-	first = bytes.TrimSpace(first)
-	if string(first) == "{" {
+	if agent.IsMessagesDocument(content) {
 		return FormatJSON
-	}
-	if len(first) == len(bytes.TrimSpace(content)) {
-		// One line only: a compact document or a lone JSONL record.
-		if obj, err := agent.ParseObject(first); err == nil {
-			if _, ok := obj.Get("messages"); ok {
-				return FormatJSON
-			}
-		}
 	}
 	return FormatJSONL
 }

@@ -88,7 +88,7 @@ func ParseCounted(content []byte, start int) ([]Entry, int, error) {
 	}
 	var ro roles
 	ro.user, ro.assistant = agent.EntryRoles()
-	if isDocument(content) {
+	if agent.IsMessagesDocument(content) {
 		var doc struct {
 			Messages []line `json:"messages"`
 		}
@@ -225,30 +225,6 @@ func (r *records) entries() []Entry {
 		out = append(out, g...)
 	}
 	return out
-}
-
-// isDocument reports whether content is a single JSON document with a
-// "messages" array (Gemini CLI's session file) rather than JSONL: its first
-// line is a lone "{", or it is one line holding an object with "messages".
-func isDocument(content []byte) bool {
-	content = bytes.TrimLeft(content, " \t\r\n")
-	first := content
-	if i := bytes.IndexByte(content, '\n'); i >= 0 {
-		first = content[:i]
-	}
-	first = bytes.TrimSpace(first)
-	if string(first) == "{" {
-		return true
-	}
-	if len(first) != len(bytes.TrimSpace(content)) {
-		return false
-	}
-	obj, err := agent.ParseObject(first)
-	if err != nil {
-		return false
-	}
-	_, ok := obj.Get("messages")
-	return ok
 }
 
 // toolResultOnly reports, without decoding it, whether a JSONL line can

@@ -134,3 +134,63 @@ func TestPrefixMatch(t *testing.T) {
 		t.Error("a changed prefix matches")
 	}
 }
+
+// A live transcript that is a symbolic link is not cut (a cut would
+// shorten the link's target, which an undo does not give back): the
+// stored transcript is written back as before.
+func TestRewindDoesNotCutThroughSymlink(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t)
+	one := fx.step("one", map[string]string{"a.txt": "1"}, []string{`{"uuid":"u1"}`}, "", "")
+	recordPrefix(t, fx)
+	fx.step("two", map[string]string{"a.txt": "2"}, []string{`{"uuid":"u2"}`}, "", "")
+	target := filepath.Join(t.TempDir(), "target.jsonl")
+	data, _ := os.ReadFile(fx.transcript)
+	if err := os.WriteFile(target, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(fx.transcript); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, fx.transcript); err != nil {
+		t.Fatal(err)
+	}
+	plan := planTo(t, fx.rewinder(), one)
+	if len(plan.Transcripts) != 1 || plan.Transcripts[0].cut != nil {
+		t.Fatalf("a symlinked transcript is cut: %+v", plan.Transcripts)
+	}
+}
+
+// A transcript written to after the undo point saved it is not cut: the
+// undo point would not give back what was appended.
+func TestCutRefusesChangedTranscript(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t)
+	one := fx.step("one", map[string]string{"a.txt": "1"}, []string{`{"uuid":"u1"}`}, "", "")
+	recordPrefix(t, fx)
+	fx.step("two", map[string]string{"a.txt": "2"}, []string{`{"uuid":"u2"}`}, "", "")
+	rw := fx.rewinder()
+	plan := planTo(t, rw, one)
+	if len(plan.Transcripts) != 1 || plan.Transcripts[0].cut == nil {
+		t.Fatalf("plan does not cut the transcript: %+v", plan.Transcripts)
+	}
+	var b dataBuilder
+	if _, err := saveTranscripts(plan.Transcripts, &b); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(fx.transcript, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("{\"uuid\":\"u3\"}\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	before, _ := os.ReadFile(fx.transcript)
+	if err := rw.writeTranscripts(plan.Transcripts); err == nil {
+		t.Error("a transcript appended to after the undo point was cut")
+	}
+	if after, _ := os.ReadFile(fx.transcript); string(after) != string(before) {
+		t.Errorf("transcript changed to %q", after)
+	}
+}

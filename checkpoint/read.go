@@ -258,6 +258,33 @@ func (s *Session) File(name string) ([]byte, error) {
 	return s.repo.ReadBlob(f.Hash)
 }
 
+// maxContentHash bounds the content_hash.txt ContentHashIn reads
+// ("sha256:" and 64 hex digits, with room to spare).
+const maxContentHash = 256
+
+// ContentHashIn returns the content hash of the stored transcript of the
+// session slot tree t (its content_hash.txt, trimmed); "" when there is
+// none or the file is larger than any content hash (a crafted blob from a
+// teammate's push is not read).
+func ContentHashIn(repo *gitrepo.Repo, t *object.Tree) string {
+	e, err := t.FindEntry(ContentHashFile)
+	if err != nil {
+		return ""
+	}
+	if size, err := repo.ObjectSize(e.Hash); err != nil || size > maxContentHash {
+		return ""
+	}
+	b, err := repo.ReadBlob(e.Hash)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// ContentHash returns the content hash of the slot's stored transcript
+// (see ContentHashIn); "" when it has none.
+func (s *Session) ContentHash() string { return ContentHashIn(s.repo, s.tree) }
+
 // ReadJSON decodes the file name (a slash path) of the session slot into
 // v, as the package's ReadJSON does: an error wrapping
 // object.ErrFileNotFound when there is no such file, one wrapping

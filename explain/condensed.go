@@ -1,8 +1,6 @@
 package explain
 
 import (
-	"strings"
-
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/condensed"
 )
@@ -25,8 +23,7 @@ func condensedScope(s *checkpoint.Session) ([]Entry, bool) {
 	if m := s.Metadata; m.CheckpointTranscriptStart == 0 && m.TranscriptLinesAtStart > 0 {
 		return nil, false // a legacy scope, which depends on the transcript's length
 	}
-	hash, err := s.File(checkpoint.ContentHashFile)
-	if err != nil || c.ContentHash == "" || strings.TrimSpace(string(hash)) != c.ContentHash {
+	if c.ContentHash == "" || s.ContentHash() != c.ContentHash {
 		return nil, false
 	}
 	return c.Entries, true

@@ -218,23 +218,28 @@ func (r *Rewinder) stepCut(tree *object.Tree, p Point, st *session.State) (Trans
 	if p.IsTaskCheckpoint || st == nil || st.TranscriptPath == "" {
 		return Transcript{}, false
 	}
-	f, err := tree.File(checkpoint.MetadataDirPrefix + p.SessionID + "/" + checkpoint.ContentHashFile)
+	sub, err := tree.Tree(checkpoint.MetadataDirPrefix + p.SessionID)
 	if err != nil {
 		return Transcript{}, false
 	}
-	hash, err := r.repo.ReadBlob(f.Hash)
-	if err != nil {
-		return Transcript{}, false
-	}
-	cut := r.cutFor(p.SessionID, st.TranscriptPath, strings.TrimSpace(string(hash)))
+	cut := r.cutFor(p.SessionID, st.TranscriptPath, checkpoint.ContentHashIn(r.repo, sub))
 	if cut == nil {
 		return Transcript{}, false
 	}
-	t := Transcript{SessionID: p.SessionID, Path: st.TranscriptPath, Prompt: firstLine(st.FirstPrompt, 60), cut: cut}
-	if ag, err := agent.GetByAgentType(agent.AgentType(st.AgentType)); err == nil {
-		t.ResumeCommand = ag.FormatResumeCommand(p.SessionID)
-	}
+	t := liveTranscript(p.SessionID, st.TranscriptPath, agent.AgentType(st.AgentType), st.FirstPrompt)
+	t.cut = cut
 	return t, true
+}
+
+// liveTranscript returns the Transcript of a session restored in its live
+// file path (by a cut or a stream), with the resume hint of its agent and
+// first prompt.
+func liveTranscript(sessionID, path string, agentType agent.AgentType, firstPrompt string) Transcript {
+	t := Transcript{SessionID: sessionID, Path: path, Prompt: firstLine(firstPrompt, 60)}
+	if ag, err := agent.GetByAgentType(agentType); err == nil {
+		t.ResumeCommand = ag.FormatResumeCommand(sessionID)
+	}
+	return t
 }
 
 // writeStream writes a stored JSONL transcript to t.Path one chunk at a

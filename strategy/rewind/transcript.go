@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
@@ -155,26 +154,16 @@ func (r *Rewinder) checkpointTranscripts(id checkpoint.ID) ([]Transcript, error)
 		}
 		st, _ := r.sessions.Load(m.SessionID)
 		if st != nil && st.TranscriptPath != "" && st.AgentType == string(m.Agent) {
-			if hash, err := s.File(checkpoint.ContentHashFile); err == nil {
-				if cut := r.cutFor(m.SessionID, st.TranscriptPath, strings.TrimSpace(string(hash))); cut != nil {
-					t := Transcript{SessionID: m.SessionID, Path: st.TranscriptPath, cut: cut}
-					if ag, err := agent.GetByAgentType(m.Agent); err == nil {
-						t.ResumeCommand = ag.FormatResumeCommand(m.SessionID)
-					}
-					if ps := s.Prompts(); len(ps) > 0 {
-						t.Prompt = firstLine(ps[0], 60)
-					}
-					out = append(out, t)
-					continue
-				}
-			}
-			if stored := s.StoredTranscript(); r.streamable(stored, st.TranscriptPath) {
-				t := Transcript{SessionID: m.SessionID, Path: st.TranscriptPath, stream: &stored}
-				if ag, err := agent.GetByAgentType(m.Agent); err == nil {
-					t.ResumeCommand = ag.FormatResumeCommand(m.SessionID)
-				}
+			cut := r.cutFor(m.SessionID, st.TranscriptPath, s.ContentHash())
+			stored := s.StoredTranscript()
+			if cut != nil || r.streamable(stored, st.TranscriptPath) {
+				var prompt string
 				if ps := s.Prompts(); len(ps) > 0 {
-					t.Prompt = firstLine(ps[0], 60)
+					prompt = ps[0]
+				}
+				t := liveTranscript(m.SessionID, st.TranscriptPath, m.Agent, prompt)
+				if t.cut = cut; cut == nil {
+					t.stream = &stored
 				}
 				out = append(out, t)
 				continue

@@ -285,12 +285,13 @@ func ContentHashIn(repo *gitrepo.Repo, t *object.Tree) string {
 // (see ContentHashIn); "" when it has none.
 func (s *Session) ContentHash() string { return ContentHashIn(s.repo, s.tree) }
 
-// ReadJSON decodes the file name (a slash path) of the session slot into
-// v, as the package's ReadJSON does: an error wrapping
-// object.ErrFileNotFound when there is no such file, one wrapping
-// ErrCorrupt when it cannot be decoded or is over 64 MiB.
-func (s *Session) ReadJSON(name string, v any) error {
-	return ReadJSON(s.repo, s.tree, name, v)
+// ReadJSONAtMost decodes the file name (a slash path) of the session slot
+// into v, as the package's ReadJSON does but with a bound of limit bytes:
+// an error wrapping object.ErrFileNotFound when there is no such file, one
+// wrapping ErrCorrupt when it cannot be decoded or is over limit bytes,
+// which are not read.
+func (s *Session) ReadJSONAtMost(name string, v any, limit int64) error {
+	return readJSONAtMost(s.repo, s.tree, name, v, limit)
 }
 
 // TreeHash returns the hash of the session slot's tree.

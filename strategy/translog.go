@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/condensed"
 	"github.com/entirecli/entire/internal/translog"
@@ -94,9 +95,14 @@ func (m *ManualCommit) finishNote(sessionID string, n *storedNote, prev, ts *che
 		}
 		base = &pr
 	}
-	pr, err := translog.Extend(path, base, ts.SourceOffset)
+	f, err := agent.OpenTranscript(path)
 	if err == nil {
-		err = m.addPrefix(log, pr, ts, n.reset)
+		var pr translog.Prefix
+		pr, err = translog.Extend(f, base, ts.SourceOffset)
+		f.Close()
+		if err == nil {
+			err = m.addPrefix(log, pr, ts, n.reset)
+		}
 	}
 	if err != nil {
 		m.env.Log.Warn("transcript log", "error", err)

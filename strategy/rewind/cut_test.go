@@ -26,7 +26,12 @@ func recordPrefix(t *testing.T, fx *fixture) {
 		t.Fatal(err)
 	}
 	ts.SourceOffset = int64(len(data))
-	pr, err := translog.Extend(fx.transcript, nil, ts.SourceOffset)
+	f, err := os.Open(fx.transcript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pr, err := translog.Extend(f, nil, ts.SourceOffset)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,20 +116,26 @@ func TestPrefixMatch(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(path, []byte("abcdef"), 0o600)
-	pr, err := translog.Extend(path, nil, 3)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	longer, err := translog.Extend(path, &pr, 6)
+	defer f.Close()
+	pr, err := translog.Extend(f, nil, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, _ := translog.Extend(path, nil, 6)
+	longer, err := translog.Extend(f, &pr, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, _ := translog.Extend(f, nil, 6)
 	if longer.SHA256 != whole.SHA256 {
 		t.Error("a continued hash differs from the whole one")
 	}
-	f, _ := os.Open(path)
-	defer f.Close()
+	if _, err := translog.Extend(f, &pr, 7); err == nil {
+		t.Error("a prefix past the end was hashed")
+	}
 	var sum string
 	if size, ok, err := translog.Match(f, pr, &sum); err != nil || !ok || size != 6 || sum != whole.SHA256 {
 		t.Errorf("Match = %d %v %v %q", size, ok, err, sum)

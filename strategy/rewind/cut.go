@@ -90,7 +90,7 @@ func openToCut(path string, flag int) (*os.File, os.FileInfo, error) {
 // errCutChanged is the error of a transcript that changed between the
 // planning of a cut and the cut.
 func errCutChanged(path string) error {
-	return fmt.Errorf("transcript %s changed while the rewind ran (is the agent still writing to it?); it was not cut back", path)
+	return fmt.Errorf("transcript %s changed after the undo point saved it (is the agent still writing to it?): it was left as it is; the work tree was rewound", path)
 }
 
 // saveCut records, for an undo point, the transcript a cut shortens: its

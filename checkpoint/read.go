@@ -258,12 +258,40 @@ func (s *Session) File(name string) ([]byte, error) {
 	return s.repo.ReadBlob(f.Hash)
 }
 
-// ReadJSON decodes the file name (a slash path) of the session slot into
-// v, as the package's ReadJSON does: an error wrapping
-// object.ErrFileNotFound when there is no such file, one wrapping
-// ErrCorrupt when it cannot be decoded or is over 64 MiB.
-func (s *Session) ReadJSON(name string, v any) error {
-	return ReadJSON(s.repo, s.tree, name, v)
+// maxContentHash bounds the content_hash.txt ContentHashIn reads
+// ("sha256:" and 64 hex digits, with room to spare).
+const maxContentHash = 256
+
+// ContentHashIn returns the content hash of the stored transcript of the
+// session slot tree t (its content_hash.txt, trimmed); "" when there is
+// none or the file is larger than any content hash (a crafted blob from a
+// teammate's push is not read).
+func ContentHashIn(repo *gitrepo.Repo, t *object.Tree) string {
+	e, err := t.FindEntry(ContentHashFile)
+	if err != nil {
+		return ""
+	}
+	if size, err := repo.ObjectSize(e.Hash); err != nil || size > maxContentHash {
+		return ""
+	}
+	b, err := repo.ReadBlob(e.Hash)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// ContentHash returns the content hash of the slot's stored transcript
+// (see ContentHashIn); "" when it has none.
+func (s *Session) ContentHash() string { return ContentHashIn(s.repo, s.tree) }
+
+// ReadJSONAtMost decodes the file name (a slash path) of the session slot
+// into v, as the package's ReadJSON does but with a bound of limit bytes:
+// an error wrapping object.ErrFileNotFound when there is no such file, one
+// wrapping ErrCorrupt when it cannot be decoded or is over limit bytes,
+// which are not read.
+func (s *Session) ReadJSONAtMost(name string, v any, limit int64) error {
+	return readJSONAtMost(s.repo, s.tree, name, v, limit)
 }
 
 // TreeHash returns the hash of the session slot's tree.

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/entirecli/entire/checkpoint/condensed"
 )
 
 // Records gathered step by step (each step feeding its own lines from
@@ -38,9 +40,9 @@ not json
 	for _, doc := range docs {
 		lines := strings.SplitAfter(doc, "\n")
 		for _, cut := range []int{1, 3, 5} {
-			var recs []Record
+			var recs []condensed.Record
 			for from := 0; from < len(lines); from += cut {
-				p := LineParser{First: from}
+				p := condensed.LineParser{First: from}
 				for _, l := range lines[from:min(from+cut, len(lines))] {
 					if l == "" {
 						continue
@@ -53,7 +55,7 @@ not json
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := Entries(recs, start); !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
+				if got := condensed.Entries(recs, start); !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
 					t.Errorf("steps of %d lines, start %d:\n got  %v\n want %v", cut, start, got, want)
 				}
 			}

@@ -208,7 +208,7 @@ func ScopedTranscript(content []byte, m checkpoint.SessionMetadata) ([]Entry, er
 
 // sessionView reads one session's prompts and, unless mode is ModeShort,
 // its condensed transcript: in the default mode from the slot's
-// CondensedFile when it has a valid one, else from the stored transcript,
+// condensed.File when it has a valid one, else from the stored transcript,
 // read one chunk at a time. A transcript whose objects are not in the
 // repository is reported in the view (MissingObjects), not as an error.
 func (l *Loader) sessionView(s *checkpoint.Session, mode Mode) (SessionView, error) {
@@ -262,13 +262,13 @@ func (l *Loader) sessionView(s *checkpoint.Session, mode Mode) (SessionView, err
 			}
 		}
 	}
-	scoped := Entries(recs, scope)
+	scoped := condensed.Entries(recs, scope)
 	if sv.Prompts = prompts(scoped); len(sv.Prompts) == 0 {
 		sv.Prompts = s.Prompts()
 	}
 	sv.Transcript = scoped
 	if mode == ModeFull && Scope(m) > 0 {
-		sv.Transcript = Entries(recs, 0)
+		sv.Transcript = condensed.Entries(recs, 0)
 	}
 	return sv, nil
 }
@@ -276,8 +276,8 @@ func (l *Loader) sessionView(s *checkpoint.Session, mode Mode) (SessionView, err
 // streamRecords returns the records of a stored JSONL transcript from
 // line from on and its number of lines, reading it one chunk at a time;
 // jsonl is false (and nothing is read) for a JSON document.
-func streamRecords(repo *gitrepo.Repo, st checkpoint.Stored, from int) (recs []Record, lines int, jsonl bool, err error) {
-	p := LineParser{Start: from}
+func streamRecords(repo *gitrepo.Repo, st checkpoint.Stored, from int) (recs []condensed.Record, lines int, jsonl bool, err error) {
+	p := condensed.LineParser{Start: from}
 	jsonl, err = checkpoint.ForEachLine(repo, st, func(line []byte) error {
 		recs = p.Line(line, recs)
 		return nil

@@ -20,18 +20,6 @@ const (
 // Entry is one line of a condensed transcript (see condensed.Entry).
 type Entry = condensed.Entry
 
-// Record is what one JSONL transcript record gives the condensed
-// transcript (see condensed.Record).
-type Record = condensed.Record
-
-// LineParser turns JSONL transcript lines into Records (see
-// condensed.LineParser).
-type LineParser = condensed.LineParser
-
-// Entries returns the condensed entries of the records from line start on
-// (see condensed.Entries).
-func Entries(recs []Record, start int) []Entry { return condensed.Entries(recs, start) }
-
 // ParseTranscript returns the condensed entries of a stored transcript
 // from position start on (see condensed.ParseTranscript).
 func ParseTranscript(content []byte, start int) ([]Entry, error) {

@@ -4,15 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/condensed"
 	"github.com/entirecli/entire/internal/translog"
 )
-
-// maxCondensedFile bounds the condensed.File a condensation
-// writes: a scope whose condensed transcript is larger (prompts of many
-// megabytes) is explained from the stored transcript instead.
-const maxCondensedFile = 8 << 20
 
 // transcriptLog returns a session's local transcript logs.
 func (m *ManualCommit) transcriptLog(sessionID string) *translog.Log {
@@ -99,9 +95,14 @@ func (m *ManualCommit) finishNote(sessionID string, n *storedNote, prev, ts *che
 		}
 		base = &pr
 	}
-	pr, err := translog.Extend(path, base, ts.SourceOffset)
+	f, err := agent.OpenTranscript(path)
 	if err == nil {
-		err = m.addPrefix(log, pr, ts, n.reset)
+		var pr translog.Prefix
+		pr, err = translog.Extend(f, base, ts.SourceOffset)
+		f.Close()
+		if err == nil {
+			err = m.addPrefix(log, pr, ts, n.reset)
+		}
 	}
 	if err != nil {
 		m.env.Log.Warn("transcript log", "error", err)
@@ -137,7 +138,7 @@ func (m *ManualCommit) noteRewritten(sessionID string, before, after *checkpoint
 // starting at line start of the stored transcript ts, from the session's
 // local log of condensed entries; nil when the log does not cover exactly
 // the stored lines from start on (a session older than the log, a JSON
-// document, a log lost), or the result is over maxCondensedFile.
+// document, a log lost), or the result is over condensed.MaxSize.
 // redactAgain redacts the entries' texts under the rules in force: the
 // stored transcript was redacted again under rules that changed since its
 // lines were logged.
@@ -168,7 +169,7 @@ func (m *ManualCommit) condensedFile(sessionID string, ts *checkpoint.Transcript
 		}
 	}
 	data, err := condensed.Encode(ts.ContentHash, start, entries)
-	if err != nil || len(data) > maxCondensedFile {
+	if err != nil || len(data) > condensed.MaxSize {
 		return nil
 	}
 	return data

@@ -14,6 +14,11 @@ const File = "condensed.json"
 // and reads.
 const Version = 1
 
+// MaxSize bounds File: a condensation writes none larger (the scope is
+// then explained from the stored transcript), and a reader reads none
+// larger (the slot may come from anyone's push).
+const MaxSize = 8 << 20
+
 // Summary is the content of File.
 type Summary struct {
 	Version int `json:"version"`
@@ -46,4 +51,29 @@ func Scope(checkpointTranscriptStart, transcriptLinesAtStart int) int {
 		return checkpointTranscriptStart
 	}
 	return transcriptLinesAtStart
+}
+
+// Valid reports whether s is a File this package writes: its version is
+// Version and every entry has one of the three roles, a tool name exactly
+// when it is a RoleTool entry. A File read from a slot that is not valid
+// is not shown: the scope is explained from the stored transcript.
+func (s *Summary) Valid() bool {
+	if s.Version != Version {
+		return false
+	}
+	for _, e := range s.Entries {
+		switch e.Role {
+		case RoleUser, RoleAssistant:
+			if e.Tool != "" {
+				return false
+			}
+		case RoleTool:
+			if e.Tool == "" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }

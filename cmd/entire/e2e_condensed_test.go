@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/explain"
+	"github.com/entirecli/entire/checkpoint/condensed"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
@@ -38,10 +38,10 @@ func TestExplainCondensedSummary(t *testing.T) {
 // which explain ignores), and returns what it showed.
 func explainedAlikeWithoutSummary(t *testing.T, r *sessionRepo, id string) string {
 	t.Helper()
-	raw := gittest.Git(t, r.dir, "cat-file", "blob", cpPath(id, "0/"+explain.CondensedFile))
-	var c explain.Condensed
+	raw := gittest.Git(t, r.dir, "cat-file", "blob", cpPath(id, "0/"+condensed.File))
+	var c condensed.Summary
 	if err := json.Unmarshal([]byte(raw), &c); err != nil || len(c.Entries) == 0 {
-		t.Fatalf("%s of %s: %v %.200q", explain.CondensedFile, id, err, raw)
+		t.Fatalf("%s of %s: %v %.200q", condensed.File, id, err, raw)
 	}
 	view, errOut, code := r.entire("explain", "--checkpoint", id, "--no-pager")
 	if code != 0 {
@@ -49,7 +49,7 @@ func explainedAlikeWithoutSummary(t *testing.T, r *sessionRepo, id string) strin
 	}
 	c.ContentHash = "sha256:stale"
 	stale, _ := json.Marshal(c)
-	addMetadata(t, r.dir, map[string]string{id[:2] + "/" + id[2:] + "/0/" + explain.CondensedFile: string(stale)})
+	addMetadata(t, r.dir, map[string]string{id[:2] + "/" + id[2:] + "/0/" + condensed.File: string(stale)})
 	again, errOut, code := r.entire("explain", "--checkpoint", id, "--no-pager")
 	if code != 0 {
 		t.Fatalf("explain: %d %s", code, errOut)

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command scalebench measures the hooks of `entire` on the largest inputs a
 // hook is asked to bear: a turn whose transcript gains one 60 MB tool result
 // (with the PostToolUse hook carrying the same 60 MB as Claude Code sends
@@ -10,7 +12,8 @@
 // Each hook's wall time, user+system CPU and peak RSS (the child's rusage
 // from wait4) are printed as a table, judged against the bounds (1 s, 150
 // MB by default), and optionally written as JSON. The exit status is 1 when
-// a hook exceeds a bound.
+// a hook exceeds a bound. It builds on Unix only (rusage); the peak RSS
+// is in the kilobytes Linux reports.
 //
 // Run it from the module root:
 //
@@ -235,7 +238,7 @@ func measure(cmd *exec.Cmd) (measurement, error) {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		m.user = time.Duration(ru.Utime.Nano())
 		m.sys = time.Duration(ru.Stime.Nano())
-		m.maxRSSK = ru.Maxrss // kilobytes on Linux
+		m.maxRSSK = ru.Maxrss // kilobytes on Linux (bytes on macOS)
 	}
 	return m, nil
 }

@@ -43,10 +43,12 @@ func marshalSum(h hash.Hash) ([]byte, string, error) {
 	return state, hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// Extend returns the prefix record of the first to bytes of the file at
-// path, continuing from prev, the record of its first prev.Offset bytes
-// (nil: from the start). It reads only the bytes between the two.
-func Extend(path string, prev *Prefix, to int64) (Prefix, error) {
+// Extend returns the prefix record of the first to bytes of the
+// transcript file f, continuing from prev, the record of its first
+// prev.Offset bytes (nil: from the start). It reads only the bytes between
+// the two. The caller opens f (the hooks open a transcript only with
+// agent.OpenTranscript).
+func Extend(f io.ReaderAt, prev *Prefix, to int64) (Prefix, error) {
 	var state []byte
 	from := int64(0)
 	if prev != nil {
@@ -59,17 +61,12 @@ func Extend(path string, prev *Prefix, to int64) (Prefix, error) {
 	if err != nil {
 		return Prefix{}, err
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return Prefix{}, fmt.Errorf("open transcript %s: %w", path, err)
-	}
-	defer f.Close()
 	n, err := io.CopyBuffer(h, io.NewSectionReader(f, from, to-from), make([]byte, copyBuf))
-	if err != nil {
-		return Prefix{}, fmt.Errorf("hash transcript %s: %w", path, err)
+	if err == nil && n != to-from {
+		err = io.ErrUnexpectedEOF
 	}
-	if n != to-from {
-		return Prefix{}, fmt.Errorf("hash transcript %s: %w", path, io.ErrUnexpectedEOF)
+	if err != nil {
+		return Prefix{}, fmt.Errorf("hash transcript prefix: %w", err)
 	}
 	sum, hexSum, err := marshalSum(h)
 	if err != nil {

@@ -65,7 +65,9 @@ func (l *Log) Remove() error {
 }
 
 // appendLine appends one JSON line to the log kind, or replaces the log
-// with it when reset is true. A log over maxLog is left as it is.
+// with it when reset is true. A log over maxLog is left as it is. One
+// write(2) in append mode adds the line, so that the appends of
+// concurrent hooks do not interleave.
 func (l *Log) appendLine(kind string, v any, reset bool) error {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -79,15 +81,31 @@ func (l *Log) appendLine(kind string, v any, reset bool) error {
 		}
 		return atomicfile.Write(p, b, 0o600)
 	}
-	if fi, err := os.Stat(p); err == nil && fi.Size()+int64(len(b)) > maxLog {
-		return nil
-	}
 	if err := os.MkdirAll(l.dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", l.dir, err)
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("open transcript log: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("stat transcript log: %w", err)
+	}
+	if fi.Size()+int64(len(b)) > maxLog {
+		return f.Close()
+	}
+	// A hook killed mid-append leaves a line without its newline: end it,
+	// so that only that line is lost, not the one appended now.
+	last := []byte{'\n'}
+	if fi.Size() > 0 {
+		if _, err := f.ReadAt(last, fi.Size()-1); err != nil {
+			last[0] = '\n'
+		}
+	}
+	if last[0] != '\n' {
+		b = append([]byte{'\n'}, b...)
 	}
 	if _, err := f.Write(b); err != nil {
 		f.Close()
@@ -162,6 +180,9 @@ func (l *Log) FindPrefix(contentHash string, offset int64) (Prefix, bool) {
 	var found Prefix
 	ok := false
 	_ = l.readLines(prefixKind, func(line []byte) {
+		if !bytes.Contains(line, []byte(contentHash)) {
+			return // another transcript's record: not decoded
+		}
 		var p Prefix
 		if json.Unmarshal(line, &p) != nil || p.ContentHash != contentHash || (offset >= 0 && p.Offset != offset) {
 			return

@@ -28,20 +28,27 @@ import (
 // hash and the raw prefix by its length and SHA-256; the live file's
 // first bytes are hashed again before anything is cut.
 
-// cutFor returns the prefix record of the stored transcript whose
-// content_hash.txt is contentHash when the live transcript at path starts
-// with the raw prefix it stands for; nil otherwise (the file is then
-// rewritten as before).
-func (r *Rewinder) cutFor(sessionID, path string, contentHash []byte) *translog.Prefix {
-	hash := strings.TrimSpace(string(contentHash))
-	if hash == "" || path == "" {
+// cutPlan is a transcript restored by a cut: the prefix record it cuts
+// the live file back to, and the file as saveCut saw it (nil until the
+// undo point is recorded), which the cut requires unchanged.
+type cutPlan struct {
+	translog.Prefix
+	seen os.FileInfo
+}
+
+// cutFor returns the cut of the stored transcript whose content_hash.txt
+// is contentHash when the live transcript at path starts with the raw
+// prefix it stands for; nil otherwise (the file is then rewritten as
+// before).
+func (r *Rewinder) cutFor(sessionID, path, contentHash string) *cutPlan {
+	if contentHash == "" || path == "" {
 		return nil
 	}
-	pr, ok := translog.New(r.repo.CommonDir, sessionID).FindPrefix(hash, -1)
+	pr, ok := translog.New(r.repo.CommonDir, sessionID).FindPrefix(contentHash, -1)
 	if !ok {
 		return nil
 	}
-	f, err := os.Open(path)
+	f, _, err := openToCut(path, os.O_RDONLY)
 	if err != nil {
 		return nil
 	}
@@ -49,20 +56,55 @@ func (r *Rewinder) cutFor(sessionID, path string, contentHash []byte) *translog.
 	if _, ok, err := translog.Match(f, pr, nil); err != nil || !ok {
 		return nil
 	}
-	return &pr
+	return &cutPlan{Prefix: pr}
+}
+
+// openToCut opens the live transcript at path with flag when it is a
+// regular file itself, and returns it with its FileInfo. A symbolic link
+// is refused: a cut through it would shorten the link's target, which an
+// undo, writing the path, does not give back. The opened file must be
+// the one looked at (not one swapped in meanwhile).
+func openToCut(path string, flag int) (*os.File, os.FileInfo, error) {
+	lfi, err := os.Lstat(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("transcript %s: %w", path, err)
+	}
+	if !lfi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("transcript %s is not a regular file (%v)", path, lfi.Mode().Type())
+	}
+	f, err := os.OpenFile(path, flag, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open transcript %s: %w", path, err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !os.SameFile(lfi, fi) {
+		err = errors.New("replaced while it was opened")
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("open transcript %s: %w", path, err)
+	}
+	return f, fi, nil
+}
+
+// errCutChanged is the error of a transcript that changed between the
+// planning of a cut and the cut.
+func errCutChanged(path string) error {
+	return fmt.Errorf("transcript %s changed after the undo point saved it (is the agent still writing to it?): it was left as it is; the work tree was rewound", path)
 }
 
 // saveCut records, for an undo point, the transcript a cut shortens: its
 // size and checksum, the prefix the cut keeps as the base, and the tail
-// it removes as the point's data.
+// it removes as the point's data. It notes in t.cut the file it saw,
+// which applyCut requires unchanged.
 func saveCut(t Transcript, b *dataBuilder) (savedTranscript, error) {
-	f, err := os.Open(t.Path)
+	f, _, err := openToCut(t.Path, os.O_RDONLY)
 	if err != nil {
-		return savedTranscript{}, fmt.Errorf("read transcript %s: %w", t.Path, err)
+		return savedTranscript{}, err
 	}
 	defer f.Close()
 	var whole string
-	size, ok, err := translog.Match(f, *t.cut, &whole)
+	size, ok, err := translog.Match(f, t.cut.Prefix, &whole)
 	if err != nil {
 		return savedTranscript{}, fmt.Errorf("read transcript %s: %w", t.Path, err)
 	}
@@ -70,9 +112,18 @@ func saveCut(t Transcript, b *dataBuilder) (savedTranscript, error) {
 		return savedTranscript{}, fmt.Errorf("transcript %s changed while the rewind was planned; nothing was changed, run the rewind again", t.Path)
 	}
 	tail := make([]byte, size-t.cut.Offset)
-	if _, err := f.ReadAt(tail, t.cut.Offset); err != nil && err != io.EOF {
+	n, err := f.ReadAt(tail, t.cut.Offset)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return savedTranscript{}, fmt.Errorf("read transcript %s: %w", t.Path, err)
 	}
+	seen, err := f.Stat()
+	if err != nil {
+		return savedTranscript{}, fmt.Errorf("read transcript %s: %w", t.Path, err)
+	}
+	if n != len(tail) || seen.Size() != size {
+		return savedTranscript{}, fmt.Errorf("transcript %s changed while the rewind was planned; nothing was changed, run the rewind again", t.Path)
+	}
+	t.cut.seen = seen
 	s := savedTranscript{SessionID: t.SessionID, Path: t.Path, Size: size, SHA256: whole,
 		Base: &transcriptBase{Size: t.cut.Offset, SHA256: t.cut.SHA256},
 		Ops:  []deltaOp{{Copy: &span{Off: 0, Len: t.cut.Offset}}}}
@@ -82,19 +133,26 @@ func saveCut(t Transcript, b *dataBuilder) (savedTranscript, error) {
 	return s, nil
 }
 
-// applyCut cuts the live transcript back to the prefix and gives the
+// applyCut cuts the live transcript back to the prefix, when it is still
+// the file the undo point saved (else nothing is cut), and gives the
 // session the stored transcript's state and the analysis cursor at the
 // prefix's end, so that the next step stores and scans only what the
 // agent appends.
 func (r *Rewinder) applyCut(t Transcript) error {
-	fi, err := os.Stat(t.Path)
+	f, fi, err := openToCut(t.Path, os.O_WRONLY)
 	if err != nil {
 		return fmt.Errorf("write transcript of %s: %w", t.SessionID, err)
 	}
-	if fi.Size() < t.cut.Offset {
-		return fmt.Errorf("write transcript of %s: %s is shorter than the point's transcript", t.SessionID, t.Path)
+	seen := t.cut.seen
+	if seen == nil || !os.SameFile(seen, fi) || fi.Size() != seen.Size() || !fi.ModTime().Equal(seen.ModTime()) {
+		f.Close()
+		return errCutChanged(t.Path)
 	}
-	if err := os.Truncate(t.Path, t.cut.Offset); err != nil {
+	err = f.Truncate(t.cut.Offset)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("write transcript of %s: %w", t.SessionID, err)
 	}
 	log := translog.New(r.repo.CommonDir, t.SessionID)
@@ -110,7 +168,7 @@ func (r *Rewinder) applyCut(t Transcript) error {
 		if json.Unmarshal(t.cut.State, &ts) == nil && ts.SourceOffset == t.cut.Offset && ts.Lines == t.cut.Lines {
 			st.ShadowTranscript = &ts
 		}
-		st.TranscriptCursor = cutCursor(st.AgentType, t.Path, *t.cut)
+		st.TranscriptCursor = cutCursor(st.AgentType, t.Path, t.cut.Prefix)
 		return nil
 	})
 	if err != nil && err != errNoState {
@@ -160,23 +218,28 @@ func (r *Rewinder) stepCut(tree *object.Tree, p Point, st *session.State) (Trans
 	if p.IsTaskCheckpoint || st == nil || st.TranscriptPath == "" {
 		return Transcript{}, false
 	}
-	f, err := tree.File(checkpoint.MetadataDirPrefix + p.SessionID + "/" + checkpoint.ContentHashFile)
+	sub, err := tree.Tree(checkpoint.MetadataDirPrefix + p.SessionID)
 	if err != nil {
 		return Transcript{}, false
 	}
-	hash, err := r.repo.ReadBlob(f.Hash)
-	if err != nil {
-		return Transcript{}, false
-	}
-	cut := r.cutFor(p.SessionID, st.TranscriptPath, hash)
+	cut := r.cutFor(p.SessionID, st.TranscriptPath, checkpoint.ContentHashIn(r.repo, sub))
 	if cut == nil {
 		return Transcript{}, false
 	}
-	t := Transcript{SessionID: p.SessionID, Path: st.TranscriptPath, Prompt: firstLine(st.FirstPrompt, 60), cut: cut}
-	if ag, err := agent.GetByAgentType(agent.AgentType(st.AgentType)); err == nil {
-		t.ResumeCommand = ag.FormatResumeCommand(p.SessionID)
-	}
+	t := liveTranscript(p.SessionID, st.TranscriptPath, agent.AgentType(st.AgentType), st.FirstPrompt)
+	t.cut = cut
 	return t, true
+}
+
+// liveTranscript returns the Transcript of a session restored in its live
+// file path (by a cut or a stream), with the resume hint of its agent and
+// first prompt.
+func liveTranscript(sessionID, path string, agentType agent.AgentType, firstPrompt string) Transcript {
+	t := Transcript{SessionID: sessionID, Path: path, Prompt: firstLine(firstPrompt, 60)}
+	if ag, err := agent.GetByAgentType(agentType); err == nil {
+		t.ResumeCommand = ag.FormatResumeCommand(sessionID)
+	}
+	return t
 }
 
 // writeStream writes a stored JSONL transcript to t.Path one chunk at a

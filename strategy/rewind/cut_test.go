@@ -26,7 +26,12 @@ func recordPrefix(t *testing.T, fx *fixture) {
 		t.Fatal(err)
 	}
 	ts.SourceOffset = int64(len(data))
-	pr, err := translog.Extend(fx.transcript, nil, ts.SourceOffset)
+	f, err := os.Open(fx.transcript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pr, err := translog.Extend(f, nil, ts.SourceOffset)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,20 +116,26 @@ func TestPrefixMatch(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(path, []byte("abcdef"), 0o600)
-	pr, err := translog.Extend(path, nil, 3)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	longer, err := translog.Extend(path, &pr, 6)
+	defer f.Close()
+	pr, err := translog.Extend(f, nil, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, _ := translog.Extend(path, nil, 6)
+	longer, err := translog.Extend(f, &pr, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, _ := translog.Extend(f, nil, 6)
 	if longer.SHA256 != whole.SHA256 {
 		t.Error("a continued hash differs from the whole one")
 	}
-	f, _ := os.Open(path)
-	defer f.Close()
+	if _, err := translog.Extend(f, &pr, 7); err == nil {
+		t.Error("a prefix past the end was hashed")
+	}
 	var sum string
 	if size, ok, err := translog.Match(f, pr, &sum); err != nil || !ok || size != 6 || sum != whole.SHA256 {
 		t.Errorf("Match = %d %v %v %q", size, ok, err, sum)
@@ -132,5 +143,65 @@ func TestPrefixMatch(t *testing.T) {
 	os.WriteFile(path, []byte("xbcdef"), 0o600)
 	if _, ok, _ := translog.Match(f, pr, nil); ok {
 		t.Error("a changed prefix matches")
+	}
+}
+
+// A live transcript that is a symbolic link is not cut (a cut would
+// shorten the link's target, which an undo does not give back): the
+// stored transcript is written back as before.
+func TestRewindDoesNotCutThroughSymlink(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t)
+	one := fx.step("one", map[string]string{"a.txt": "1"}, []string{`{"uuid":"u1"}`}, "", "")
+	recordPrefix(t, fx)
+	fx.step("two", map[string]string{"a.txt": "2"}, []string{`{"uuid":"u2"}`}, "", "")
+	target := filepath.Join(t.TempDir(), "target.jsonl")
+	data, _ := os.ReadFile(fx.transcript)
+	if err := os.WriteFile(target, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(fx.transcript); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, fx.transcript); err != nil {
+		t.Fatal(err)
+	}
+	plan := planTo(t, fx.rewinder(), one)
+	if len(plan.Transcripts) != 1 || plan.Transcripts[0].cut != nil {
+		t.Fatalf("a symlinked transcript is cut: %+v", plan.Transcripts)
+	}
+}
+
+// A transcript written to after the undo point saved it is not cut: the
+// undo point would not give back what was appended.
+func TestCutRefusesChangedTranscript(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t)
+	one := fx.step("one", map[string]string{"a.txt": "1"}, []string{`{"uuid":"u1"}`}, "", "")
+	recordPrefix(t, fx)
+	fx.step("two", map[string]string{"a.txt": "2"}, []string{`{"uuid":"u2"}`}, "", "")
+	rw := fx.rewinder()
+	plan := planTo(t, rw, one)
+	if len(plan.Transcripts) != 1 || plan.Transcripts[0].cut == nil {
+		t.Fatalf("plan does not cut the transcript: %+v", plan.Transcripts)
+	}
+	var b dataBuilder
+	if _, err := saveTranscripts(plan.Transcripts, &b); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(fx.transcript, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("{\"uuid\":\"u3\"}\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	before, _ := os.ReadFile(fx.transcript)
+	if err := rw.writeTranscripts(plan.Transcripts); err == nil {
+		t.Error("a transcript appended to after the undo point was cut")
+	}
+	if after, _ := os.ReadFile(fx.transcript); string(after) != string(before) {
+		t.Errorf("transcript changed to %q", after)
 	}
 }

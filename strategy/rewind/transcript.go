@@ -15,7 +15,6 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/atomicfile"
-	"github.com/entirecli/entire/internal/translog"
 	"github.com/entirecli/entire/internal/undostore"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -43,7 +42,7 @@ type Transcript struct {
 	chunks []plumbing.Hash
 	// cut, when set, is the raw prefix of the live file the transcript
 	// is restored to by cutting the file there (data is then nil).
-	cut *translog.Prefix
+	cut *cutPlan
 	// stream, when set, is the stored JSONL transcript written to the
 	// absent file one chunk at a time (data is then nil).
 	stream *checkpoint.Stored
@@ -155,26 +154,16 @@ func (r *Rewinder) checkpointTranscripts(id checkpoint.ID) ([]Transcript, error)
 		}
 		st, _ := r.sessions.Load(m.SessionID)
 		if st != nil && st.TranscriptPath != "" && st.AgentType == string(m.Agent) {
-			if hash, err := s.File(checkpoint.ContentHashFile); err == nil {
-				if cut := r.cutFor(m.SessionID, st.TranscriptPath, hash); cut != nil {
-					t := Transcript{SessionID: m.SessionID, Path: st.TranscriptPath, cut: cut}
-					if ag, err := agent.GetByAgentType(m.Agent); err == nil {
-						t.ResumeCommand = ag.FormatResumeCommand(m.SessionID)
-					}
-					if ps := s.Prompts(); len(ps) > 0 {
-						t.Prompt = firstLine(ps[0], 60)
-					}
-					out = append(out, t)
-					continue
-				}
-			}
-			if stored := s.StoredTranscript(); r.streamable(stored, st.TranscriptPath) {
-				t := Transcript{SessionID: m.SessionID, Path: st.TranscriptPath, stream: &stored}
-				if ag, err := agent.GetByAgentType(m.Agent); err == nil {
-					t.ResumeCommand = ag.FormatResumeCommand(m.SessionID)
-				}
+			cut := r.cutFor(m.SessionID, st.TranscriptPath, s.ContentHash())
+			stored := s.StoredTranscript()
+			if cut != nil || r.streamable(stored, st.TranscriptPath) {
+				var prompt string
 				if ps := s.Prompts(); len(ps) > 0 {
-					t.Prompt = firstLine(ps[0], 60)
+					prompt = ps[0]
+				}
+				t := liveTranscript(m.SessionID, st.TranscriptPath, m.Agent, prompt)
+				if t.cut = cut; cut == nil {
+					t.stream = &stored
 				}
 				out = append(out, t)
 				continue

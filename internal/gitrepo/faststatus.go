@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/entirecli/entire/internal/lockfile"
 )
 
 // FastStatus is how Status avoids scanning the whole work tree: git runs
@@ -26,6 +29,10 @@ type FastStatus struct {
 	// the hook protocol version 2; "" runs without a monitor (the
 	// untracked cache alone).
 	FSMonitor string
+	// staleLock is the age from which the private index's lock is taken
+	// for abandoned; zero means lockfile.EmptyStaleAfter (tests shorten
+	// it).
+	staleLock time.Duration
 }
 
 // errIndexBusy is returned when another process holds the private index's
@@ -34,6 +41,7 @@ var errIndexBusy = errors.New("private index is locked")
 
 // fastStatus runs the status of Status on the private index.
 func (r *Repo) fastStatus(ctx context.Context, fs *FastStatus) ([]StatusEntry, error) {
+	fs.breakStaleLock()
 	if err := r.syncPrivateIndex(ctx, fs.IndexFile); err != nil {
 		return nil, err
 	}
@@ -58,6 +66,28 @@ func (r *Repo) fastStatus(ctx context.Context, fs *FastStatus) ([]StatusEntry, e
 		return nil, fmt.Errorf("git status (private index): %w", err)
 	}
 	return ParseStatus(out)
+}
+
+// breakStaleLock removes the private index's lock when it was left by a
+// process that died holding it (a hook killed while it copied the index,
+// a git status killed while it wrote it): a lock nobody removes would keep
+// every later copy out (each status falling back to the plain one) and git
+// from writing its caches. Both holders hold it for the length of one
+// status, far below the age judged (by the inode's change time: the copy
+// sets the lock's modification time back to the user index's).
+func (fs *FastStatus) breakStaleLock() {
+	lock := fs.IndexFile + ".lock"
+	fi, err := os.Lstat(lock)
+	if err != nil {
+		return
+	}
+	stale := fs.staleLock
+	if stale == 0 {
+		stale = lockfile.EmptyStaleAfter
+	}
+	if time.Since(changeTime(fi)) > stale {
+		_ = os.Remove(lock)
+	}
 }
 
 // indexStamp identifies one version of an index file.

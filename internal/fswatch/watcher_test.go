@@ -3,6 +3,7 @@ package fswatch
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fsnotify/fsnotify"
 )
 
 // startWatcher runs a watcher on a new work tree and waits until it is
@@ -144,5 +147,51 @@ func TestSocketPathIsShort(t *testing.T) {
 	}
 	if len(p) > maxSocketPath {
 		t.Fatalf("socket path %q is %d bytes", p, len(p))
+	}
+}
+
+// A watcher that cannot watch a directory (out of inotify watches) gives
+// back the watches it holds, the cookie directory's aside, and adds none
+// for directories made afterwards; it keeps answering "/".
+func TestWatcherDegradedGivesBackWatches(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	state := filepath.Join(root, ".git", DirName)
+	if err := os.MkdirAll(filepath.Join(root, "src", "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := Prepare(state); err != nil {
+		t.Fatal(err)
+	}
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsw.Close()
+	w := &watcher{opts: Options{Root: root, StateDir: state}, fsw: fsw, j: newJournal("a"), cookies: cookieDir(state)}
+	if err := fsw.Add(w.cookies); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.watchTree(root, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(fsw.WatchList()); n != 4 {
+		t.Fatalf("%d watches before, want 4: %q", n, fsw.WatchList())
+	}
+	w.degrade("src/new", errors.New("no space left on device"))
+	if got := fsw.WatchList(); len(got) != 1 || got[0] != w.cookies {
+		t.Fatalf("watches after degrading %q, want only the cookie directory", got)
+	}
+	made := filepath.Join(root, "made")
+	if err := os.Mkdir(made, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.event(fsnotify.Event{Name: made, Op: fsnotify.Create}, nil)
+	if got := fsw.WatchList(); len(got) != 1 {
+		t.Fatalf("a degraded watcher watched a new directory: %q", got)
+	}
+	w.j.setReady() // the first walk ended
+	if _, _, all := w.j.since(w.j.token()); !all {
+		t.Fatal("a degraded watcher answered exactly")
 	}
 }

@@ -104,6 +104,7 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	defer unlock()
+	removeCookies(cookieDir(opts.StateDir))
 	sock, err := runtimeName(opts.StateDir, ".sock")
 	if err != nil {
 		return err
@@ -135,6 +136,20 @@ func Run(ctx context.Context, opts Options) error {
 	reason := w.loop(ctx)
 	opts.logf("watcher stopped", "root", opts.Root, "reason", reason)
 	return nil
+}
+
+// removeCookies removes the cookie files a watcher that was killed left
+// (with the lock held: no other watcher uses them). A query's cookie of
+// the same name would be written over without a Create event, and the
+// query wait out syncTimeout.
+func removeCookies(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		_ = os.Remove(filepath.Join(dir, e.Name()))
+	}
 }
 
 // newInstance names one run of a watcher: tokens of another run are not
@@ -385,9 +400,13 @@ func (w *watcher) answer(token string) []byte {
 		return Answer(noToken, nil, true)
 	}
 	p := filepath.Join(w.cookies, name)
-	if err := os.WriteFile(p, nil, 0o600); err != nil {
+	// Created exclusively: only a new file makes the event the query
+	// waits for.
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
 		return Answer(noToken, nil, true)
 	}
+	f.Close()
 	defer os.Remove(p)
 	select {
 	case a := <-ch:

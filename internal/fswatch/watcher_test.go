@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -193,5 +194,43 @@ func TestWatcherDegradedGivesBackWatches(t *testing.T) {
 	w.j.setReady() // the first walk ended
 	if _, _, all := w.j.since(w.j.token()); !all {
 		t.Fatal("a degraded watcher answered exactly")
+	}
+}
+
+// Cookie files a killed watcher left do not hold up the queries of the
+// next one (a cookie written over makes no Create event).
+func TestWatcherIgnoresLeftoverCookies(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	state := filepath.Join(root, ".git", DirName)
+	if err := Prepare(state); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 20; i++ {
+		if err := os.WriteFile(filepath.Join(cookieDir(state), "c"+strconv.Itoa(i)), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	exited := make(chan struct{})
+	go func() {
+		_ = Run(ctx, Options{Root: root, StateDir: state})
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-exited
+	})
+	for !Running(state) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	start := time.Now()
+	for range 3 {
+		if tok, _, _ := decode(t, Query(state, "x")); tok == noToken {
+			t.Fatal("a query was not answered by the watcher")
+		}
+	}
+	if d := time.Since(start); d > syncTimeout {
+		t.Fatalf("three queries took %v", d)
 	}
 }

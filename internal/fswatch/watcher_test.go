@@ -234,3 +234,24 @@ func TestWatcherIgnoresLeftoverCookies(t *testing.T) {
 		t.Fatalf("three queries took %v", d)
 	}
 }
+
+// A temporary directory too long for a socket path falls back to /tmp,
+// whatever the length of the user id (60 bytes, the most the first
+// version kept, overflowed with a 3-digit one).
+func TestSocketPathFallsBackFromLongTempDir(t *testing.T) {
+	long := filepath.Join(t.TempDir(), strings.Repeat("d", 60-len(t.TempDir())-1))
+	if err := os.MkdirAll(long, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", long)
+	p, err := SocketPath("/repo/.git/" + DirName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p) > maxSocketPath {
+		t.Fatalf("socket path %q is %d bytes", p, len(p))
+	}
+	if want := filepath.Join(os.TempDir(), "entire-fsm-"+strconv.Itoa(os.Getuid())); len(want)+26 <= maxSocketPath && !strings.HasPrefix(p, want) {
+		t.Fatalf("socket path %q left a temporary directory that was short enough", p)
+	}
+}

@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -61,7 +62,13 @@ func (r *Repo) fastStatus(ctx context.Context, fs *FastStatus) ([]StatusEntry, e
 	g.Set = []string{"GIT_INDEX_FILE=" + fs.IndexFile}
 	shared := sharedIndexes(r.GitDir)
 	out, err := g.Run(ctx, args...)
-	recordSharedIndexes(r.GitDir, fs.IndexFile+".shared", shared)
+	recordSharedIndexes(r.GitDir, fs.IndexFile+".shared", shared, func() string {
+		p, err := g.Run(ctx, "rev-parse", "--shared-index-path")
+		if err != nil || len(bytes.TrimSpace(p)) == 0 {
+			return ""
+		}
+		return filepath.Base(string(bytes.TrimSpace(p)))
+	})
 	if err != nil {
 		return nil, fmt.Errorf("git status (private index): %w", err)
 	}

@@ -70,6 +70,12 @@ func (r *Repo) fastStatus(ctx context.Context, fs *FastStatus) ([]StatusEntry, e
 		return filepath.Base(string(bytes.TrimSpace(p)))
 	})
 	if err != nil {
+		if ctx.Err() == nil {
+			// The copy may be what failed (unreadable, its shared index
+			// gone): the next status makes a new one rather than fail
+			// the same way until the user's index changes.
+			_ = os.Remove(fs.IndexFile + stampSuffix)
+		}
 		return nil, fmt.Errorf("git status (private index): %w", err)
 	}
 	return ParseStatus(out)
@@ -97,6 +103,10 @@ func (fs *FastStatus) breakStaleLock() {
 	}
 }
 
+// stampSuffix names the file beside the private index that holds the
+// indexStamp of the user's index it was copied from.
+const stampSuffix = ".src"
+
 // indexStamp identifies one version of an index file.
 func indexStamp(fi os.FileInfo) string {
 	return strconv.FormatInt(fi.Size(), 10) + " " + strconv.FormatInt(fi.ModTime().UnixNano(), 10) + " " + strconv.FormatUint(inode(fi), 10)
@@ -114,7 +124,7 @@ func (r *Repo) syncPrivateIndex(ctx context.Context, private string) error {
 		return fmt.Errorf("user index: %w", err)
 	}
 	stamp := indexStamp(fi)
-	stampFile := private + ".src"
+	stampFile := private + stampSuffix
 	if b, err := os.ReadFile(stampFile); err == nil && strings.TrimSpace(string(b)) == stamp {
 		if _, err := os.Stat(private); err == nil {
 			return nil

@@ -56,3 +56,25 @@ func TestFastStatusBreaksStaleIndexLock(t *testing.T) {
 		t.Fatalf("the stale lock is still there: %v", err)
 	}
 }
+
+// A private index git cannot read fails one status; the next one works on
+// a new copy instead of failing until the user's index changes.
+func TestFastStatusRecopiesAFailedIndex(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	r := openTest(t, dir)
+	fs := &FastStatus{IndexFile: filepath.Join(r.GitDir, "entire-fsmonitor", "index")}
+	ctx := context.Background()
+	if _, err := r.fastStatus(ctx, fs); err != nil {
+		t.Fatalf("first fast status: %v", err)
+	}
+	if err := os.WriteFile(fs.IndexFile, []byte("DIRC garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.fastStatus(ctx, fs); err == nil {
+		t.Fatal("a status on a corrupt private index succeeded")
+	}
+	if _, err := r.fastStatus(ctx, fs); err != nil {
+		t.Fatalf("the status after a failed one: %v", err)
+	}
+}

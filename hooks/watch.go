@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -146,7 +147,7 @@ func RunWatch(ctx context.Context, env Env, args []string) int {
 		env.warnf("%s\n", b.String())
 	}
 	err := fswatch.Run(ctx, fswatch.Options{Root: args[0], StateDir: args[1], Logf: logf})
-	if err != nil && err != fswatch.ErrRunning {
+	if err != nil && !errors.Is(err, fswatch.ErrRunning) {
 		logf("watcher failed", "error", err)
 		return 1
 	}

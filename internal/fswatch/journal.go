@@ -26,7 +26,10 @@ type journal struct {
 	validFrom uint64
 	// ready is false until every directory is watched.
 	ready bool
-	last  map[string]uint64
+	// degraded is set for good when a directory could not be watched:
+	// the journal is never complete again.
+	degraded bool
+	last     map[string]uint64
 }
 
 func newJournal(instance string) *journal {
@@ -57,8 +60,11 @@ func (j *journal) invalidate() {
 }
 
 // setReady marks the point from which the journal is complete: every
-// directory is watched.
+// directory is watched. A degraded journal stays as it is.
 func (j *journal) setReady() {
+	if j.degraded {
+		return
+	}
 	j.seq++
 	j.ready = true
 	j.validFrom = j.seq
@@ -66,6 +72,7 @@ func (j *journal) setReady() {
 
 // degrade makes every answer "/" from now on (a watch could not be added).
 func (j *journal) degrade() {
+	j.degraded = true
 	j.ready = false
 	j.validFrom = ^uint64(0)
 	j.last = map[string]uint64{}

@@ -64,6 +64,11 @@ func TestJournalOverflowAndDegrade(t *testing.T) {
 	if _, _, all := j.since(j.token()); !all {
 		t.Fatal("a degraded journal answered exactly")
 	}
+	// The first walk ending after a new directory failed: still degraded.
+	j.setReady()
+	if _, _, all := j.since(j.token()); !all {
+		t.Fatal("a degraded journal was made ready again")
+	}
 }
 
 func TestJournalForgetsWhenFull(t *testing.T) {

@@ -44,15 +44,19 @@ func Prepare(stateDir string) error {
 	return nil
 }
 
+// hashBytes is how much of a state directory's SHA-256 names its socket
+// and lock.
+const hashBytes = 10
+
 // runtimeDir returns the directory of the watchers' sockets and locks,
 // private to the user: <temp>/entire-fsm-<uid>, made 0700 when missing,
 // refused when it is a link, someone else's, or open to others.
 func runtimeDir() (string, error) {
-	base := os.TempDir()
-	if len(base) > maxSocketPath-40 {
-		base = "/tmp"
+	name := "entire-fsm-" + strconv.Itoa(os.Getuid())
+	dir := filepath.Join(os.TempDir(), name)
+	if len(dir)+len("/")+2*hashBytes+len(".sock") > maxSocketPath {
+		dir = filepath.Join("/tmp", name)
 	}
-	dir := filepath.Join(base, "entire-fsm-"+strconv.Itoa(os.Getuid()))
 	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
 		return "", fmt.Errorf("watcher runtime directory: %w", err)
 	}
@@ -74,7 +78,7 @@ func runtimeName(stateDir, suffix string) (string, error) {
 		return "", err
 	}
 	sum := sha256.Sum256([]byte(stateDir))
-	return filepath.Join(dir, hex.EncodeToString(sum[:10])+suffix), nil
+	return filepath.Join(dir, hex.EncodeToString(sum[:hashBytes])+suffix), nil
 }
 
 // SocketPath returns where the watcher of stateDir listens.

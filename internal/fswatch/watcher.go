@@ -104,6 +104,7 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	defer unlock()
+	removeCookies(cookieDir(opts.StateDir))
 	sock, err := runtimeName(opts.StateDir, ".sock")
 	if err != nil {
 		return err
@@ -137,6 +138,20 @@ func Run(ctx context.Context, opts Options) error {
 	return nil
 }
 
+// removeCookies removes the cookie files a watcher that was killed left
+// (with the lock held: no other watcher uses them). A query's cookie of
+// the same name would be written over without a Create event, and the
+// query wait out syncTimeout.
+func removeCookies(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		_ = os.Remove(filepath.Join(dir, e.Name()))
+	}
+}
+
 // newInstance names one run of a watcher: tokens of another run are not
 // answered from this one's journal.
 func newInstance() string {
@@ -157,13 +172,17 @@ func (w *watcher) loop(ctx context.Context) string {
 		case <-w.stop:
 			return "asked to stop"
 		case err := <-w.walked:
-			if err != nil {
-				w.opts.logf("watcher cannot watch the whole work tree; answering every query with a full scan", "error", err)
-				w.j.degrade()
-				continue
+			switch {
+			case err != nil:
+				w.degrade("", err)
+			case w.j.degraded:
+				// A new directory failed meanwhile: drop what the walk
+				// added since.
+				w.releaseWatches()
+			default:
+				w.j.setReady()
+				w.opts.logf("watcher ready", "root", w.opts.Root)
 			}
-			w.j.setReady()
-			w.opts.logf("watcher ready", "root", w.opts.Root)
 		case q := <-w.queries:
 			waiting[q.cookie] = q
 		case err, ok := <-w.fsw.Errors:
@@ -224,7 +243,7 @@ func (w *watcher) event(ev fsnotify.Event, waiting map[string]query) string {
 		return ""
 	}
 	rel, ok := w.rel(name)
-	if !ok {
+	if !ok || w.j.degraded {
 		return ""
 	}
 	w.j.record(rel)
@@ -236,8 +255,7 @@ func (w *watcher) event(ev fsnotify.Event, waiting map[string]query) string {
 			// already holds (made before the watch existed).
 			w.j.record(rel + "/")
 			if err := w.watchTree(name, w.j.record); err != nil {
-				w.opts.logf("watcher cannot watch a new directory; answering every query with a full scan", "path", rel, "error", err)
-				w.j.degrade()
+				w.degrade(rel, err)
 			}
 		}
 	case ev.Has(fsnotify.Remove), ev.Has(fsnotify.Rename):
@@ -248,6 +266,28 @@ func (w *watcher) event(ev fsnotify.Event, waiting map[string]query) string {
 		}
 	}
 	return ""
+}
+
+// degrade makes the watcher answer "/" to every query from now on: a
+// directory (rel, "" during the first walk) could not be watched, mostly
+// for want of inotify watches (fs.inotify.max_user_watches). The watches
+// are given back, but the cookie directory's, so that the user's other
+// tools (editors, build watchers) are not starved of them; the watcher
+// keeps answering, so the hooks do not start another that would take them
+// all again.
+func (w *watcher) degrade(rel string, err error) {
+	w.opts.logf("watcher cannot watch the whole work tree; answering every query with a full scan", "path", rel, "error", err)
+	w.j.degrade()
+	w.releaseWatches()
+}
+
+// releaseWatches removes every watch but the cookie directory's.
+func (w *watcher) releaseWatches() {
+	for _, p := range w.fsw.WatchList() {
+		if p != w.cookies {
+			_ = w.fsw.Remove(p)
+		}
+	}
 }
 
 // rel returns the slash path of name relative to the work tree, and false
@@ -360,9 +400,13 @@ func (w *watcher) answer(token string) []byte {
 		return Answer(noToken, nil, true)
 	}
 	p := filepath.Join(w.cookies, name)
-	if err := os.WriteFile(p, nil, 0o600); err != nil {
+	// Created exclusively: only a new file makes the event the query
+	// waits for.
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
 		return Answer(noToken, nil, true)
 	}
+	f.Close()
 	defer os.Remove(p)
 	select {
 	case a := <-ch:

@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/entirecli/entire/internal/lockfile"
 )
 
 // FastStatus is how Status avoids scanning the whole work tree: git runs
@@ -26,6 +30,10 @@ type FastStatus struct {
 	// the hook protocol version 2; "" runs without a monitor (the
 	// untracked cache alone).
 	FSMonitor string
+	// staleLock is the age from which the private index's lock is taken
+	// for abandoned; zero means lockfile.EmptyStaleAfter (tests shorten
+	// it).
+	staleLock time.Duration
 }
 
 // errIndexBusy is returned when another process holds the private index's
@@ -34,6 +42,7 @@ var errIndexBusy = errors.New("private index is locked")
 
 // fastStatus runs the status of Status on the private index.
 func (r *Repo) fastStatus(ctx context.Context, fs *FastStatus) ([]StatusEntry, error) {
+	fs.breakStaleLock()
 	if err := r.syncPrivateIndex(ctx, fs.IndexFile); err != nil {
 		return nil, err
 	}
@@ -53,12 +62,50 @@ func (r *Repo) fastStatus(ctx context.Context, fs *FastStatus) ([]StatusEntry, e
 	g.Set = []string{"GIT_INDEX_FILE=" + fs.IndexFile}
 	shared := sharedIndexes(r.GitDir)
 	out, err := g.Run(ctx, args...)
-	recordSharedIndexes(r.GitDir, fs.IndexFile+".shared", shared)
+	recordSharedIndexes(r.GitDir, fs.IndexFile+".shared", shared, func() string {
+		p, err := g.Run(ctx, "rev-parse", "--shared-index-path")
+		if err != nil || len(bytes.TrimSpace(p)) == 0 {
+			return ""
+		}
+		return filepath.Base(string(bytes.TrimSpace(p)))
+	})
 	if err != nil {
+		if ctx.Err() == nil {
+			// The copy may be what failed (unreadable, its shared index
+			// gone): the next status makes a new one rather than fail
+			// the same way until the user's index changes.
+			_ = os.Remove(fs.IndexFile + stampSuffix)
+		}
 		return nil, fmt.Errorf("git status (private index): %w", err)
 	}
 	return ParseStatus(out)
 }
+
+// breakStaleLock removes the private index's lock when it was left by a
+// process that died holding it (a hook killed while it copied the index,
+// a git status killed while it wrote it): a lock nobody removes would keep
+// every later copy out (each status falling back to the plain one) and git
+// from writing its caches. Both holders hold it for the length of one
+// status, far below the age judged (by the inode's change time: the copy
+// sets the lock's modification time back to the user index's).
+func (fs *FastStatus) breakStaleLock() {
+	lock := fs.IndexFile + ".lock"
+	fi, err := os.Lstat(lock)
+	if err != nil {
+		return
+	}
+	stale := fs.staleLock
+	if stale == 0 {
+		stale = lockfile.EmptyStaleAfter
+	}
+	if time.Since(changeTime(fi)) > stale {
+		_ = os.Remove(lock)
+	}
+}
+
+// stampSuffix names the file beside the private index that holds the
+// indexStamp of the user's index it was copied from.
+const stampSuffix = ".src"
 
 // indexStamp identifies one version of an index file.
 func indexStamp(fi os.FileInfo) string {
@@ -77,7 +124,7 @@ func (r *Repo) syncPrivateIndex(ctx context.Context, private string) error {
 		return fmt.Errorf("user index: %w", err)
 	}
 	stamp := indexStamp(fi)
-	stampFile := private + ".src"
+	stampFile := private + stampSuffix
 	if b, err := os.ReadFile(stampFile); err == nil && strings.TrimSpace(string(b)) == stamp {
 		if _, err := os.Stat(private); err == nil {
 			return nil

@@ -48,18 +48,26 @@ func sharedIndexes(dir string) map[string]bool {
 	return out
 }
 
-// recordSharedIndexes adds to the list of ours (file) the shared index
-// files of dir that were not there before (a status just wrote them), then
-// removes the ones of ours a newer one replaced. Problems are ignored: a file left behind costs disk only, and one
-// removed too soon makes a status fail over to the plain one.
-func recordSharedIndexes(dir, file string, before map[string]bool) {
+// recordSharedIndexes adds to the list of ours (file) the shared index a
+// status just wrote in dir, then removes the ones of ours a newer one
+// replaced. When shared index files appeared that were not there before,
+// linked names the one the private index uses ("" when it cannot tell):
+// another may be the user's own, written by their git meanwhile, which
+// must never be taken for ours and removed. Problems are ignored: a file
+// left behind costs disk only, and one removed too soon makes a status
+// fail over to the plain one.
+func recordSharedIndexes(dir, file string, before map[string]bool, linked func() string) {
 	ours := readLines(file)
 	changed := false
 	for name := range sharedIndexes(dir) {
-		if !before[name] && !ours[name] {
+		if before[name] || ours[name] {
+			continue
+		}
+		if name = linked(); strings.HasPrefix(name, sharedIndexPrefix) && !ours[name] {
 			ours[name] = true
 			changed = true
 		}
+		break
 	}
 	if len(ours) > 1 {
 		changed = pruneSharedIndexes(dir, ours) || changed

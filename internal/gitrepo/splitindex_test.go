@@ -8,8 +8,9 @@ import (
 )
 
 // Shared index files our status runs create are recorded; one of ours is
-// removed as soon as a newer one of ours replaced it, and a shared index that is not ours (the user's split index) is never
-// touched.
+// removed as soon as a newer one of ours replaced it, and a shared index
+// that is not ours (the user's split index) is never touched, even when
+// the user's git wrote it while our status ran.
 func TestRecordSharedIndexesPrunesOnlyOurs(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -25,6 +26,7 @@ func TestRecordSharedIndexesPrunesOnlyOurs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	linked := func(name string) func() string { return func() string { return name } }
 	exists := func(name string) bool {
 		_, err := os.Stat(filepath.Join(dir, name))
 		return err == nil
@@ -33,14 +35,14 @@ func TestRecordSharedIndexesPrunesOnlyOurs(t *testing.T) {
 	write("sharedindex.user", time.Hour) // the user's own
 	before := sharedIndexes(dir)
 	write("sharedindex.ours1", time.Minute)
-	recordSharedIndexes(dir, list, before)
+	recordSharedIndexes(dir, list, before, linked("sharedindex.ours1"))
 	if got := readLines(list); len(got) != 1 || !got["sharedindex.ours1"] {
 		t.Fatalf("recorded %v, want only sharedindex.ours1", got)
 	}
 
 	before = sharedIndexes(dir)
 	write("sharedindex.ours2", 0)
-	recordSharedIndexes(dir, list, before)
+	recordSharedIndexes(dir, list, before, linked("sharedindex.ours2"))
 	if exists("sharedindex.ours1") {
 		t.Error("the replaced shared index of ours was kept")
 	}
@@ -53,14 +55,24 @@ func TestRecordSharedIndexesPrunesOnlyOurs(t *testing.T) {
 
 	before = sharedIndexes(dir)
 	write("sharedindex.ours3", -time.Second) // written just now
-	recordSharedIndexes(dir, list, before)
+	write("sharedindex.user2", 0)            // by the user's git, meanwhile
+	recordSharedIndexes(dir, list, before, linked("sharedindex.ours3"))
 	if exists("sharedindex.ours2") || !exists("sharedindex.ours3") {
 		t.Error("a replaced shared index of ours was kept, or the newest removed")
+	}
+	if got := readLines(list); len(got) != 1 || !got["sharedindex.ours3"] {
+		t.Fatalf("recorded %v, want only sharedindex.ours3", got)
+	}
+	before = sharedIndexes(dir)
+	write("sharedindex.ours4", -2*time.Second) // newer still
+	recordSharedIndexes(dir, list, before, linked("sharedindex.ours4"))
+	if !exists("sharedindex.user2") {
+		t.Error("the user's shared index written during our status was removed")
 	}
 
 	r := &Repo{GitDir: dir}
 	r.RemoveSharedIndexes(filepath.Join(dir, "private"))
-	if exists("sharedindex.ours3") || !exists("sharedindex.user") {
+	if exists("sharedindex.ours3") || exists("sharedindex.ours4") || !exists("sharedindex.user") || !exists("sharedindex.user2") {
 		t.Error("RemoveSharedIndexes must remove ours and only ours")
 	}
 }

@@ -49,3 +49,45 @@ func TestReadAtMost(t *testing.T) {
 		t.Errorf("ReadAtMost of a failing reader = %q, %v, %v", data, tooLarge, err)
 	}
 }
+
+// fullFile is a spool file that takes room bytes and then fails as a full
+// disk does.
+type fullFile struct {
+	b    []byte
+	room int
+}
+
+func (f *fullFile) Write(p []byte) (int, error) {
+	n := min(len(p), f.room-len(f.b))
+	f.b = append(f.b, p[:n]...)
+	if n < len(p) {
+		return n, errors.New("no space left on device")
+	}
+	return n, nil
+}
+
+func (f *fullFile) ReadAt(p []byte, off int64) (int, error) {
+	n := copy(p, f.b[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// A temporary file that fills up loses nothing: the input comes back
+// whole, read in memory from where the file stopped.
+func TestSpoolOnAFullDisk(t *testing.T) {
+	t.Parallel()
+	in := []byte(strings.Repeat("0123456789abcdef", 3<<16)) // 3 MiB
+	for _, room := range []int{0, spoolAbove, spoolAbove + 100, len(in) - 1} {
+		data, ok, err := spool(&fullFile{room: room}, in[:spoolAbove], bytes.NewReader(in[spoolAbove:]))
+		switch {
+		case err != nil:
+			t.Errorf("room %d: %v", room, err)
+		case room < spoolAbove && ok:
+			t.Errorf("room %d: spooled without room for the head", room)
+		case room >= spoolAbove && !bytes.Equal(data, in):
+			t.Errorf("room %d: %d bytes back, want the %d of the input", room, len(data), len(in))
+		}
+	}
+}

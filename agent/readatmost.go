@@ -17,13 +17,26 @@ const spoolAbove = 1 << 20
 // ever holding more than limit+1 bytes. A read error is returned as it is
 // (with no data), before any size check.
 //
-// Input over 1 MiB (a pipe, whose size is not known in advance) goes
+// A regular file (an *os.File) is read into a slice of its size. Other
+// input over 1 MiB (a pipe, whose size is not known in advance) goes
 // through a temporary file (unlinked at once where the system allows it,
 // else removed once read), so that it is held once, in a slice
 // of its own size, instead of in the ever larger copies a growing buffer
 // leaves behind: reading 60 MB that way peaks at twice that or more.
 func ReadAtMost(r io.Reader, limit int64) (data []byte, tooLarge bool, err error) {
 	lr := io.LimitReader(r, limit+1)
+	if size, ok := regularSize(r); ok {
+		var b bytes.Buffer
+		// As os.ReadFile: room for one more read, which finds the end.
+		b.Grow(int(min(size, limit+1)) + bytes.MinRead)
+		if _, err := b.ReadFrom(lr); err != nil {
+			return nil, false, err
+		}
+		if int64(b.Len()) > limit {
+			return nil, true, nil
+		}
+		return b.Bytes(), false, nil
+	}
 	var head bytes.Buffer
 	n, err := head.ReadFrom(io.LimitReader(lr, spoolAbove))
 	if err != nil {
@@ -57,6 +70,19 @@ func ReadAtMost(r io.Reader, limit int64) (data []byte, tooLarge bool, err error
 		return nil, true, nil
 	}
 	return data, false, nil
+}
+
+// regularSize returns the size of r when it is a regular file.
+func regularSize(r io.Reader) (int64, bool) {
+	f, ok := r.(*os.File)
+	if !ok {
+		return 0, false
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0, false
+	}
+	return fi.Size(), true
 }
 
 // spoolFile is what spool needs of its temporary file.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -89,5 +91,37 @@ func TestSpoolOnAFullDisk(t *testing.T) {
 		case room >= spoolAbove && !bytes.Equal(data, in):
 			t.Errorf("room %d: %d bytes back, want the %d of the input", room, len(data), len(in))
 		}
+	}
+}
+
+// Input over the spool size comes back whole, from a pipe and from a
+// regular file, and leaves no temporary file behind.
+func TestReadAtMostLargeInput(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	in := strings.Repeat("0123456789abcdef", 3<<16) // 3 MiB
+	path := filepath.Join(t.TempDir(), "input")
+	if err := os.WriteFile(path, []byte(in), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for name, r := range map[string]io.Reader{"pipe": iotest.HalfReader(strings.NewReader(in)), "file": f} {
+		data, tooLarge, err := ReadAtMost(r, int64(len(in)))
+		if err != nil || tooLarge || string(data) != in {
+			t.Errorf("%s: %d bytes back, tooLarge %v, %v", name, len(data), tooLarge, err)
+		}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	if data, tooLarge, err := ReadAtMost(f, int64(len(in)-1)); err != nil || !tooLarge || data != nil {
+		t.Errorf("file one byte over the limit: %d bytes back, tooLarge %v, %v", len(data), tooLarge, err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
 	}
 }

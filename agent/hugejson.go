@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"unicode/utf16"
@@ -38,12 +39,16 @@ func DecodeJSONValueInPlace(raw []byte) (any, error) {
 		}
 	}
 	// The structure, each long literal replaced by a placeholder that
-	// names it.
-	reduced := make([]byte, 0, 64*len(spans)+len(raw)-totalLen(spans))
+	// names it. The placeholders carry a random tag: a short string of
+	// raw's own can be any text, and one equal to a placeholder would
+	// take the long string's place.
+	var tag [16]byte
+	_, _ = rand.Read(tag[:]) // never fails (crypto/rand)
+	reduced := make([]byte, 0, 96*len(spans)+len(raw)-totalLen(spans))
 	placeholders := make(map[string]int, len(spans))
 	last := 0
 	for i, sp := range spans {
-		ph := fmt.Sprintf("\x00entire-long-string-%d\x00", i)
+		ph := fmt.Sprintf("\x00entire-long-string-%x-%d\x00", tag, i)
 		placeholders[ph] = i
 		reduced = append(reduced, raw[last:sp[0]]...)
 		q, _ := json.Marshal(ph)

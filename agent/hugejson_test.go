@@ -26,6 +26,7 @@ func TestDecodeJSONValueInPlaceMatchesDecodeJSONValue(t *testing.T) {
 		}
 		return b
 	}
+	lit := string(marshalled(long)) // long as a JSON literal, quotes included
 	cases := map[string][]byte{
 		"string":         marshalled(long),
 		"object":         marshalled(map[string]any{"stdout": long, "stderr": "", "interrupted": false, "n": 12.5}),
@@ -35,6 +36,18 @@ func TestDecodeJSONValueInPlaceMatchesDecodeJSONValue(t *testing.T) {
 		"lone surrogate": []byte(`"` + strings.Repeat(`\udc00\ud800\u0041`, hugeString/18+1) + `"`),
 		"long key":       []byte(`{"` + strings.Repeat("k", hugeString+1) + `":1}`),
 		"invalid":        []byte(`{"a":"` + strings.Repeat("x", hugeString+1) + `"`),
+		// A short string that reads like a placeholder of the structure
+		// stays itself, and does not take a long string's place.
+		"placeholder text":  []byte(`{"a":` + lit + `,"b":"\u0000entire-long-string-0\u0000"}`),
+		"placeholder again": []byte(`{"a":` + lit + `,"a":"\u0000entire-long-string-0\u0000"}`),
+		// Hostile literals: no panic, the same value or error.
+		"truncated escape":   []byte(`{"a":` + lit[:len(lit)-1] + `\u12"}`),
+		"trailing backslash": []byte(`{"a":` + lit[:len(lit)-1] + `\`),
+		"invalid utf-8":      []byte(`{"a":` + lit[:len(lit)-1] + "\xff\xfe\xc3" + `"}`),
+		"surrogate at end":   []byte(`[` + lit[:len(lit)-1] + `\ud800"]`),
+		"truncated pair":     []byte(`[` + lit[:len(lit)-1] + `\ud800\udc"]`),
+		"high high low":      []byte(`[` + lit[:len(lit)-1] + `\ud800\ud800\udc00"]`),
+		"control":            []byte(`{"a":` + lit[:len(lit)-1] + "\x01" + `"}`),
 	}
 	for name, raw := range cases {
 		want, wantErr := DecodeJSONValue(raw)

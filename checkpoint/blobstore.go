@@ -87,38 +87,6 @@ func (s *blobStore) tree() (plumbing.Hash, error) {
 	return h, nil
 }
 
-// externalizeLong moves values out of the lines of data (complete,
-// newline-terminated) that are longer than agent.MaxChunkSize, into s. It
-// returns data itself when no line is that long, which costs nothing for
-// data of at most that size.
-func (s *blobStore) externalizeLong(data []byte) ([]byte, error) {
-	if len(data) <= agent.MaxChunkSize {
-		return data, nil
-	}
-	var out []byte
-	done := 0 // data[:done] is in out (when out is not nil)
-	for pos := 0; pos < len(data); {
-		end := bytes.IndexByte(data[pos:], '\n')
-		if end < 0 {
-			end = len(data) - pos
-		}
-		line := data[pos : pos+end]
-		if len(line) > agent.MaxChunkSize {
-			short, err := externalizeLine(line, agent.MaxChunkSize, minExternal, s.store)
-			if err != nil {
-				return nil, err
-			}
-			out = append(append(out, data[done:pos]...), short...)
-			done = pos + end
-		}
-		pos += end + 1
-	}
-	if out == nil {
-		return data, nil
-	}
-	return append(out, data[done:]...), nil
-}
-
 // blobSet is the BlobDir tree of a stored transcript, as a valueSource.
 type blobSet struct {
 	repo    *gitrepo.Repo
@@ -209,26 +177,4 @@ func partIndex(name string) int {
 		return -1
 	}
 	return n
-}
-
-// externalizeLines moves values out of the lines of data longer than
-// agent.MaxChunkSize and returns the lines that remain with the BlobDir
-// tree of a transcript whose tree was blobs before.
-func externalizeLines(repo *gitrepo.Repo, blobs plumbing.Hash, data []byte) ([]byte, plumbing.Hash, error) {
-	s := newBlobStore(repo)
-	short, err := s.externalizeLong(data)
-	if err != nil {
-		return nil, blobs, fmt.Errorf("store long transcript lines: %w", err)
-	}
-	if len(s.entries) == 0 {
-		return data, blobs, nil
-	}
-	if err := s.add(blobs); err != nil {
-		return nil, blobs, err
-	}
-	t, err := s.tree()
-	if err != nil {
-		return nil, blobs, err
-	}
-	return short, t, nil
 }

@@ -126,76 +126,17 @@ func (s *TranscriptState) TreeChanges(repo *gitrepo.Repo, dir string) ([]gitrepo
 // chunks of agent.StoreChunkSize; a longer line is a chunk of its own, and
 // a line longer than agent.MaxChunkSize has values moved out into the
 // BlobDir tree (see BlobDir), which costs nothing when lines holds no such
-// line. The caller records the source position with SetSource.
+// line. The caller records the source position with SetSource. It is a
+// JSONLAppender given lines in one Write.
 func AppendJSONL(repo *gitrepo.Repo, prev *TranscriptState, lines []byte) (*TranscriptState, error) {
-	blobs := prev.blobTree()
-	if len(lines) > agent.MaxChunkSize {
-		var err error
-		if lines, blobs, err = externalizeLines(repo, blobs, lines); err != nil {
-			return nil, err
-		}
-	}
-	next, err := appendJSONL(repo, prev, lines)
+	a, err := NewJSONLAppender(repo, prev)
 	if err != nil {
 		return nil, err
 	}
-	next.Blobs = ""
-	if !blobs.IsZero() {
-		next.Blobs = blobs.String()
-	}
-	return next, nil
-}
-
-func appendJSONL(repo *gitrepo.Repo, prev *TranscriptState, lines []byte) (*TranscriptState, error) {
-	next := &TranscriptState{}
-	sum := sha256.New()
-	var content []byte
-	if prev != nil && len(prev.Chunks) > 0 {
-		*next = *prev
-		if prev.LastSize < mergeBelow {
-			last, err := repo.ReadBlob(plumbing.NewHash(prev.Chunks[len(prev.Chunks)-1]))
-			if err != nil {
-				return nil, fmt.Errorf("read last transcript chunk: %w", err)
-			}
-			content = append(append(last, '\n'), lines...)
-			next.Chunks = append([]string(nil), prev.Chunks[:len(prev.Chunks)-1]...)
-			if err := restoreSum(sum, prev.PrefixSum); err != nil {
-				return nil, err
-			}
-		} else {
-			content = lines
-			next.Chunks = append([]string(nil), prev.Chunks...)
-			if err := restoreSum(sum, prev.FullSum); err != nil {
-				return nil, err
-			}
-			sum.Write([]byte{'\n'})
-		}
-	} else {
-		content = lines
-	}
-	next.Lines += bytes.Count(lines, []byte{'\n'})
-	content = bytes.TrimSuffix(content, []byte{'\n'})
-	if len(content) == 0 {
-		return next, nil
-	}
-	chunks, err := agent.PackJSONL(content, agent.StoreChunkSize, agent.MaxChunkSize)
-	if err != nil {
-		return nil, fmt.Errorf("chunk transcript: %w", err)
-	}
-	for i, c := range chunks {
-		h, err := repo.WriteBlob(c)
-		if err != nil {
-			return nil, fmt.Errorf("store transcript chunk: %w", err)
-		}
-		next.Chunks = append(next.Chunks, h.String())
-		if err := next.hashChunk(sum, c, i == len(chunks)-1); err != nil {
-			return nil, err
-		}
-	}
-	if err := next.finishSum(sum); err != nil {
+	if err := a.Write(lines); err != nil {
 		return nil, err
 	}
-	return next, nil
+	return a.Close()
 }
 
 // hashChunk adds chunk c to sum, the running hash of the stored chunks

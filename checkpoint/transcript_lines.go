@@ -24,8 +24,12 @@ func ForEachLine(repo *gitrepo.Repo, s Stored, fn func(line []byte) error) (bool
 	var blobs *blobSet
 	// Values moved out of long lines are read through go-git while
 	// the walk goes on: the chunks are then read one after the other.
-	chunks := readAhead(repo, s.Chunks, s.Blobs.IsZero())
+	stop := make(chan struct{})
+	chunks := readAhead(repo, s.Chunks, s.Blobs.IsZero(), stop)
 	defer func() {
+		// No chunk is read past those under way where the walk stopped
+		// (a JSON document, an error of fn).
+		close(stop)
 		for range chunks { // let the readers finish
 		}
 	}()
@@ -84,13 +88,20 @@ type chunkRead struct {
 // goroutines, at most readAheadChunks ahead of the consumer; packed ones
 // (read through go-git, which is not safe for concurrent use) are read by
 // one goroutine, as the caller then does not use go-git meanwhile. Without
-// parallel, each blob is read when the consumer asks for it.
-func readAhead(repo *gitrepo.Repo, hs []plumbing.Hash, parallel bool) <-chan chunkRead {
+// parallel, the blobs are read one ahead of the consumer. Once stop is
+// closed no further blob is read, and the channel is closed once those
+// under way are sent.
+func readAhead(repo *gitrepo.Repo, hs []plumbing.Hash, parallel bool, stop <-chan struct{}) <-chan chunkRead {
 	out := make(chan chunkRead)
 	if !parallel {
 		go func() {
 			defer close(out)
 			for _, h := range hs {
+				select {
+				case <-stop:
+					return
+				default:
+				}
 				b, err := repo.ReadBlob(h)
 				out <- chunkRead{b, err}
 			}
@@ -103,6 +114,11 @@ func readAhead(repo *gitrepo.Repo, hs []plumbing.Hash, parallel bool) <-chan chu
 	go func() {
 		defer close(pending)
 		for _, h := range hs {
+			select {
+			case <-stop:
+				return
+			default:
+			}
 			c := make(chan chunkRead, 1)
 			pending <- c
 			sem <- struct{}{}

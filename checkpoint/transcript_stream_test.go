@@ -42,8 +42,9 @@ func appendInPieces(t *testing.T, repo *gitrepo.Repo, prev *TranscriptState, lin
 	return ts
 }
 
-// requireSameStore stores the turns one after the other with AppendJSONL
-// (the whole new part at once) and with a JSONLAppender fed in pieces, and
+// requireSameStore stores the turns one after the other with appendWhole
+// (the whole-buffer reference: the whole new part at once, packed by
+// agent.PackJSONL) and with a JSONLAppender fed in pieces, and
 // fails unless every state, chunk blob included, is the same.
 func requireSameStore(t *testing.T, repo *gitrepo.Repo, turns [][]byte, seed uint64) {
 	t.Helper()
@@ -51,7 +52,7 @@ func requireSameStore(t *testing.T, repo *gitrepo.Repo, turns [][]byte, seed uin
 	var whole, piece *TranscriptState
 	for i, lines := range turns {
 		var err error
-		if whole, err = AppendJSONL(repo, whole, lines); err != nil {
+		if whole, err = appendWhole(repo, whole, lines); err != nil {
 			t.Fatal(err)
 		}
 		piece = appendInPieces(t, repo, piece, lines, rng)
@@ -154,8 +155,8 @@ func TestJSONLAppenderMatchesAppendJSONLAtEdges(t *testing.T) {
 	}
 }
 
-// A line over agent.MaxChunkSize has its values moved out as AppendJSONL
-// moves them, into the same BlobDir tree.
+// A line over agent.MaxChunkSize has its values moved out as the
+// whole-buffer reference moves them, into the same BlobDir tree.
 func TestJSONLAppenderMatchesAppendJSONLOnAHugeLine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("stores a 60 MB line")

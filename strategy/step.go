@@ -421,12 +421,16 @@ func (m *ManualCommit) readTranscript(st *session.State, in TurnInput) (*transcr
 // The stored state records the rules it went through: a whole new store
 // has the rules in force; an append keeps the previous chunks' (stale when
 // the rules changed since, see underCurrentRules).
+//
+// New JSONL lines go through one checkpoint.JSONLAppender: the lines
+// readTranscript read ahead, or the windows of a stream, each read and
+// redacted (a line at a time, as redactLines does, so a secret never
+// straddles two windows) and packed into chunks before the next is read.
+// The chunks are those checkpoint.AppendJSONL writes for all the lines at
+// once.
 func (m *ManualCommit) storeSource(st *session.State, src *transcriptSource) (*checkpoint.TranscriptState, error) {
-	if src.stream != nil {
-		return m.storeStream(st, src)
-	}
-	m.keepReferences(st.SessionID, src.refs)
 	if src.doc != nil {
+		m.keepReferences(st.SessionID, src.refs)
 		ts, err := checkpoint.WriteWhole(m.env.Repo, src.doc, src.docType)
 		if err == nil {
 			ts.Rules = m.env.rules()
@@ -434,40 +438,7 @@ func (m *ManualCommit) storeSource(st *session.State, src *transcriptSource) (*c
 		}
 		return ts, err
 	}
-	prev := st.ShadowTranscript
-	if src.restart {
-		prev = nil
-	}
-	// The lines are parsed for the local log while they are stored: both
-	// only read them, and each costs about as much as the other.
-	note := newStoredNote(prev)
-	parsed := make(chan struct{})
-	go func() {
-		defer close(parsed)
-		note.add(src.lines)
-	}()
-	ts, err := checkpoint.AppendJSONL(m.env.Repo, prev, src.lines)
-	<-parsed
-	if err != nil {
-		return nil, err
-	}
-	if prev == nil {
-		ts.Rules = m.env.rules()
-	}
-	if err := ts.SetSource(src.path, src.end); err != nil {
-		return nil, err
-	}
-	m.finishNote(st.SessionID, note, prev, ts, src.path)
-	return ts, nil
-}
-
-// storeStream is storeSource of a stream: each window of new lines is
-// read, redacted (a line at a time, as redactLines does, so a secret
-// never straddles two windows) and packed into chunks before the next is
-// read. The chunks are those AppendJSONL writes for all the lines at once.
-func (m *ManualCommit) storeStream(st *session.State, src *transcriptSource) (*checkpoint.TranscriptState, error) {
 	defer src.close()
-	r := src.stream
 	prev := st.ShadowTranscript
 	if src.restart {
 		prev = nil
@@ -476,27 +447,38 @@ func (m *ManualCommit) storeStream(st *session.State, src *transcriptSource) (*c
 	if err != nil {
 		return nil, err
 	}
-	// Each window's redacted lines are parsed for the local log on another
-	// goroutine while the next window is read and stored; the appender
-	// keeps the bytes it is given unchanged, and so does the parser.
+	// The lines are parsed for the local log on another goroutine while
+	// they are stored (and the next window read): both only read them,
+	// and each costs about as much as the other.
 	note := newStoredNote(prev)
 	windows := make(chan []byte, 2)
 	parsed := make(chan struct{})
-	go func() {
+	go func(windows <-chan []byte) {
 		defer close(parsed)
 		for lines := range windows {
 			note.add(lines)
 		}
-	}()
-	defer func() {
-		if windows != nil {
+	}(windows)
+	parsing := true
+	endParse := func() {
+		if parsing {
+			parsing = false
 			close(windows)
 			<-parsed
 		}
-	}()
-	for {
-		window, err := r.Next()
+	}
+	defer endParse()
+	store := func(lines []byte) error {
+		windows <- lines
+		return app.Write(lines)
+	}
+	if err := store(src.lines); err != nil {
+		return nil, err
+	}
+	for src.stream != nil {
+		window, err := src.stream.Next()
 		if errors.Is(err, io.EOF) {
+			src.end = src.stream.End()
 			break
 		}
 		if err != nil {
@@ -507,15 +489,12 @@ func (m *ManualCommit) storeStream(st *session.State, src *transcriptSource) (*c
 			return nil, err
 		}
 		src.refs = append(src.refs, refs...)
-		if err := app.Write(lines); err != nil {
+		if err := store(lines); err != nil {
 			return nil, err
 		}
-		windows <- lines
 	}
-	close(windows)
-	windows = nil
-	<-parsed
 	ts, err := app.Close()
+	endParse()
 	if err != nil {
 		return nil, err
 	}
@@ -523,7 +502,6 @@ func (m *ManualCommit) storeStream(st *session.State, src *transcriptSource) (*c
 	if prev == nil {
 		ts.Rules = m.env.rules()
 	}
-	src.end = r.End()
 	if err := ts.SetSource(src.path, src.end); err != nil {
 		return nil, err
 	}

@@ -37,7 +37,8 @@ func (m *ManualCommit) noteStored(sessionID string, prev, ts *checkpoint.Transcr
 
 // storedNote gathers, line by line as a store writes them, the
 // condensed-entry records noteStored logs, so that a store fed window by
-// window (storeStream) logs the same as one given every line at once.
+// window (a stream, see storeSource) logs the same as one given every
+// line at once.
 type storedNote struct {
 	p     condensed.LineParser
 	recs  []condensed.Record

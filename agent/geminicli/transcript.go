@@ -268,8 +268,12 @@ func scanFile(path string, from agent.Position) (*agent.Analysis, []delegationCa
 	wholeFile := len(head) < 64<<10
 	if wholeFile || bytes.IndexByte(head, '\n') < 0 || DetectFormat(head) == FormatJSON {
 		// Single JSON (or a first line too long to judge from the head):
-		// this container has to be read whole anyway.
-		content, tooLarge, err := agent.ReadAtMost(br, agent.MaxWholeTranscript)
+		// this container has to be read whole anyway, from the file
+		// itself (its size is known: see agent.ReadAtMost).
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, nil, fmt.Errorf("scan transcript %s: %w", path, err)
+		}
+		content, tooLarge, err := agent.ReadAtMost(f, agent.MaxWholeTranscript)
 		if err != nil {
 			return nil, nil, fmt.Errorf("scan transcript %s: %w", path, err)
 		}

@@ -61,9 +61,9 @@ func explainedAlikeWithoutSummary(t *testing.T, r *sessionRepo, id string) strin
 }
 
 // A turn that appends more than checkpoint.SourceWindow is stored window
-// by window (storeStream); its lines still reach the local log, so the
-// condensation writes condensed.json for a scope that spans it, and explain
-// shows from it what it shows from the stored transcript.
+// by window (a stream, see storeSource); its lines still reach the local
+// log, so the condensation writes condensed.json for a scope that spans
+// it, and explain shows from it what it shows from the stored transcript.
 func TestExplainCondensedSummaryAfterWindowedStore(t *testing.T) {
 	t.Parallel()
 	r := newSessionRepo(t)

@@ -434,7 +434,7 @@ func (m *ManualCommit) storeSource(st *session.State, src *transcriptSource) (*c
 		ts, err := checkpoint.WriteWhole(m.env.Repo, src.doc, src.docType)
 		if err == nil {
 			ts.Rules = m.env.rules()
-			m.noteStored(st.SessionID, nil, ts, src)
+			m.dropTranscriptLog(st.SessionID)
 		}
 		return ts, err
 	}

@@ -15,28 +15,17 @@ func (m *ManualCommit) transcriptLog(sessionID string) *translog.Log {
 	return translog.New(m.env.Repo.CommonDir, sessionID)
 }
 
-// noteStored records in the session's local logs what storeSource just
-// stored: ts, after prev (nil: stored from the start), from src. For a
-// JSONL transcript that is the condensed-entry records of the new lines
-// (for the summary a condensation writes) and the hash of the raw source
-// prefix ts stands for (for a rewind to cut the live file back instead of
-// rewriting it); a JSON document is stored whole at every step and gets
-// neither. Failures only cost the read paths their shortcut: they are
-// logged.
-func (m *ManualCommit) noteStored(sessionID string, prev, ts *checkpoint.TranscriptState, src *transcriptSource) {
-	if src.doc != nil || ts == nil {
-		if err := m.transcriptLog(sessionID).Remove(); err != nil {
-			m.env.Log.Warn("transcript log", "error", err)
-		}
-		return
+// dropTranscriptLog removes a session's local logs: a JSON document is
+// stored whole at every step, so neither a cut nor condensed entries can
+// come from them. Failures are logged.
+func (m *ManualCommit) dropTranscriptLog(sessionID string) {
+	if err := m.transcriptLog(sessionID).Remove(); err != nil {
+		m.env.Log.Warn("transcript log", "error", err)
 	}
-	n := newStoredNote(prev)
-	n.add(src.lines)
-	m.finishNote(sessionID, n, prev, ts, src.path)
 }
 
 // storedNote gathers, line by line as a store writes them, the
-// condensed-entry records noteStored logs, so that a store fed window by
+// condensed-entry records finishNote logs, so that a store fed window by
 // window (a stream, see storeSource) logs the same as one given every
 // line at once.
 type storedNote struct {

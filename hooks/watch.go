@@ -73,6 +73,8 @@ func useWatcher(senv *strategy.Env, start bool) {
 	}
 	if fswatch.Running(stateDir) {
 		fs.FSMonitor = shellQuote(exe) + " hooks fsmonitor " + shellQuote(stateDir)
+		fs.Changes = func(token string) (string, []string, bool) { return fswatch.Changes(stateDir, token) }
+		fs.CacheFile = fswatch.StatusCacheFile(stateDir)
 		return
 	}
 	if !start {

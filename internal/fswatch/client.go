@@ -81,3 +81,32 @@ func dial(stateDir string) (net.Conn, error) {
 	}
 	return net.DialTimeout("unix", sock, dialTimeout)
 }
+
+// Changes asks the watcher of stateDir for the paths changed since token,
+// as Query does, and returns the answer decoded: the new token, and the
+// changed paths (relative to the work tree, slash-separated; a trailing
+// slash for a whole directory), or all=true when the watcher cannot tell
+// (then paths is nil). token "" asks for the current token alone: the
+// answer is all=true with a token later queries can start from.
+func Changes(stateDir, token string) (newToken string, paths []string, all bool) {
+	if token == "" {
+		token = noToken
+	}
+	return decodeAnswer(Query(stateDir, token))
+}
+
+// decodeAnswer splits an answer of the hook protocol (complete, see
+// complete) into its token and paths; "/" is all.
+func decodeAnswer(a []byte) (token string, paths []string, all bool) {
+	if !complete(a) {
+		return noToken, nil, true
+	}
+	fields := strings.Split(string(a[:len(a)-1]), "\x00")
+	token, fields = fields[0], fields[1:]
+	for _, f := range fields {
+		if f == "/" {
+			return token, nil, true
+		}
+	}
+	return token, fields, false
+}

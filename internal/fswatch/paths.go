@@ -27,6 +27,11 @@ func StateDir(gitDir string) string { return filepath.Join(gitDir, DirName) }
 // untracked cache and fsmonitor extensions.
 func IndexFile(stateDir string) string { return filepath.Join(stateDir, "index") }
 
+// StatusCacheFile returns where the hooks keep the last status of
+// stateDir's work tree, from which the next one judges again only what the
+// watcher saw change.
+func StatusCacheFile(stateDir string) string { return filepath.Join(stateDir, "status") }
+
 // LogFile returns the file the watcher of stateDir writes its few lines
 // to (its standard error).
 func LogFile(stateDir string) string { return filepath.Join(stateDir, "watcher.log") }

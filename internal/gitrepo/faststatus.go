@@ -30,6 +30,14 @@ type FastStatus struct {
 	// the hook protocol version 2; "" runs without a monitor (the
 	// untracked cache alone).
 	FSMonitor string
+	// Changes, when set, asks the work tree's watcher for the paths
+	// changed since a token (fswatch.Changes; "" asks for the current
+	// token alone). With CacheFile, a status then judges again only the
+	// paths that changed since the last one (see incstatus.go) instead of
+	// having git read the whole index.
+	Changes func(token string) (newToken string, paths []string, all bool)
+	// CacheFile is where the last status is kept for the next one.
+	CacheFile string
 	// staleLock is the age from which the private index's lock is taken
 	// for abandoned; zero means lockfile.EmptyStaleAfter (tests shorten
 	// it).
@@ -42,6 +50,44 @@ var errIndexBusy = errors.New("private index is locked")
 
 // fastStatus runs the status of Status on the private index.
 func (r *Repo) fastStatus(ctx context.Context, fs *FastStatus) ([]StatusEntry, error) {
+	token := ""
+	if fs.Changes != nil && fs.CacheFile != "" {
+		c := readStatusCache(fs.CacheFile)
+		since := ""
+		if c != nil {
+			since = c.Token
+		}
+		var changed []string
+		var all bool
+		token, changed, all = fs.Changes(since)
+		if c != nil && !all {
+			entries, err := r.incrementalStatus(ctx, fs.CacheFile, c, token, changed)
+			if err == nil {
+				if r.Log != nil {
+					r.Log.Debug("incremental status", "changed", len(changed))
+				}
+				return entries, nil
+			}
+			if r.Log != nil {
+				var full *errFullStatus
+				if errors.As(err, &full) {
+					r.Log.Debug("incremental status: running a full one", "why", full.why)
+				} else {
+					r.Log.Warn("incremental status failed; running a full one", "error", err)
+				}
+			}
+		}
+	}
+	b, keep := r.baseline(ctx, token)
+	entries, err := r.fullFastStatus(ctx, fs)
+	if err == nil && keep {
+		r.keep(fs.CacheFile, b, entries)
+	}
+	return entries, err
+}
+
+// fullFastStatus is git's status on the private index.
+func (r *Repo) fullFastStatus(ctx context.Context, fs *FastStatus) ([]StatusEntry, error) {
 	fs.breakStaleLock()
 	if err := r.syncPrivateIndex(ctx, fs.IndexFile); err != nil {
 		return nil, err

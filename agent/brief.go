@@ -24,6 +24,12 @@ const (
 // held whole: it is shortened as it is read. Shorter lines are passed as
 // they are.
 func ForEachBriefLine(r io.Reader, fn func(line []byte) error) (consumed int64, lines int, err error) {
+	return forEachLine(r, func(line []byte, _ int64) error { return fn(line) }, true)
+}
+
+// ForEachBriefLineAt is ForEachBriefLine with each line's start: its
+// offset in what r reads.
+func ForEachBriefLineAt(r io.Reader, fn func(line []byte, start int64) error) (consumed int64, lines int, err error) {
 	return forEachLine(r, fn, true)
 }
 

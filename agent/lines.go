@@ -32,12 +32,13 @@ const MaxLine = 64 << 20
 // read past in pieces, never held whole, so a scan's memory stays bounded
 // and one huge line does not stop every later scan.
 func ForEachLine(r io.Reader, fn func(line []byte) error) (consumed int64, lines int, err error) {
-	return forEachLine(r, fn, false)
+	return forEachLine(r, func(line []byte, _ int64) error { return fn(line) }, false)
 }
 
-// forEachLine is ForEachLine; with brief, a line longer than BriefAbove
-// is shortened as it is read (see ForEachBriefLine).
-func forEachLine(r io.Reader, fn func(line []byte) error, brief bool) (consumed int64, lines int, err error) {
+// forEachLine is ForEachLine, fn getting each line's start (its offset in
+// what r reads); with brief, a line longer than BriefAbove is shortened
+// as it is read (see ForEachBriefLine).
+func forEachLine(r io.Reader, fn func(line []byte, start int64) error, brief bool) (consumed int64, lines int, err error) {
 	br := bufio.NewReaderSize(r, lineReaderSize)
 	var short *Briefer  // the line under way, shortened
 	var pieces [][]byte // the start of a line longer than the buffer
@@ -52,7 +53,7 @@ func forEachLine(r io.Reader, fn func(line []byte) error, brief bool) (consumed 
 			size, skipping = 0, false
 		case rerr == nil && short != nil:
 			short.Write(chunk[:len(chunk)-1])
-			if err := fn(short.Line()); err != nil {
+			if err := fn(short.Line(), consumed); err != nil {
 				return consumed, lines, err
 			}
 			consumed += int64(size + len(chunk))
@@ -68,7 +69,7 @@ func forEachLine(r io.Reader, fn func(line []byte) error, brief bool) (consumed 
 				line = append(line, chunk...)
 				pieces, size = nil, 0
 			}
-			if err := fn(line[:len(line)-1]); err != nil {
+			if err := fn(line[:len(line)-1], consumed); err != nil {
 				return consumed, lines, err
 			}
 			consumed += int64(len(line))

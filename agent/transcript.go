@@ -74,6 +74,27 @@ type TranscriptScanner interface {
 	ScanTranscript(path string, from Position) (*Analysis, error)
 }
 
+// TurnScanner is implemented by scanners that can end a scan where the
+// agent's next turn begins, for a turn end analysed after the agent may
+// have moved on (its step is written in the background).
+type TurnScanner interface {
+	// ScanTurn is ScanTranscript that stops before the first human prompt
+	// that starts at byte offset after or later (the transcript's size
+	// when the turn-end hook ran: what the agent wrote after it up to its
+	// next prompt is still the turn's). To is then that prompt's start.
+	ScanTurn(path string, from Position, after int64) (*Analysis, error)
+}
+
+// ScanTurn scans path from `from` with a's scanner, ending before the
+// next turn's prompt when a is a TurnScanner and after >= 0 (else at the
+// end of the last complete entry).
+func ScanTurn(a TranscriptScanner, path string, from Position, after int64) (*Analysis, error) {
+	if ts, ok := a.(TurnScanner); ok && after >= 0 {
+		return ts.ScanTurn(path, from, after)
+	}
+	return a.ScanTranscript(path, from)
+}
+
 // SubagentTokenReader is implemented by agents whose subagents write their
 // own transcripts (Claude Code 2.0 and 2.1).
 type SubagentTokenReader interface {

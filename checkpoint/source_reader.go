@@ -40,6 +40,14 @@ type SourceReader struct {
 // file no longer starts with what st stored, reading restarts from the
 // start and Restart reports it.
 func OpenSource(path string, st *TranscriptState) (*SourceReader, error) {
+	return OpenSourceUpTo(path, st, -1)
+}
+
+// OpenSourceUpTo is OpenSource that reads no line starting at offset
+// limit or later (limit < 0: no limit): the lines of one turn, when the
+// agent may have written the next one's since (see agent.TurnScanner).
+// limit is a line's start or the end of the file.
+func OpenSourceUpTo(path string, st *TranscriptState, limit int64) (*SourceReader, error) {
 	f, err := agent.OpenTranscript(path)
 	if err != nil {
 		return nil, fmt.Errorf("open transcript %s: %w", path, err)
@@ -55,6 +63,11 @@ func OpenSource(path string, st *TranscriptState) (*SourceReader, error) {
 		if r.size < r.pos || sourceTail(f, r.pos) != st.SourceTail {
 			r.pos, r.restart = 0, true
 		}
+	}
+	if limit >= 0 && !r.restart {
+		r.size = max(min(r.size, limit), r.pos)
+	} else if limit >= 0 {
+		r.size = min(r.size, limit)
 	}
 	r.end = r.pos
 	return r, nil

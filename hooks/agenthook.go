@@ -127,10 +127,14 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 	default:
 		useWatcher(senv, false)
 	}
-	if hookType == agent.HookStop {
-		// A turn end redacts what it stores: build the rules meanwhile.
-		senv.Prewarm()
-		senv.FinishLater = finishLater(senv)
+	if hookType == agent.HookStop || hookType == agent.HookUserPromptSubmit {
+		// A turn end's step is written by a process of its own; where the
+		// session's finish lock cannot be handed to one, by the hook.
+		if session.CanHandOverLocks() {
+			senv.FinishLater = finishLater(senv)
+		} else if hookType == agent.HookStop {
+			senv.Prewarm() // it redacts what it stores: the rules are built meanwhile
+		}
 	}
 	log.Debug("hook invoked", "agent", string(agentName), "hook", verb, "session_id", in.SessionID)
 	strategy.CompletePending(ctx, senv) // what a killed post-commit left, before the turn moves on

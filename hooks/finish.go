@@ -14,29 +14,45 @@ import (
 	"github.com/entirecli/entire/strategy"
 )
 
-// A turn end whose transcript was not complete when the hook ran (Claude
-// Code writes the turn's last line up to 100 ms after calling Stop) is
-// saved at once and finished in the background by `entire hooks
-// finish-turn`, so that the agent does not wait for its own transcript.
-// The finishing process holds the session's finish lock (handed over from
-// the hook, so there is no moment without it); commands that read
-// temporary checkpoints wait for it.
+// A turn end is saved while the agent waits with the work tree only; its
+// step (the transcript's new lines, analysed, redacted and stored, and the
+// step commit) is written afterwards by `entire hooks finish-turn`, a
+// process of its own started detached from the agent (see
+// strategy.FinishTurnEnds). It holds the session's finish lock, handed
+// over from the hook so that there is no moment without it; what reads
+// the session's steps waits for it.
 
-// finishTurnLimit bounds a finishing process: the wait for the transcript
-// (3 s) and the step's amendment.
-const finishTurnLimit = 30 * time.Second
+// finishTurnLimit bounds a finishing process: the wait for the agent's
+// transcript (3 s per turn end) and the steps of the turn ends it finds.
+const finishTurnLimit = 5 * time.Minute
 
-// finishLater returns the strategy.Env.FinishLater of a hook: it starts
-// `<this binary> hooks finish-turn` detached from the agent (new session,
-// no inherited pipes), with the request as its stdin and the session's
-// finish lock as descriptor 3.
-func finishLater(senv *strategy.Env) func(strategy.TurnFinish) error {
-	return func(req strategy.TurnFinish) error {
+// finishRequest is what the finishing process reads on its standard
+// input.
+type finishRequest struct {
+	SessionID string `json:"session_id"`
+}
+
+// finishLater returns the strategy.Env.FinishLater of a hook: unless a
+// process already finishes the session's turn ends (it holds the finish
+// lock, and takes what was added meanwhile), it starts `<this binary>
+// hooks finish-turn` detached from the agent (new session, no inherited
+// pipes), with the request as its stdin and the session's finish lock as
+// descriptor 3.
+func finishLater(senv *strategy.Env) func(sessionID string) error {
+	return func(sessionID string) error {
+		lock, err := senv.Sessions.TryLockTurnFinish(sessionID)
+		if err != nil {
+			return err
+		}
+		if lock == nil {
+			return nil // one runs (or none can be handed the lock: see TryLockTurnFinish)
+		}
+		defer lock.Close() // the child keeps its copy, and the lock
 		exe, err := os.Executable()
 		if err != nil {
 			return fmt.Errorf("find the entire binary: %w", err)
 		}
-		data, err := json.Marshal(req)
+		data, err := json.Marshal(finishRequest{SessionID: sessionID})
 		if err != nil {
 			return err
 		}
@@ -54,11 +70,6 @@ func finishLater(senv *strategy.Env) func(strategy.TurnFinish) error {
 		if _, err := in.Seek(0, io.SeekStart); err != nil {
 			return fmt.Errorf("finish request: %w", err)
 		}
-		lock, err := senv.Sessions.LockTurnFinish(req.SessionID)
-		if err != nil {
-			return err
-		}
-		defer lock.Close() // the child keeps its copy, and the lock
 		cmd := exec.Command(exe, "hooks", "finish-turn")
 		cmd.Dir = senv.Repo.Root
 		cmd.Stdin = in
@@ -67,15 +78,25 @@ func finishLater(senv *strategy.Env) func(strategy.TurnFinish) error {
 		if err := cmd.Start(); err != nil {
 			return fmt.Errorf("start the turn finisher: %w", err)
 		}
-		senv.Log.Info("turn end: finishing in the background", "session_id", req.SessionID, "pid", cmd.Process.Pid)
+		senv.Log.Info("turn end: finishing in the background", "session_id", sessionID, "pid", cmd.Process.Pid)
 		return cmd.Process.Release()
 	}
 }
 
 // RunFinishTurn handles `entire hooks finish-turn`: it reads a
-// strategy.TurnFinish from stdin and finishes the turn. Failures are
-// logged, a panic included; the exit status is 0 (nothing waits for it).
+// finishRequest from stdin and writes the steps of the session's pending
+// turn ends. The finish lock it inherited as descriptor 3 is released
+// once none is left. Failures are logged, a panic included; the exit
+// status is 0 (nothing waits for it).
 func RunFinishTurn(ctx context.Context, env Env) (code int) {
+	lock := os.NewFile(3, "finish-lock")
+	release := func() {
+		if lock != nil {
+			lock.Close()
+			lock = nil
+		}
+	}
+	defer release()
 	var perr error
 	defer func() {
 		if perr != nil {
@@ -99,14 +120,18 @@ func RunFinishTurn(ctx context.Context, env Env) (code int) {
 		return 0
 	}
 	defer log.Close()
-	var req strategy.TurnFinish
-	if err := json.NewDecoder(io.LimitReader(env.Stdin, 16<<20)).Decode(&req); err != nil {
+	var req finishRequest
+	if err := json.NewDecoder(io.LimitReader(env.Stdin, 1<<20)).Decode(&req); err != nil {
 		log.Warn("finish turn: bad request", "error", err)
 		return 0
 	}
 	senv.Prewarm()
-	if err := strategy.NewManualCommit(senv).FinishTurn(ctx, req); err != nil {
+	if err := strategy.NewManualCommit(senv).FinishTurnEnds(ctx, req.SessionID, release); err != nil {
 		log.Warn("finish turn", "session_id", req.SessionID, "error", err)
+		logPanic(log, err)
+		if rerr := senv.Sessions.RecordFault(req.SessionID, "finish-turn", err); rerr != nil {
+			log.Warn("hook failure count", "error", rerr)
+		}
 	}
 	return 0
 }

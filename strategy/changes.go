@@ -23,8 +23,9 @@ func changeRecord(st *session.State) *session.ChangeRecord {
 }
 
 // recordUserEdits measures, at a turn start, what changed in the work tree
-// since the newest checkpoint of the session's shadow branch (HEAD's tree
-// when the branch has none): the edits between turns are the user's. It
+// since the session last recorded it (latestTree: its newest turn end,
+// pending or written, else HEAD's tree): the edits between turns are the
+// user's. It
 // records them in the session, counts them in lines for the attribution
 // (promptAttribution; pending until the turn's step) and returns the state
 // on disk of the paths git status reported, which the turn end compares
@@ -36,17 +37,12 @@ func (m *ManualCommit) recordUserEdits(st *session.State, head plumbing.Hash, ws
 	if err != nil {
 		return nil, fmt.Errorf("read HEAD commit %s: %w", head, err)
 	}
-	since, sinceID := hc.TreeHash, ""
-	tip, err := repo.ReadRef(checkpoint.ShadowRef(shadowBranch(st)))
+	since, sinceID, err := m.latestTree(st)
 	if err != nil {
 		return nil, err
 	}
-	if !tip.IsZero() {
-		tc, err := repo.Git.CommitObject(tip)
-		if err != nil {
-			return nil, fmt.Errorf("read shadow branch commit %s: %w", tip, err)
-		}
-		since, sinceID = tc.TreeHash, tip.String()
+	if since.IsZero() {
+		since = hc.TreeHash
 	}
 	st.PendingPromptAttribution = nil
 	edits, disk, err := checkpoint.MeasureEdits(repo, since, hc.TreeHash, ws.Dirty, st.SnapshotCache, isProtected)

@@ -37,8 +37,14 @@ type scope struct {
 
 // scanScope analyses a session's transcript from its cursor; see scope.
 func (m *ManualCommit) scanScope(in TurnInput, st *session.State) scope {
+	return m.scanScopeTurn(in, st, -1)
+}
+
+// scanScopeTurn is scanScope ending before the next turn's first prompt
+// at or past byte offset after (after < 0: at the end; see scanTurn).
+func (m *ManualCommit) scanScopeTurn(in TurnInput, st *session.State, after int64) scope {
 	from := cursorOf(st)
-	a := m.scan(in, from)
+	a := m.scanTurn(in, from, after)
 	zero := agent.Position{}
 	restarted := from != zero && a.From == zero
 	lost := from == zero && (st.CheckpointCount > 0 || !st.TokenUsage.IsZero())
@@ -54,11 +60,11 @@ func (m *ManualCommit) scanScope(in TurnInput, st *session.State) scope {
 		// this turn's being lost.
 		m.env.Log.Warn("transcript shorter than the analysis cursor: scanning it whole",
 			"session_id", st.SessionID, "cursor", from)
-		return scope{Analysis: m.scan(in, agent.Position{}), whole: true}
+		return scope{Analysis: m.scanTurn(in, agent.Position{}, after), whole: true}
 	}
 	m.env.Log.Warn("transcript cursor lost: rescanning the checkpoint scope",
 		"session_id", st.SessionID, "checkpoint_transcript_start", st.CheckpointTranscriptStart)
-	return scope{Analysis: m.scan(in, agent.Position{Entries: st.CheckpointTranscriptStart}), whole: true}
+	return scope{Analysis: m.scanTurn(in, agent.Position{Entries: st.CheckpointTranscriptStart}, after), whole: true}
 }
 
 // tokens returns the session's token usage for its checkpoint scope:

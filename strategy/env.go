@@ -62,10 +62,11 @@ type Env struct {
 	// After waits like time.After (nil: time.After); with Now it is the
 	// clock of the turn-end wait, injected by tests.
 	After func(time.Duration) <-chan time.Time
-	// FinishLater, when set, hands a turn end whose transcript was not yet
-	// complete to a process that finishes it (ManualCommit.FinishTurn)
-	// after the hook returned; nil makes the hook wait for the transcript.
-	FinishLater func(TurnFinish) error
+	// FinishLater, when set, has the session's pending turn ends finished
+	// (ManualCommit.FinishTurnEnds) by a process of their own after the
+	// hook returned, unless one already runs; nil makes the hook finish
+	// them at once.
+	FinishLater func(sessionID string) error
 	// EnsureGitHooks, when set, reinstalls entire's git hooks if they are
 	// missing or are not the shims this version writes (localDev: those of
 	// a development build). Every turn start calls it, so it must cost no

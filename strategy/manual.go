@@ -142,7 +142,9 @@ func (m *ManualCommit) TurnStart(ctx context.Context, in TurnInput) error {
 	}
 	var cursor checkpointCursor
 	var dirty map[string]session.PathState
+	pending := false
 	err = m.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {
+		pending = len(st.TurnEnds) > 0
 		now := m.env.Now().UTC()
 		if !exists || st.BaseCommit == "" {
 			st.CLIVersion = m.env.CLIVersion
@@ -194,6 +196,13 @@ func (m *ManualCommit) TurnStart(ctx context.Context, in TurnInput) error {
 		return err
 	}
 	m.env.printf("Captured state before prompt: %d untracked files, transcript at entry %d\n", len(ws.Untracked), cursor.Entries)
+	if pending && m.env.FinishLater != nil {
+		// Turn ends whose process was killed: started again, not waited
+		// for.
+		if err := m.env.FinishLater(in.SessionID); err != nil {
+			m.env.Log.Warn("turn end: cannot finish in the background", "error", err)
+		}
+	}
 	return nil
 }
 

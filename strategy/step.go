@@ -52,126 +52,6 @@ func (e *Env) turnEndHead(ctx context.Context, in TurnInput) (plumbing.Hash, err
 	return head, nil
 }
 
-// TurnEnd saves the turn as a temporary checkpoint when it changed files,
-// then ends the turn. Its cost is that of the new transcript lines and of
-// the paths git status reports, whatever the size of the repository or of
-// the transcript.
-func (m *ManualCommit) TurnEnd(ctx context.Context, in TurnInput) error {
-	repo := m.env.Repo
-	head, err := m.env.turnEndHead(ctx, in)
-	if err != nil {
-		return err
-	}
-	pre, _ := session.ReadPrePrompt(repo.Root, in.SessionID)
-	// The one git status of this hook runs while the transcript is
-	// awaited, read and redacted: they are independent, and there are two
-	// cores.
-	status := m.env.statusAtTurnEnd(ctx)
-	// The agent may not have written the turn's end yet. With a way to
-	// finish the turn later, the step is saved now and completed in the
-	// background; otherwise (and when mid-turn commits wait for the whole
-	// turn's transcript) the hook waits here.
-	from, prev := m.env.turnStartCursor(in.SessionID)
-	complete := m.env.FinishLater == nil || m.env.turnEndSeen(in, from)
-	if !complete && prev != nil && len(prev.TurnCheckpointIDs) > 0 {
-		complete = true
-	}
-	if complete {
-		m.env.awaitTurnEnd(ctx, in, from)
-	}
-	var ws *worktreeStatus
-	var finish *TurnFinish
-	err = m.env.Sessions.Update(in.SessionID, func(st *session.State, exists bool) error {
-		if in.TranscriptPath != "" {
-			st.TranscriptPath = in.TranscriptPath
-		}
-		// Analysing the new lines and redacting them read the same bytes
-		// independently: do both at once, unless the new part is so
-		// large (a line of many megabytes) that holding it twice at once
-		// costs more than the time saved.
-		var a scope
-		var scanErr error
-		scanned := make(chan struct{})
-		scan := func() {
-			defer close(scanned)
-			defer panics.Recover(&scanErr)
-			panics.Inject(m.env.Getenv, "scan")
-			a = m.scanScope(in, st)
-		}
-		if m.largeUnread(st, in) {
-			scan()
-		} else {
-			go scan()
-		}
-		src, srcErr := m.readTranscript(st, in)
-		if srcErr == nil {
-			defer src.close()
-		}
-		<-scanned
-		if scanErr != nil {
-			return fmt.Errorf("scan transcript: %w", scanErr)
-		}
-		var statusErr error
-		if ws, statusErr = status(); statusErr != nil {
-			return statusErr
-		}
-		if srcErr != nil {
-			return srcErr
-		}
-		if !exists || st.BaseCommit == "" {
-			m.initState(st, in, head, ws)
-		} else if st.BaseCommit != head.String() {
-			if err := m.migrate(ctx, st, head); err != nil {
-				return err
-			}
-		}
-		untrackedBefore := st.UntrackedFilesAtStart
-		if pre != nil {
-			untrackedBefore = pre.UntrackedFiles
-		}
-		snap, err := m.snapshot(st, ws)
-		if err != nil {
-			return err
-		}
-		turn, known := m.turnChanges(pre, head, ws, snap)
-		// A file the turn changed and committed (the agent's own git
-		// commit) is in HEAD, not in a step's snapshot.
-		reported := statusPaths(pre, ws)
-		stepFiles := m.env.dropIgnored(ctx, unionSorted(transcriptFiles(repo, in.Cwd, a.ModifiedFiles), ws.newFiles(untrackedBefore), ws.Deleted, changedOnly(turn, reported)), reported)
-		if !known {
-			turn = stepFiles
-		}
-		rec := changeRecord(st)
-		rec.Turns = unionSorted(rec.Turns, turn)
-		if len(stepFiles) == 0 {
-			m.env.printf("No files were modified during this session\nSkipping commit\n")
-		} else if step, err := m.saveStep(ctx, st, in, head, snap, a, src, stepFiles); err != nil {
-			return err
-		} else if !complete && !step.IsZero() {
-			finish = &TurnFinish{SessionID: st.SessionID, Agent: in.Agent.Name(), TranscriptPath: in.TranscriptPath, Cwd: in.Cwd,
-				End: in.End, From: from, Cursor: a.To, Step: step.String(), Branch: shadowBranch(st), Transcript: st.ShadowTranscript}
-		}
-		setCursor(st, a.To)
-		m.transition(st, session.EventTurnEnd, session.TransitionContext{})
-		m.finalizeTurnCheckpoints(ctx, st, in)
-		return nil
-	})
-	status() // never leave it running
-	if err != nil {
-		return fmt.Errorf("end turn: %w", err)
-	}
-	if err := session.DeletePrePrompt(repo.Root, in.SessionID); err != nil {
-		m.env.Log.Warn("delete pre-prompt state", "error", err)
-	}
-	if finish != nil {
-		if err := m.env.FinishLater(*finish); err != nil {
-			m.env.Log.Warn("turn end: cannot finish in the background; finishing now", "error", err)
-			return m.FinishTurn(ctx, *finish)
-		}
-	}
-	return nil
-}
-
 // initState fills a state for a session first seen at a turn end (its turn
 // start hook did not run).
 func (m *ManualCommit) initState(st *session.State, in TurnInput, head plumbing.Hash, ws *worktreeStatus) {
@@ -192,12 +72,19 @@ func (m *ManualCommit) initState(st *session.State, in TurnInput, head plumbing.
 // analysed is logged and treated as empty: the files git reports are still
 // checkpointed.
 func (m *ManualCommit) scan(in TurnInput, from checkpointCursor) *agent.Analysis {
+	return m.scanTurn(in, from, -1)
+}
+
+// scanTurn is scan ending before the next turn's first prompt that starts
+// at byte offset after or later (after < 0: at the end; see
+// agent.ScanTurn).
+func (m *ManualCommit) scanTurn(in TurnInput, from checkpointCursor, after int64) *agent.Analysis {
 	empty := &agent.Analysis{From: from, To: from, LastAssistant: in.End.FinalAnswer}
 	sc, ok := scanner(in.Agent)
 	if !ok || in.TranscriptPath == "" {
 		return empty
 	}
-	a, err := sc.ScanTranscript(in.TranscriptPath, from)
+	a, err := agent.ScanTurn(sc, in.TranscriptPath, from, after)
 	if err != nil {
 		m.env.Log.Warn("scan transcript", "path", in.TranscriptPath, "error", err)
 		return empty
@@ -233,83 +120,6 @@ func (m *ManualCommit) addSubagentUsage(in TurnInput, a *agent.Analysis) {
 	a.Tokens.SubagentTokens.Add(sub)
 }
 
-// saveStep writes the temporary checkpoint of a turn and records it in the
-// session state.
-// It returns the step commit (zero when the step changed nothing).
-func (m *ManualCommit) saveStep(ctx context.Context, st *session.State, in TurnInput, head plumbing.Hash, snap []gitrepo.Change, a scope, src *transcriptSource, stepFiles []string) (plumbing.Hash, error) {
-	repo := m.env.Repo
-	branch := shadowBranch(st)
-	tip, err := repo.ReadRef(checkpoint.ShadowRef(branch))
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	// Storing the transcript (compressing and hashing its new chunk) and
-	// snapshotting the work tree are independent: do both at once.
-	var ts *checkpoint.TranscriptState
-	var storeErr error
-	stored := make(chan struct{})
-	go func() {
-		defer close(stored)
-		defer panics.Recover(&storeErr)
-		panics.Inject(m.env.Getenv, "store-transcript")
-		ts, storeErr = m.storeSource(st, src)
-	}()
-	stepPrompts := m.redactAll(a.Prompts)
-	var earlier []string
-	if st.CheckpointCount > 0 && !tip.IsZero() {
-		earlier = readShadowPrompts(repo, tip, st.SessionID)
-	}
-	prompts := a.prompts(earlier, stepPrompts)
-	subject := defaultSubject
-	if len(stepPrompts) > 0 {
-		// From the redacted prompt: the subject must not leak a secret
-		// that the metadata files of the same commit have redacted.
-		subject = CommitSubject(stepPrompts[len(stepPrompts)-1])
-	}
-	summary := m.env.Redactor.Text(a.LastAssistant)
-	dir := metadataDir(st.SessionID)
-	files := map[string][]byte{
-		checkpoint.PromptFile:  []byte(joinPrompts(prompts)),
-		checkpoint.SummaryFile: []byte(summary),
-		checkpoint.ContextFile: []byte(stepContext(st.SessionID, subject, stepPrompts, summary, m.redactTools(a.ToolUses))),
-	}
-	trees := m.stepTrees(ctx, st)
-	<-stored
-	if storeErr != nil {
-		return plumbing.ZeroHash, storeErr
-	}
-	hc, err := repo.Git.CommitObject(head)
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("read HEAD commit: %w", err)
-	}
-	step, err := checkpoint.WriteStep(ctx, repo, checkpoint.Step{
-		Branch: branch, BaseTree: hc.TreeHash, Changes: snap, Snapshot: true,
-		MetadataDir: dir, MetadataFiles: files, MetadataTrees: trees, Transcript: ts,
-		Message: checkpoint.StepMessage(subject, dir, st.SessionID, checkpoint.StrategyManualCommit),
-	}, m.env.Now())
-	st.ShadowTranscript = ts
-	if errors.Is(err, checkpoint.ErrStepUnchanged) {
-		m.env.printf("Skipped checkpoint (no changes since last checkpoint)\n")
-		return plumbing.ZeroHash, nil
-	}
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if tip.IsZero() {
-		m.env.printf("Created shadow branch '%s' and committed changes\n", branch)
-	} else {
-		m.env.printf("Committed changes to shadow branch '%s'\n", branch)
-	}
-	if st.CheckpointCount == 0 {
-		st.TranscriptIdentifierAtStart = a.From.LastID
-	}
-	st.CheckpointCount++
-	recordPromptAttribution(st)
-	st.FilesTouched = unionSorted(st.FilesTouched, stepFiles)
-	st.TokenUsage = a.tokens(st.TokenUsage)
-	return step, nil
-}
-
 // snapshot stores the current content of the paths git status reported
 // (ws) as blobs and returns the tree changes a step records. Only the
 // files whose stat data changed since the session's last snapshot are
@@ -321,23 +131,6 @@ func (m *ManualCommit) snapshot(st *session.State, ws *worktreeStatus) ([]gitrep
 	}
 	st.SnapshotCache = cache
 	return changes, nil
-}
-
-// largeUnread reports whether the part of the transcript a turn end has
-// not stored yet is over agent.MaxChunkSize (50 MiB): then the turn end
-// analyses it and stores it one after the other, which holds a line that
-// long at most two or three times at any moment (see ReadSource,
-// agent.ForEachLine) instead of five.
-func (m *ManualCommit) largeUnread(st *session.State, in TurnInput) bool {
-	fi, err := os.Stat(in.TranscriptPath)
-	if err != nil {
-		return false
-	}
-	var stored int64
-	if st.ShadowTranscript != nil {
-		stored = st.ShadowTranscript.SourceOffset
-	}
-	return fi.Size()-stored > agent.MaxChunkSize
 }
 
 // transcriptSource is what a transcript gained since it was last stored,
@@ -382,6 +175,12 @@ func (src *transcriptSource) close() {
 // a window of new JSONL lines is left to the store to read (see
 // transcriptSource); the caller closes src.
 func (m *ManualCommit) readTranscript(st *session.State, in TurnInput) (*transcriptSource, error) {
+	return m.readTranscriptUpTo(st, in, -1)
+}
+
+// readTranscriptUpTo is readTranscript reading no JSONL line that starts
+// at offset limit or later (limit < 0: no limit): the lines of one turn.
+func (m *ManualCommit) readTranscriptUpTo(st *session.State, in TurnInput, limit int64) (*transcriptSource, error) {
 	src := &transcriptSource{path: in.TranscriptPath}
 	if agent.FileFormat(in.Agent, in.TranscriptPath) == agent.TranscriptDocument {
 		content, err := agent.ReadTranscriptFile(in.TranscriptPath)
@@ -392,7 +191,7 @@ func (m *ManualCommit) readTranscript(st *session.State, in TurnInput) (*transcr
 		src.docType = in.Agent.Type()
 		return src, nil
 	}
-	r, err := checkpoint.OpenSource(in.TranscriptPath, st.ShadowTranscript)
+	r, err := checkpoint.OpenSourceUpTo(in.TranscriptPath, st.ShadowTranscript, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -74,6 +74,9 @@ func (e *Env) taskEndContext(ctx context.Context, in TaskInput) (*taskEnd, error
 // branch (SPEC 3.6, 5.2.9).
 func (m *ManualCommit) TaskEnd(ctx context.Context, in TaskInput) error {
 	repo := m.env.Repo
+	// The task's step follows the turns' steps, and stores the transcript
+	// after them.
+	m.SettleTurnEnds(ctx, in.SessionID)
 	tc, err := m.env.taskEndContext(ctx, in)
 	if err != nil || tc == nil {
 		return err
@@ -290,6 +293,7 @@ func (e *Env) incrementalTarget() (string, plumbing.Hash, error) {
 // recorded in the session state (see todoDescription).
 func (m *ManualCommit) TaskProgress(ctx context.Context, in TaskInput) error {
 	repo := m.env.Repo
+	m.SettleTurnEnds(ctx, in.SessionID) // its step follows the turns' steps
 	toolUseID, head, err := m.env.incrementalTarget()
 	if err != nil {
 		return err

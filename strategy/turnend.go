@@ -2,15 +2,12 @@ package strategy
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/panics"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Turn-end wait bounds: how long a turn end waits for the agent's transcript
@@ -76,102 +73,6 @@ func (e *Env) turnStartCursor(sessionID string) (agent.Position, *session.State)
 		return agent.Position{}, nil
 	}
 	return cursorOf(st), st
-}
-
-// turnEndSeen reports whether the transcript already holds the end of the
-// turn that started at from, with one look (true for agents that write
-// their transcript before the turn-end hook runs).
-func (e *Env) turnEndSeen(in TurnInput, from agent.Position) bool {
-	w, ok := in.Agent.(agent.TurnEndWatcher)
-	if !ok || in.TranscriptPath == "" {
-		return true
-	}
-	done, err := w.WatchTurnEnd(in.TranscriptPath, from, in.End)()
-	return done || err != nil
-}
-
-// TurnFinish is a turn end that was saved before the agent had written the
-// turn's end to its transcript: what FinishTurn needs to complete the
-// step. It travels as JSON to the process that finishes the turn.
-type TurnFinish struct {
-	SessionID      string          `json:"session_id"`
-	Agent          agent.AgentName `json:"agent"`
-	TranscriptPath string          `json:"transcript_path"`
-	Cwd            string          `json:"cwd,omitempty"`
-	End            agent.TurnEnd   `json:"end"`
-	// From is where the turn started in the transcript; Cursor where the
-	// turn end's scan stopped.
-	From   agent.Position `json:"from"`
-	Cursor agent.Position `json:"cursor"`
-	// Step is the step commit on shadow branch Branch; Transcript the
-	// session's stored transcript it holds.
-	Step       string                      `json:"step"`
-	Branch     string                      `json:"branch"`
-	Transcript *checkpoint.TranscriptState `json:"transcript"`
-}
-
-// FinishTurn completes a turn end saved before the agent had written the
-// turn's end (TurnFinish): it waits for that end (awaitTurnEnd: bounded, by
-// the injected clock), stores the transcript lines that came since the
-// step, amends the step with them and counts their usage. It changes
-// nothing when the session moved on meanwhile (another step, a
-// condensation, a rewind): what those stored already holds the lines.
-func (m *ManualCommit) FinishTurn(ctx context.Context, req TurnFinish) error {
-	ag, err := agent.Get(req.Agent)
-	if err != nil {
-		return err
-	}
-	step := plumbing.NewHash(req.Step)
-	if step.IsZero() || req.Transcript == nil {
-		return fmt.Errorf("finish turn of %s: no step", req.SessionID)
-	}
-	in := TurnInput{Agent: ag, SessionID: req.SessionID, TranscriptPath: req.TranscriptPath, Cwd: req.Cwd, End: req.End}
-	m.env.awaitTurnEnd(ctx, in, req.From)
-	amended := plumbing.ZeroHash
-	err = m.env.Sessions.Update(req.SessionID, func(st *session.State, exists bool) error {
-		if !exists || !sameStored(st.ShadowTranscript, req.Transcript) || cursorOf(st) != req.Cursor {
-			return errNoChange // superseded
-		}
-		src, err := m.readTranscript(st, in)
-		if err != nil {
-			return err
-		}
-		defer src.close()
-		if src.doc != nil || src.restart || !src.hasLines() {
-			return errNoChange // nothing came, or the file was rewritten
-		}
-		a := m.scan(in, req.Cursor)
-		ts, err := m.storeSource(st, src)
-		if err != nil {
-			return err
-		}
-		changes, err := ts.TreeChanges(m.env.Repo, metadataDir(st.SessionID))
-		if err != nil {
-			return err
-		}
-		if amended, err = checkpoint.AmendStep(m.env.Repo, req.Branch, step, changes); err != nil {
-			if errors.Is(err, checkpoint.ErrStepMoved) {
-				return errNoChange
-			}
-			return err
-		}
-		st.ShadowTranscript = ts
-		setCursor(st, a.To)
-		if st.TokenUsage == nil {
-			st.TokenUsage = &agent.TokenUsage{}
-		}
-		st.TokenUsage.Add(&a.Tokens)
-		return nil
-	})
-	if errors.Is(err, errNoChange) {
-		m.env.Log.Info("turn end: nothing to finish", "session_id", req.SessionID)
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("finish turn of %s: %w", req.SessionID, err)
-	}
-	m.env.Log.Info("turn end: finished", "session_id", req.SessionID, "step", req.Step, "amended", amended.String())
-	return nil
 }
 
 // sameStored reports whether two stored-transcript states are the same.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -249,20 +250,23 @@ func TestLostCursorRescansTheScope(t *testing.T) {
 	}
 }
 
-// With FinishLater, a turn end whose final answer is not in the transcript
-// yet saves the step at once; FinishTurn then waits for the answer and
-// amends that same step with it, counting its usage. A finish the session
-// has moved past changes nothing.
-func TestFinishTurnAmendsTheStep(t *testing.T) {
+// With FinishLater, a turn end records the work tree as it stands and
+// reads nothing of the transcript; FinishTurnEnds then writes the steps in
+// order: the newest waits for a final answer the agent writes late, and a
+// turn finished after the next one started keeps the next one's lines
+// out. A user edit measured against a pending turn end names its step once
+// written.
+func TestTurnEndsFinishedLater(t *testing.T) {
 	t.Parallel()
 	clock := &fakeClock{now: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)}
 	env, _ := manualEnv(t, clock)
-	var reqs []TurnFinish
-	env.FinishLater = func(r TurnFinish) error { reqs = append(reqs, r); return nil }
+	var reqs []string
+	env.FinishLater = func(id string) error { reqs = append(reqs, id); return nil }
 	ag, _ := agent.Get(agent.AgentNameClaudeCode)
 	transcript := filepath.Join(t.TempDir(), "s.jsonl")
 	m := NewManualCommit(env)
 	ctx := context.Background()
+	root := env.Repo.Root
 	turn := func(n int, final string) {
 		t.Helper()
 		in := TurnInput{Agent: ag, SessionID: "s1", TranscriptPath: transcript, Prompt: fmt.Sprintf("turn %d", n)}
@@ -274,7 +278,7 @@ func TestFinishTurnAmendsTheStep(t *testing.T) {
 			map[string]any{"type": "assistant", "uuid": fmt.Sprintf("a%d", n), "message": map[string]any{"id": fmt.Sprintf("m%d", n), "role": "assistant",
 				"usage":   map[string]any{"input_tokens": 10, "output_tokens": 1},
 				"content": []any{map[string]any{"type": "tool_use", "id": fmt.Sprintf("t%d", n), "name": "Write", "input": map[string]any{"file_path": fmt.Sprintf("f%d.txt", n)}}}}})
-		gittest.WriteFile(t, env.Repo.Root, fmt.Sprintf("f%d.txt", n), "x\n")
+		gittest.WriteFile(t, root, fmt.Sprintf("f%d.txt", n), "x\n")
 		in.End = agent.TurnEnd{FinalAnswer: final, HasFinalAnswer: true}
 		start := clock.Now()
 		if err := m.TurnEnd(ctx, in); err != nil {
@@ -288,50 +292,135 @@ func TestFinishTurnAmendsTheStep(t *testing.T) {
 		appendJSONL(t, transcript, map[string]any{"type": "assistant", "uuid": fmt.Sprintf("f%d", n), "message": map[string]any{"id": fmt.Sprintf("mf%d", n), "role": "assistant",
 			"usage": map[string]any{"input_tokens": 5, "output_tokens": 7}, "content": []any{map[string]any{"type": "text", "text": text}}}})
 	}
-	branch := func() string {
-		return checkpoint.ShadowBranchName(gittest.Git(t, env.Repo.Root, "rev-parse", "HEAD"), env.Repo.WorktreeID)
-	}
+	branch := checkpoint.ShadowBranchName(gittest.Git(t, root, "rev-parse", "HEAD"), env.Repo.WorktreeID)
 	show := func(rev, file string) string {
-		return gittest.Git(t, env.Repo.Root, "show", rev+":"+checkpoint.MetadataDirPrefix+"s1/"+file)
+		return gittest.Git(t, root, "show", rev+":"+checkpoint.MetadataDirPrefix+"s1/"+file)
 	}
 
 	turn(1, "First done.")
 	if len(reqs) != 1 {
 		t.Fatalf("%d finish requests, want 1", len(reqs))
 	}
-	step := gittest.Git(t, env.Repo.Root, "rev-parse", branch())
-	if s := show(step, checkpoint.SummaryFile); s != "First done." {
-		t.Errorf("summary.txt before the finish %q", s)
-	}
-	clock.atOffset(150*time.Millisecond, func() { finalLine(1, "First done.") })
-	if err := m.FinishTurn(ctx, reqs[0]); err != nil {
-		t.Fatal(err)
-	}
-	tip := gittest.Git(t, env.Repo.Root, "rev-parse", branch())
-	if tip == step || gittest.Git(t, env.Repo.Root, "rev-list", "--count", branch()) != "1" {
-		t.Errorf("the step was not amended in place (tip %s, step %s)", tip, step)
-	}
-	if tr := show(tip, checkpoint.TranscriptFile); !strings.Contains(tr, "First done.") {
-		t.Errorf("the amended step lacks the final answer:\n%s", tr)
+	if out, err := gittest.GitErr(root, "rev-parse", "--verify", "-q", branch); err == nil {
+		t.Fatalf("a step was written by the hook: %s", out)
 	}
 	st, _ := env.Sessions.Load("s1")
-	if u := st.TokenUsage; u.OutputTokens != 8 || u.APICallCount != 2 {
-		t.Errorf("usage after the finish %+v, want the final answer's counted", u)
+	if len(st.TurnEnds) != 1 || st.TranscriptCursor != nil {
+		t.Fatalf("after the hook: %d pending turn ends, cursor %+v", len(st.TurnEnds), st.TranscriptCursor)
 	}
-
-	// Turn 2 ends before its finisher runs: by then turn 3 has stored the
-	// late line itself, and the finish changes nothing.
-	turn(2, "Second done.")
-	finalLine(2, "Second done.")
-	turn(3, "Third done.")
-	tip = gittest.Git(t, env.Repo.Root, "rev-parse", branch())
-	if err := m.FinishTurn(ctx, reqs[1]); err != nil {
+	// After the hook returned: the user's edit, not the turn's.
+	gittest.WriteFile(t, root, "late.txt", "late\n")
+	clock.atOffset(150*time.Millisecond, func() { finalLine(1, "First done.") })
+	if err := m.FinishTurnEnds(ctx, "s1", nil); err != nil {
 		t.Fatal(err)
 	}
-	if now := gittest.Git(t, env.Repo.Root, "rev-parse", branch()); now != tip {
-		t.Error("a superseded finish moved the shadow branch")
+	step1 := gittest.Git(t, root, "rev-parse", branch)
+	if files := gittest.Git(t, root, "ls-tree", "--name-only", step1); !strings.Contains(files, "f1.txt") || strings.Contains(files, "late.txt") {
+		t.Errorf("step 1 files:\n%s", files)
 	}
-	if tr := show(tip, checkpoint.TranscriptFile); !strings.Contains(tr, "Second done.") {
-		t.Error("turn 3's step lacks turn 2's late final answer")
+	if tr := show(step1, checkpoint.TranscriptFile); !strings.Contains(tr, "First done.") {
+		t.Errorf("step 1 lacks the final answer written late:\n%s", tr)
+	}
+	st, _ = env.Sessions.Load("s1")
+	if u := st.TokenUsage; u == nil || u.OutputTokens != 8 || u.APICallCount != 2 || len(st.TurnEnds) != 0 || st.CheckpointCount != 1 {
+		t.Errorf("after the finish: usage %+v, %d pending, %d checkpoints", u, len(st.TurnEnds), st.CheckpointCount)
+	}
+
+	// Turns 2 and 3 end before a finisher runs; late.txt, measured at
+	// turn 3's start against turn 2's pending work tree, is the user's.
+	turn(2, "Second done.")
+	finalLine(2, "Second done.")
+	gittest.WriteFile(t, root, "late.txt", "later\n")
+	turn(3, "Third done.")
+	finalLine(3, "Third done.")
+	st, _ = env.Sessions.Load("s1")
+	if len(st.TurnEnds) != 2 {
+		t.Fatalf("%d pending turn ends, want 2", len(st.TurnEnds))
+	}
+	if err := m.FinishTurnEnds(ctx, "s1", nil); err != nil {
+		t.Fatal(err)
+	}
+	log := strings.Fields(gittest.Git(t, root, "rev-list", branch))
+	if len(log) != 3 {
+		t.Fatalf("%d steps, want 3", len(log))
+	}
+	step2, step3 := log[1], log[0]
+	if tr := show(step2, checkpoint.TranscriptFile); !strings.Contains(tr, "Second done.") || strings.Contains(tr, "turn 3") {
+		t.Errorf("step 2's transcript:\n%s", tr)
+	}
+	if p := show(step2, checkpoint.PromptFile); strings.Contains(p, "turn 3") || !strings.HasSuffix(p, "turn 2") {
+		t.Errorf("step 2's prompts %q", p)
+	}
+	if p := show(step3, checkpoint.PromptFile); !strings.HasSuffix(p, "turn 3") {
+		t.Errorf("step 3's prompts %q", p)
+	}
+	if tr := show(step3, checkpoint.TranscriptFile); !strings.Contains(tr, "Third done.") {
+		t.Errorf("step 3's transcript lacks its answer")
+	}
+	st, _ = env.Sessions.Load("s1")
+	var since string
+	for _, e := range st.Changes.User {
+		if e.Path == "late.txt" {
+			since = e.Since
+		}
+	}
+	if since != step2 {
+		t.Errorf("late.txt measured since %q, want step 2 %s", since, step2)
+	}
+}
+
+// The tree a turn end records is HEAD's tree with the work tree's
+// changes, as `git add -A` would make it, whether it is built from HEAD or
+// from the previous turn end's tree with only what changed since: edits,
+// files set back to HEAD's content, deletions, new files, mode changes.
+func TestTurnEndWorkTreeMatchesGit(t *testing.T) {
+	t.Parallel()
+	clock := &fakeClock{now: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)}
+	env, _ := manualEnv(t, clock)
+	env.FinishLater = func(string) error { return nil }
+	root := env.Repo.Root
+	for _, f := range []string{"a.txt", "d/b.txt", "d/e/c.txt", "x.sh"} {
+		gittest.WriteFile(t, root, f, "base "+f+"\n")
+	}
+	gittest.Git(t, root, "add", "-A")
+	gittest.Git(t, root, "commit", "-q", "-m", "base")
+	ag, _ := agent.Get(agent.AgentNameClaudeCode)
+	transcript := filepath.Join(t.TempDir(), "s.jsonl")
+	m := NewManualCommit(env)
+	ctx := context.Background()
+	oracle := func() string {
+		idx := filepath.Join(t.TempDir(), "index")
+		cmd := exec.Command("sh", "-c", "git add -A && git write-tree")
+		cmd.Dir = root
+		cmd.Env = append(gittest.Env(t.TempDir()), "GIT_INDEX_FILE="+idx)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	turns := []func(){
+		func() { gittest.WriteFile(t, root, "a.txt", "one\n"); gittest.WriteFile(t, root, "n1.txt", "new\n") },
+		func() { gittest.WriteFile(t, root, "d/b.txt", "two\n") },
+		func() { gittest.WriteFile(t, root, "a.txt", "base a.txt\n") }, // back to HEAD's
+		func() { os.Remove(filepath.Join(root, "d/e/c.txt")); os.Chmod(filepath.Join(root, "x.sh"), 0o755) },
+		func() { gittest.WriteFile(t, root, "d/e/c.txt", "back\n"); os.Remove(filepath.Join(root, "n1.txt")) },
+		func() {}, // nothing changed
+		func() { os.RemoveAll(filepath.Join(root, "d")); gittest.WriteFile(t, root, "d2/f.txt", "f\n") },
+	}
+	for i, change := range turns {
+		in := TurnInput{Agent: ag, SessionID: "s1", TranscriptPath: transcript, Prompt: fmt.Sprintf("turn %d", i)}
+		if err := m.TurnStart(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		appendJSONL(t, transcript, map[string]any{"type": "user", "uuid": fmt.Sprintf("u%d", i), "message": map[string]any{"role": "user", "content": in.Prompt}})
+		change()
+		if err := m.TurnEnd(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		st, _ := env.Sessions.Load("s1")
+		if want := oracle(); st.WorkTree == nil || st.WorkTree.Tree != want {
+			t.Fatalf("turn %d: recorded tree %+v, want %s", i, st.WorkTree, want)
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -81,14 +80,15 @@ func (m *ManualCommit) holdsWork(st *session.State, changes func(paths []string)
 	return false, nil
 }
 
-// shadowTree returns the tree of the tip of st's shadow branch; nil
-// without error when the branch does not exist.
+// shadowTree returns the newest tree the session recorded of the work
+// tree: its newest pending turn end's, else the tip of its shadow branch;
+// nil without error when there is neither.
 func (m *ManualCommit) shadowTree(st *session.State) (*object.Tree, error) {
-	tip, err := m.env.Repo.ReadRef(checkpoint.ShadowRef(shadowBranch(st)))
-	if err != nil || tip.IsZero() {
+	h, _, err := m.latestTree(st)
+	if err != nil || h.IsZero() {
 		return nil, err
 	}
-	return m.env.Repo.CommitTree(tip)
+	return m.env.Repo.Git.TreeObject(h)
 }
 
 // stagedChanges returns the paths staged for the commit in progress with

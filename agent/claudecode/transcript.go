@@ -126,6 +126,19 @@ func (s *scanner) line(b []byte) {
 	decodeEntries(b, &s.entry, s.process)
 }
 
+// opensTurn reports whether a line holds a human prompt. Only lines that
+// may (a user entry without a tool result) are decoded for it.
+func (s *scanner) opensTurn(b []byte) bool {
+	if !bytes.Contains(b, []byte(`"user"`)) && !bytes.Contains(b, []byte(`"human"`)) {
+		return false
+	}
+	found := false
+	decodeEntries(b, &s.entry, func(e *entry) {
+		found = found || promptOf(e) != ""
+	})
+	return found
+}
+
 // decodeEntries decodes the entries of one line into e and calls fn for
 // each. Glued objects ({...}{...}) are decoded one by one; undecodable input
 // is skipped.
@@ -234,13 +247,22 @@ func (s *scanner) user(e *entry) {
 			s.a.SubagentIDs = agent.AppendUnique(s.a.SubagentIDs, string(m[1]))
 		}
 	}
-	if e.IsMeta || e.IsSidechain || e.IsCompactSummary {
-		return
-	}
-	if t := agent.PromptText(agent.MessageText(e.Message.Content)); t != "" {
+	if t := promptOf(e); t != "" {
 		s.a.Prompts = append(s.a.Prompts, t)
 	}
 }
+
+// promptOf returns the human prompt an entry is, "" for any other entry
+// (tool results, meta and sidechain entries, compaction summaries).
+func promptOf(e *entry) string {
+	if e.Type != "user" && e.Type != "human" || e.IsMeta || e.IsSidechain || e.IsCompactSummary {
+		return ""
+	}
+	return agent.PromptText(agent.MessageText(e.Message.Content))
+}
+
+// errTurnEnded stops a scan at the next turn's first prompt (ScanTurn).
+var errTurnEnded = errors.New("the next turn begins")
 
 func sumUsage(calls []callUsage) agent.TokenUsage {
 	var t agent.TokenUsage
@@ -265,18 +287,23 @@ func (s *scanner) finish() *agent.Analysis {
 
 // scanReader scans r, whose first byte is at from.Offset in the transcript.
 // When skip > 0 that many complete lines are counted but not analysed.
-func scanReader(r io.Reader, from agent.Position, skip int) (*agent.Analysis, error) {
+// With after >= 0 the scan ends before the first prompt line that starts
+// at that offset of the transcript or later (see agent.TurnScanner).
+func scanReader(r io.Reader, from agent.Position, skip int, after int64) (*agent.Analysis, error) {
 	s := newScanner(from)
 	seen := 0
-	consumed, lines, err := agent.ForEachBriefLine(r, func(line []byte) error {
+	consumed, lines, err := agent.ForEachBriefLineAt(r, func(line []byte, start int64) error {
 		seen++
 		if seen <= skip {
 			return nil
 		}
+		if after >= 0 && from.Offset+start >= after && s.opensTurn(line) {
+			return errTurnEnded
+		}
 		s.line(line)
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, errTurnEnded) {
 		return nil, err
 	}
 	a := s.finish()
@@ -303,6 +330,20 @@ func scanReader(r io.Reader, from agent.Position, skip int) (*agent.Analysis, er
 // lines are counted once per (message.id, requestId) with the largest
 // output_tokens; synthetic error replies are not API calls.
 func (a *Agent) ScanTranscript(path string, from agent.Position) (*agent.Analysis, error) {
+	return scanFile(path, from, -1)
+}
+
+// ScanTurn is ScanTranscript ending before the first prompt that starts at
+// byte offset after or later (see agent.TurnScanner). Claude Code writes
+// the next prompt before it runs the next UserPromptSubmit hook, and the
+// turn's last lines (the final answer it flushes late, the Stop hook's
+// summary) after the Stop hook started.
+func (a *Agent) ScanTurn(path string, from agent.Position, after int64) (*agent.Analysis, error) {
+	return scanFile(path, from, after)
+}
+
+// scanFile is ScanTranscript; with after >= 0, ScanTurn.
+func scanFile(path string, from agent.Position, after int64) (*agent.Analysis, error) {
 	from = from.Sanitized()
 	f, err := agent.OpenTranscript(path)
 	if err != nil {
@@ -323,7 +364,7 @@ func (a *Agent) ScanTranscript(path string, from agent.Position) (*agent.Analysi
 	} else if from.Entries > 0 {
 		skip = from.Entries
 	}
-	an, err := scanReader(f, from, skip)
+	an, err := scanReader(f, from, skip, after)
 	if err != nil {
 		return nil, fmt.Errorf("scan transcript %s: %w", path, err)
 	}
@@ -348,7 +389,7 @@ func AnalyzeTranscript(content []byte, from agent.Position) *agent.Analysis {
 	if addedNewline {
 		r = io.MultiReader(r, bytes.NewReader([]byte("\n")))
 	}
-	an, _ := scanReader(r, from, skip) // reading memory cannot fail
+	an, _ := scanReader(r, from, skip, -1) // reading memory cannot fail
 	if addedNewline {
 		an.To.Offset--
 	}

@@ -190,6 +190,24 @@ func (s *jsonlScan) line(b []byte) {
 	})
 }
 
+// opensTurn reports whether a line holds a user message not seen before
+// with a prompt in it.
+func (s *jsonlScan) opensTurn(b []byte) bool {
+	if !bytes.Contains(b, []byte(`"user"`)) {
+		return false
+	}
+	found := false
+	messageRecords(b, func(m *message) {
+		if _, seen := s.byID[m.ID]; !seen && m.Type == "user" && agent.PromptText(agent.MessageText(m.Content)) != "" {
+			found = true
+		}
+	})
+	return found
+}
+
+// errTurnEnded stops a scan at the next turn's first prompt (ScanTurn).
+var errTurnEnded = errors.New("the next turn begins")
+
 // messageRecords calls fn for each message record of one JSONL line (glued
 // objects are decoded one by one); $set patches, the header and records
 // without id or type are skipped.
@@ -211,17 +229,24 @@ func messageRecords(b []byte, fn func(*message)) {
 	}
 }
 
-func scanJSONL(r io.Reader, from agent.Position, skip int) (*agent.Analysis, []delegationCall, error) {
+// scanJSONL scans JSONL from r, whose first byte is at from.Offset; with
+// after >= 0 it ends before the first line at that offset or later that
+// opens a new user message (see agent.TurnScanner).
+func scanJSONL(r io.Reader, from agent.Position, skip int, after int64) (*agent.Analysis, []delegationCall, error) {
 	s := &jsonlScan{byID: map[string]int{}}
 	seen := 0
-	consumed, lines, err := agent.ForEachBriefLine(r, func(line []byte) error {
+	consumed, lines, err := agent.ForEachBriefLineAt(r, func(line []byte, start int64) error {
 		seen++
-		if seen > skip {
-			s.line(line)
+		if seen <= skip {
+			return nil
 		}
+		if after >= 0 && from.Offset+start >= after && s.opensTurn(line) {
+			return errTurnEnded
+		}
+		s.line(line)
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, errTurnEnded) {
 		return nil, nil, err
 	}
 	an := &agent.Analysis{From: from}
@@ -247,7 +272,15 @@ func scanJSONL(r io.Reader, from agent.Position, skip int) (*agent.Analysis, []d
 // SubagentIDs are the subagents the scope's invoke_agent calls started,
 // found beside the transcript (see FindSubagent).
 func (a *Agent) ScanTranscript(path string, from agent.Position) (*agent.Analysis, error) {
-	an, calls, err := scanFile(path, from)
+	return a.ScanTurn(path, from, -1)
+}
+
+// ScanTurn is ScanTranscript ending, in a JSONL transcript, before the
+// first new user message with a prompt that starts at byte offset after
+// or later (see agent.TurnScanner); a single-JSON transcript is analysed
+// whole.
+func (a *Agent) ScanTurn(path string, from agent.Position, after int64) (*agent.Analysis, error) {
+	an, calls, err := scanFile(path, from, after)
 	if err != nil {
 		return nil, err
 	}
@@ -255,8 +288,8 @@ func (a *Agent) ScanTranscript(path string, from agent.Position) (*agent.Analysi
 	return an, nil
 }
 
-// scanFile is ScanTranscript without the subagent lookup.
-func scanFile(path string, from agent.Position) (*agent.Analysis, []delegationCall, error) {
+// scanFile is ScanTurn without the subagent lookup.
+func scanFile(path string, from agent.Position, after int64) (*agent.Analysis, []delegationCall, error) {
 	from = from.Sanitized()
 	f, err := agent.OpenTranscript(path)
 	if err != nil {
@@ -294,7 +327,7 @@ func scanFile(path string, from agent.Position) (*agent.Analysis, []delegationCa
 		if from.Offset == 0 {
 			skip = from.Entries
 		}
-		return scanJSONL(bytes.NewReader(content[from.Offset:]), from, skip)
+		return scanJSONL(bytes.NewReader(content[from.Offset:]), from, skip, after)
 	}
 	skip := 0
 	var r io.Reader = br
@@ -314,7 +347,7 @@ func scanFile(path string, from agent.Position) (*agent.Analysis, []delegationCa
 	} else if from.Entries > 0 {
 		skip = from.Entries
 	}
-	an, calls, err := scanJSONL(r, from, skip)
+	an, calls, err := scanJSONL(r, from, skip, after)
 	if err != nil {
 		return nil, nil, fmt.Errorf("scan transcript %s: %w", path, err)
 	}
@@ -332,7 +365,7 @@ func AnalyzeTranscript(content []byte) (*agent.Analysis, error) {
 	if len(content) > 0 && content[len(content)-1] != '\n' {
 		r = io.MultiReader(r, bytes.NewReader([]byte("\n")))
 	}
-	an, _, err := scanJSONL(r, agent.Position{}, 0)
+	an, _, err := scanJSONL(r, agent.Position{}, 0, -1)
 	return an, err
 }
 

@@ -29,6 +29,47 @@ func (s *Store) LockTurnFinish(id string) (*os.File, error) {
 	return lockedFile(path, s.lockTimeout)
 }
 
+// CanHandOverLocks reports whether a finish lock can be handed to another
+// process (flock(2)): without it, turn ends are finished by the hook
+// itself.
+func CanHandOverLocks() bool { return handOverLocks }
+
+// TryLockTurnFinish takes the session's finish lock if nobody holds it:
+// the locked file, or nil when a finishing process holds it.
+func (s *Store) TryLockTurnFinish(id string) (*os.File, error) {
+	if !handOverLocks {
+		return nil, errors.New("finish lock: not supported on this platform")
+	}
+	path, err := s.finishLockPath(id)
+	if err != nil {
+		return nil, err
+	}
+	f, err := lockedFile(path, 0)
+	if errors.Is(err, ErrLockTimeout) {
+		return nil, nil
+	}
+	return f, err
+}
+
+// WaitTurnFinish waits, at most timeout, for the process finishing the
+// session's turn ends, and returns its finish lock held, for the caller
+// to finish what is left itself; where locks cannot be handed over it
+// returns nil and no error (nothing finishes in the background there).
+func (s *Store) WaitTurnFinish(id string, timeout time.Duration) (*os.File, error) {
+	if !handOverLocks {
+		return nil, nil
+	}
+	path, err := s.finishLockPath(id)
+	if err != nil {
+		return nil, err
+	}
+	f, err := lockedFile(path, timeout)
+	if err != nil {
+		return nil, fmt.Errorf("wait for the turn ends of session %s: %w", id, err)
+	}
+	return f, nil
+}
+
 // AwaitTurnFinish waits, at most timeout, until no process is finishing a
 // turn end of the session. It returns at once when none is.
 func (s *Store) AwaitTurnFinish(id string, timeout time.Duration) error {

@@ -57,6 +57,8 @@ type Summary struct {
 	LastCheckpointID string `json:"last_checkpoint_id,omitempty"`
 	// FirstPrompt is State.FirstPrompt (at most 100 runes plus "...").
 	FirstPrompt string `json:"first_prompt,omitempty"`
+	// PendingTurnEnds is len(State.TurnEnds).
+	PendingTurnEnds int `json:"pending_turn_ends,omitempty"`
 	// UpdatedAt is when this summary was recorded.
 	UpdatedAt time.Time `json:"updated_at"`
 }
@@ -111,6 +113,7 @@ func entryFor(st *State, fp fingerprint, now time.Time) *indexEntry {
 			FilesTouched:        len(st.FilesTouched),
 			LastCheckpointID:    st.LastCheckpointID,
 			FirstPrompt:         st.FirstPrompt,
+			PendingTurnEnds:     len(st.TurnEnds),
 			UpdatedAt:           now.UTC(),
 		},
 		File: fp,

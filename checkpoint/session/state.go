@@ -112,7 +112,71 @@ type State struct {
 	// them. nil in a state that only versions without it wrote, where
 	// FilesTouched is all there is.
 	Changes *ChangeRecord `json:"changes,omitempty"`
+	// WorkTree (extension) is the work tree the last turn end recorded,
+	// from which the next one records its own with only what changed.
+	WorkTree *WorkTreeRecord `json:"work_tree,omitempty"`
+	// TurnEnds (extension) are the turn ends whose work tree was recorded
+	// when the turn ended but whose step (the transcript, prompts and
+	// usage, the commit on the shadow branch) is still to be written, in
+	// order (see PendingTurnEnd).
+	TurnEnds []PendingTurnEnd `json:"pending_turn_ends,omitempty"`
 }
+
+// WorkTreeRecord is a tree a turn end made of the work tree: HEAD's tree
+// with the paths git status reported (Dirty) as they were on disk.
+type WorkTreeRecord struct {
+	Head  string   `json:"head"`
+	Tree  string   `json:"tree"`
+	Dirty []string `json:"dirty,omitempty"`
+}
+
+// PendingTurnEnd is a turn end saved in two halves: at the turn-end hook,
+// the work tree as it stood then (its blobs and tree are written, and this
+// record is saved with the state); afterwards, by a process of its own, the
+// transcript of the turn, its analysis and the step commit that joins the
+// two. Whatever reads the session's steps completes the pending ones
+// first.
+type PendingTurnEnd struct {
+	// ID names the record (and stands for its step until it is written:
+	// a user edit measured against it is Since "pending:<ID>").
+	ID string `json:"id"`
+	// TurnID is the turn that ended.
+	TurnID string `json:"turn_id,omitempty"`
+	// Time is when the turn ended.
+	Time time.Time `json:"time"`
+	// Head is HEAD then; Tree the work tree then: HEAD's tree with the
+	// dirty paths recorded, without entire's metadata. Empty when the
+	// turn changed no file (NoStep): only the transcript's analysis
+	// moves on.
+	Head   string `json:"head"`
+	Tree   string `json:"tree,omitempty"`
+	NoStep bool   `json:"no_step,omitempty"`
+	// Files are the paths the turn's step records (files_touched).
+	Files []string `json:"files,omitempty"`
+	// Agent, TranscriptPath and Cwd are the turn-end hook's; Size is the
+	// transcript's size when the hook ran: a human prompt starting past
+	// it opens the next turn.
+	Agent          string `json:"agent"`
+	TranscriptPath string `json:"transcript_path,omitempty"`
+	Cwd            string `json:"cwd,omitempty"`
+	Size           int64  `json:"transcript_size"`
+	// FinalAnswer is the turn's final assistant text as the client sent
+	// it (HasFinalAnswer: the payload had the field).
+	FinalAnswer    string `json:"final_answer,omitempty"`
+	HasFinalAnswer bool   `json:"has_final_answer,omitempty"`
+	// Attribution is the turn start's measurement of the user's lines,
+	// recorded with the step.
+	Attribution *PromptAttribution `json:"attribution,omitempty"`
+	// CheckpointIDs are the checkpoints condensed during the turn (the
+	// agent committed), whose transcripts get the turn's end.
+	CheckpointIDs []string `json:"checkpoint_ids,omitempty"`
+	// Failures counts the attempts to write the step that failed.
+	Failures int `json:"failures,omitempty"`
+}
+
+// PendingSince is the UserEdit.Since of an edit measured against a
+// pending turn end's work tree, until its step is written.
+func PendingSince(id string) string { return "pending:" + id }
 
 // ChangeRecord is who changed which work-tree paths of a session since its
 // last condensation. A rewind changes only the paths some session's turns

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 	"github.com/entirecli/entire/internal/panics"
 )
 
@@ -12,11 +13,13 @@ import (
 // recovered: Claude Code gets exit 1 (a non-blocking error, never Go's 2,
 // which blocks Stop and UserPromptSubmit), Gemini CLI exit 0 with JSON,
 // the log gets the stack, status counts the failure, and what was already
-// stored stays.
+// stored stays. A panic in the process that writes the turn's step after
+// Stop returned is recovered the same way: logged with its stack, counted
+// by status, and the turn end stays pending until a later run writes it.
 func TestE2EPanicsRecovered(t *testing.T) {
 	t.Parallel()
-	sites := []string{"hook", "turn-end-status", "scan", "store-transcript", "redact-lines", "redact-rules"}
-	for _, site := range sites {
+	hookSites := map[string]bool{"hook": true}
+	for _, site := range []string{"hook", "finish-turn", "redact-lines", "redact-rules"} {
 		t.Run(site, func(t *testing.T) {
 			t.Parallel()
 			r := newSessionRepo(t)
@@ -35,8 +38,11 @@ func TestE2EPanicsRecovered(t *testing.T) {
 				return string(b)
 			}
 			_, errOut, code := runEntire(t, r.dir, env, payload(), "hooks", "claude-code", "stop")
-			if code != 1 || !strings.Contains(errOut, "panic") {
+			switch {
+			case hookSites[site] && (code != 1 || !strings.Contains(errOut, "panic")):
 				t.Fatalf("claude stop with a panic at %s: exit %d, stderr %q; want 1 naming the panic", site, code, errOut)
+			case !hookSites[site] && code != 0:
+				t.Fatalf("claude stop with a panic at %s after it returned: exit %d, stderr %q; want 0", site, code, errOut)
 			}
 			out, _, code := runEntire(t, r.dir, env, payload(), "hooks", "gemini", "after-agent")
 			var v map[string]any
@@ -52,8 +58,26 @@ func TestE2EPanicsRecovered(t *testing.T) {
 					t.Errorf("ref %s lost after the panic:\n%s", name, now)
 				}
 			}
-			if out, _, _ := runEntire(t, r.dir, r.env, "", "status"); !strings.Contains(out, "hook failure") {
+			if out, _, _ := runEntire(t, r.dir, r.env, "", "status"); !strings.Contains(out, "failure") {
 				t.Errorf("status does not count the panic:\n%s", out)
+			}
+			if hookSites[site] {
+				return
+			}
+			if st := sessionState(t, r.dir, r.sessionID); st["pending_turn_ends"] == nil {
+				t.Fatalf("no turn end left pending after the panics: %v", st)
+			}
+			// Without the panic, the next command that reads steps writes
+			// the pending one.
+			if _, errOut, code := runEntire(t, r.dir, r.env, "", "rewind", "--list"); code != 0 {
+				t.Fatalf("rewind --list: %d %s", code, errOut)
+			}
+			branch := shadowBranches(t, r.dir)[0]
+			if got := gittest.Git(t, r.dir, "show", branch+":b.txt"); got != "b" {
+				t.Errorf("the pending step's b.txt = %q", got)
+			}
+			if !strings.Contains(shadowTranscript(t, r), `"uuid":"last"`) {
+				t.Error("the pending step's transcript lacks the turn's lines")
 			}
 		})
 	}

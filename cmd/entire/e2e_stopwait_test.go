@@ -25,9 +25,9 @@ func shadowTranscript(t *testing.T, r *sessionRepo) string {
 
 // Claude Code 2.1 may run Stop before the turn's last assistant line is in
 // the transcript (it flushes its transcript every 100 ms);
-// last_assistant_message says what it will be. Stop saves the turn at once
-// and returns; a process it leaves behind waits for that line and completes
-// the same checkpoint with it.
+// last_assistant_message says what it will be. Stop records the work tree
+// and returns at once; the process it leaves behind waits for that line
+// and writes the step with it.
 func TestE2EStopFinishesLateFinalAnswer(t *testing.T) {
 	t.Parallel()
 	r := newSessionRepo(t)
@@ -49,10 +49,8 @@ func TestE2EStopFinishesLateFinalAnswer(t *testing.T) {
 	if d := time.Since(start); d >= 300*time.Millisecond {
 		t.Errorf("stop took %s: it waited for the transcript", d)
 	}
-	step := gittest.Git(t, r.dir, "rev-parse", shadowBranches(t, r.dir)[0])
-	if strings.Contains(shadowTranscript(t, r), final) {
-		t.Fatal("the final answer was stored before it was written")
-	}
+	// Written after Stop returned: not the turn's.
+	gittest.WriteFile(t, r.dir, "after.txt", "after\n")
 	time.Sleep(300*time.Millisecond - time.Since(start))
 	r.appendTranscript(map[string]any{"type": "assistant", "uuid": "late-final", "message": map[string]any{"id": "msg_late", "role": "assistant",
 		"content": []any{map[string]any{"type": "text", "text": final}, map[string]any{"type": "tool_use", "id": "x", "name": "Noop", "input": map[string]any{}}},
@@ -61,10 +59,12 @@ func TestE2EStopFinishesLateFinalAnswer(t *testing.T) {
 	if !strings.Contains(shadowTranscript(t, r), final) {
 		t.Errorf("the checkpoint lacks the final answer written 300 ms after Stop started:\n%s", logText(r.dir))
 	}
-	amended := gittest.Git(t, r.dir, "rev-parse", shadowBranches(t, r.dir)[0])
-	parents := func(c string) string { return gittest.Git(t, r.dir, "log", "-1", "--format=%P", c) }
-	if amended == step || parents(amended) != parents(step) {
-		t.Errorf("the step was not amended in place: %s, was %s", amended, step)
+	branch := shadowBranches(t, r.dir)[0]
+	if n := gittest.Git(t, r.dir, "rev-list", "--count", branch); n != "1" {
+		t.Errorf("%s steps, want 1", n)
+	}
+	if files := gittest.Git(t, r.dir, "ls-tree", "--name-only", branch); !strings.Contains(files, "late.txt") || strings.Contains(files, "after.txt") {
+		t.Errorf("the step's files:\n%s", files)
 	}
 	if u, _ := sessionState(t, r.dir, r.sessionID)["token_usage"].(map[string]any); u["output_tokens"] != float64(5+9) || u["api_call_count"] != float64(2) {
 		t.Errorf("token usage after the finish: %v", u)

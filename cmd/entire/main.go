@@ -4,6 +4,8 @@ package main
 
 import (
 	"os"
+
+	"github.com/entirecli/entire/internal/proc"
 	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
@@ -15,6 +17,11 @@ import (
 const hookMemoryLimit = 96 << 20
 
 func main() {
+	if isFinishCall(os.Args[1:]) {
+		// The steps of turn ends are written while the agent goes on:
+		// they must not take the CPU from its next hooks.
+		proc.LowerPriority()
+	}
 	if isHookCall(os.Args[1:]) {
 		// A hook is a short-lived process whose garbage dies with it:
 		// collect only past a memory bound instead of every few megabytes.
@@ -36,6 +43,11 @@ func main() {
 		}
 	}
 	os.Exit(int(run(os.Args[1:], newFactory())))
+}
+
+// isFinishCall reports whether args are the background finish-turn.
+func isFinishCall(args []string) bool {
+	return len(args) > 1 && args[0] == "hooks" && args[1] == "finish-turn"
 }
 
 // isHookCall reports whether args are an agent's or git's call of a hook

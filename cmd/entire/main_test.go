@@ -93,7 +93,19 @@ func runEntire(t *testing.T, dir string, env []string, stdin string, args ...str
 	} else if err != nil {
 		t.Fatal(err)
 	}
+	if len(args) == 3 && args[0] == "hooks" && (args[2] == "stop" || args[2] == "after-agent") && isRepo(dir) {
+		// The turn's step is written by a process of its own after the
+		// hook returned; what the tests look at next needs it, as every
+		// command that reads steps waits for it.
+		awaitFinishers(t, dir)
+	}
 	return o.String(), e.String(), code
+}
+
+// isRepo reports whether dir is inside a git work tree.
+func isRepo(dir string) bool {
+	_, err := gittest.GitErr(dir, "rev-parse", "--git-dir")
+	return err == nil
 }
 
 func TestVersionAndHelp(t *testing.T) {

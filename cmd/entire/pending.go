@@ -13,11 +13,18 @@ import (
 // strategy.CompletePending), says so on stderr, and returns them. It costs
 // one directory read when there are none.
 func completePending(ctx context.Context, f *factory, repo *gitrepo.Repo) []strategy.Pending {
-	if !strategy.HasPending(repo) {
+	turnEnds := strategy.HasPendingTurnEnds(sessionStore(f, repo), repo)
+	if !strategy.HasPending(repo) && !turnEnds {
 		return nil
 	}
 	env, log := openStrategyEnv(f, repo, "pending")
 	defer log.Close()
+	if turnEnds {
+		// Steps still being written after their turn ended: a command that
+		// reads checkpoints waits for them (or writes them, when their
+		// process was killed).
+		strategy.SettleAllTurnEnds(ctx, env)
+	}
 	done := strategy.CompletePending(ctx, env)
 	for _, p := range done {
 		if p.Err == nil {

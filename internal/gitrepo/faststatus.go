@@ -89,6 +89,8 @@ func (r *Repo) fastStatus(ctx context.Context, fs *FastStatus) ([]StatusEntry, e
 // fullFastStatus is git's status on the private index.
 func (r *Repo) fullFastStatus(ctx context.Context, fs *FastStatus) ([]StatusEntry, error) {
 	fs.breakStaleLock()
+	// Taken before the copy, which writes a shared index of its own.
+	shared := sharedIndexes(r.GitDir)
 	if err := r.syncPrivateIndex(ctx, fs.IndexFile); err != nil {
 		return nil, err
 	}
@@ -106,7 +108,6 @@ func (r *Repo) fullFastStatus(ctx context.Context, fs *FastStatus) ([]StatusEntr
 	args = append(args, "status", "--porcelain=v1", "-z", "-uall", "--no-renames", "--ignore-submodules=all")
 	g := r.Runner()
 	g.Set = []string{"GIT_INDEX_FILE=" + fs.IndexFile}
-	shared := sharedIndexes(r.GitDir)
 	out, err := g.Run(ctx, args...)
 	recordSharedIndexes(r.GitDir, fs.IndexFile+".shared", shared, func() string {
 		p, err := g.Run(ctx, "rev-parse", "--shared-index-path")

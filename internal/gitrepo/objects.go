@@ -1,7 +1,6 @@
 package gitrepo
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha1"
 	"errors"
@@ -36,6 +35,11 @@ const streamAbove = 1 << 20
 // storing far more at once (a 60 MB tool result, a turn that added 75 MB)
 // is kept under its time bound instead: level 5 costs it about 0.4 s more.
 const deflateFastAfter = 16 << 20
+
+// NewDeflateBudget starts the count of deflateFastAfter again: a process
+// that stores one turn after another (the turn finisher) deflates each as
+// a hook storing it alone would.
+func (r *Repo) NewDeflateBudget() { r.deflated.Store(0) }
 
 // HasObject reports whether the object h exists (loose or packed).
 func (r *Repo) HasObject(h plumbing.Hash) bool {
@@ -196,31 +200,8 @@ func (r *Repo) ReadLooseBlob(h plumbing.Hash) ([]byte, bool) { return r.readLoos
 // there is no such file or it is not a well-formed blob (the caller then
 // asks go-git, which reports the error).
 func (r *Repo) readLooseBlob(h plumbing.Hash) (data []byte, ok bool) {
-	hex := h.String()
-	f, err := os.Open(filepath.Join(r.objectsDir(), hex[:2], hex[2:]))
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	zr, err := zlib.NewReader(bufio.NewReader(f))
-	if err != nil {
-		return nil, false
-	}
-	defer zr.Close()
-	br := bufio.NewReader(zr)
-	header, err := br.ReadString(0)
-	if err != nil {
-		return nil, false
-	}
-	size, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimPrefix(header, "blob "), "\x00"), 10, 64)
-	if err != nil || !strings.HasPrefix(header, "blob ") || size < 0 {
-		return nil, false
-	}
-	data = make([]byte, size)
-	if _, err := io.ReadFull(br, data); err != nil {
-		return nil, false
-	}
-	return data, true
+	t, data, err := readLooseObject(r.objectsDir(), h)
+	return data, err == nil && t == plumbing.BlobObject
 }
 
 // writeObject stores data of type t unless an object with its hash exists.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
@@ -50,7 +49,7 @@ type Repo struct {
 	// git's untracked cache and an fsmonitor hook (see FastStatus).
 	FastStatus *FastStatus
 
-	storage *filesystem.Storage
+	storage *objectStore
 	env     func(string) string
 	// refLockWait bounds the wait for a ref lock; zero means
 	// refLockTimeout (tests shorten it).
@@ -93,15 +92,14 @@ func Open(dir string, opts Options) (*Repo, error) {
 		r.WorktreeID = filepath.Base(gitDir)
 	}
 	fs := dotgit.NewRepositoryFilesystem(osfs.New(gitDir), osfs.New(commonDir))
-	r.storage = filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(), filesystem.Options{})
+	r.storage = &objectStore{
+		Storage: filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(), filesystem.Options{}),
+		objects: filepath.Join(commonDir, "objects"), runner: r.Runner(), cache: cache.NewObjectLRUDefault(),
+	}
 	r.Git, err = git.Open(r.storage, nil)
 	if err != nil {
 		return nil, fmt.Errorf("open repository %s: %w", root, err)
 	}
-	// go-git loads the pack indexes lazily and without a lock; doing it now
-	// makes a Repo safe to share between goroutines. (It is the first thing
-	// any object read would do anyway.)
-	r.storage.HasEncodedObject(plumbing.ZeroHash)
 	return r, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 )
 
 // The private index is a split index (git's core.splitIndex): a shared
@@ -20,9 +19,11 @@ import (
 // runs pass splitIndex.sharedIndexExpire=never, so that git itself never
 // removes a shared index (the user's own, if they split theirs, included);
 // the ones our runs create are recorded (private index + ".shared") and
-// removed by pruneSharedIndexes as soon as a newer one of ours replaced
-// them: kept longer, a replaced one (8 MB on 100k files) would double what
-// the private index costs in the git directory. A status that read the
+// removed by recordSharedIndexes as soon as the private index no longer
+// links to them: a newer one of ours replaced them, or a status with the
+// file monitor wrote the private index whole (git does). Kept longer, one
+// (8 MB on 100k files) would double what the private index costs in the
+// git directory. A status that read the
 // private index just before it was replaced and then misses its shared part
 // fails, and the hook runs the plain status instead.
 
@@ -48,29 +49,32 @@ func sharedIndexes(dir string) map[string]bool {
 	return out
 }
 
-// recordSharedIndexes adds to the list of ours (file) the shared index a
-// status just wrote in dir, then removes the ones of ours a newer one
-// replaced. When shared index files appeared that were not there before,
-// linked names the one the private index uses ("" when it cannot tell):
-// another may be the user's own, written by their git meanwhile, which
-// must never be taken for ours and removed. Problems are ignored: a file
-// left behind costs disk only, and one removed too soon makes a status
-// fail over to the plain one.
+// recordSharedIndexes keeps the list of ours (file) right after a status
+// on the private index: the shared index the private index links to now
+// (linked, "" for none), when it appeared during this run (it is not in
+// before), is added; every other of ours is removed, as the private index
+// no longer needs it (a newer one replaced it, or git wrote the private
+// index whole, which it does when the status ran with the file monitor).
+// A shared index that is not ours (the user's split index, even one their
+// git wrote while our status ran) is never touched. Problems are ignored:
+// a file left behind costs disk only, and one removed too soon makes a
+// status fail over to the plain one.
 func recordSharedIndexes(dir, file string, before map[string]bool, linked func() string) {
 	ours := readLines(file)
+	link := linked()
 	changed := false
-	for name := range sharedIndexes(dir) {
-		if before[name] || ours[name] {
+	if strings.HasPrefix(link, sharedIndexPrefix) && !strings.ContainsAny(link, `/\`) && !ours[link] && !before[link] {
+		ours[link] = true
+		changed = true
+	}
+	for name := range ours {
+		if name == link {
 			continue
 		}
-		if name = linked(); strings.HasPrefix(name, sharedIndexPrefix) && !ours[name] {
-			ours[name] = true
+		if err := os.Remove(filepath.Join(dir, name)); err == nil || os.IsNotExist(err) {
+			delete(ours, name)
 			changed = true
 		}
-		break
-	}
-	if len(ours) > 1 {
-		changed = pruneSharedIndexes(dir, ours) || changed
 	}
 	if changed {
 		names := make([]string, 0, len(ours))
@@ -80,35 +84,6 @@ func recordSharedIndexes(dir, file string, before map[string]bool, linked func()
 		sort.Strings(names)
 		_ = os.WriteFile(file, []byte(strings.Join(names, "\n")+"\n"), 0o600)
 	}
-}
-
-// pruneSharedIndexes removes from dir and from ours every shared index of
-// ours but the newest (and forgets the ones already gone). It reports
-// whether ours changed.
-func pruneSharedIndexes(dir string, ours map[string]bool) bool {
-	type found struct {
-		name string
-		mod  time.Time
-	}
-	var fs []found
-	changed := false
-	for name := range ours {
-		fi, err := os.Stat(filepath.Join(dir, name))
-		if err != nil {
-			delete(ours, name)
-			changed = true
-			continue
-		}
-		fs = append(fs, found{name, fi.ModTime()})
-	}
-	sort.Slice(fs, func(i, j int) bool { return fs[i].mod.After(fs[j].mod) })
-	for _, f := range fs[min(1, len(fs)):] {
-		if os.Remove(filepath.Join(dir, f.name)) == nil {
-			delete(ours, f.name)
-			changed = true
-		}
-	}
-	return changed
 }
 
 // RemoveSharedIndexes removes the shared index files the private index

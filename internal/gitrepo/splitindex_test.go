@@ -8,7 +8,8 @@ import (
 )
 
 // Shared index files our status runs create are recorded; one of ours is
-// removed as soon as a newer one of ours replaced it, and a shared index
+// removed as soon as the private index links to a newer one of ours, or to
+// none (git wrote it whole), and a shared index
 // that is not ours (the user's split index) is never touched, even when
 // the user's git wrote it while our status ran.
 func TestRecordSharedIndexesPrunesOnlyOurs(t *testing.T) {
@@ -70,9 +71,20 @@ func TestRecordSharedIndexesPrunesOnlyOurs(t *testing.T) {
 		t.Error("the user's shared index written during our status was removed")
 	}
 
+	// The private index written whole: none of ours is needed.
+	before = sharedIndexes(dir)
+	write("sharedindex.ours5", -3*time.Second)
+	recordSharedIndexes(dir, list, before, linked("sharedindex.ours5"))
+	recordSharedIndexes(dir, list, sharedIndexes(dir), linked(""))
+	if exists("sharedindex.ours5") || len(readLines(list)) != 0 || !exists("sharedindex.user") {
+		t.Errorf("after a whole private index: ours5 kept %v, recorded %v", exists("sharedindex.ours5"), readLines(list))
+	}
+	write("sharedindex.ours6", -4*time.Second)
+	recordSharedIndexes(dir, list, map[string]bool{}, linked("sharedindex.ours6"))
+
 	r := &Repo{GitDir: dir}
 	r.RemoveSharedIndexes(filepath.Join(dir, "private"))
-	if exists("sharedindex.ours3") || exists("sharedindex.ours4") || !exists("sharedindex.user") || !exists("sharedindex.user2") {
+	if exists("sharedindex.ours6") || !exists("sharedindex.user") || !exists("sharedindex.user2") {
 		t.Error("RemoveSharedIndexes must remove ours and only ours")
 	}
 }

@@ -11,3 +11,6 @@ func NewSession(cmd *exec.Cmd) {}
 // kills the process itself, and the wait delay closes pipes a child still
 // holds.
 func Detach(cmd *exec.Cmd) {}
+
+// LowerPriority is a no-op where process priorities are not available.
+func LowerPriority() {}

@@ -22,3 +22,15 @@ func Detach(cmd *exec.Cmd) {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 }
+
+// backgroundNice is the scheduling niceness of background work: it gets
+// the CPU only when the agent's hooks and the user's programs leave some.
+const backgroundNice = 19
+
+// LowerPriority makes the calling process background work: its
+// niceness is raised to 19, so that it never slows the hooks the agent
+// waits for. Failures are ignored (the work only runs at the usual
+// priority).
+func LowerPriority() {
+	_ = syscall.Setpriority(syscall.PRIO_PROCESS, 0, backgroundNice)
+}

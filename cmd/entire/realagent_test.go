@@ -482,9 +482,9 @@ func TestRealAgentAutoCommit(t *testing.T) {
 // Hook times as the clients report them, on a small repository: the turn
 // end (Claude Stop, Gemini AfterAgent) costs well under 100 ms, or, on a
 // machine so loaded (go test runs other packages' tests beside this one)
-// that no hook does, at most 50 ms more than the session start, the
-// lightest hook, of the same series. Not parallel: it runs before the
-// other scenarios, alone in this package.
+// that even the session start, the lightest hook, of the same series takes
+// longer, at most twice that. Not parallel: it runs before the other
+// scenarios, alone in this package.
 func TestRealAgentHookTimes(t *testing.T) {
 	for _, mk := range []func(*testing.T) liveAgent{claudeAgent, geminiAgent} {
 		ag := mk(t)
@@ -515,11 +515,11 @@ func TestRealAgentHookTimes(t *testing.T) {
 				}
 				m, ok := hookTimes.medianSince(mark, event)
 				start, _ := hookTimes.medianSince(mark, ag.name+" SessionStart")
-				if ok && (m < 100 || m <= start+50) {
+				if ok && (m < 100 || start >= 100 && m <= 2*start) {
 					break
 				}
 				if attempt == 2 {
-					t.Errorf("%s median %dms (reported: %v), want under 100ms or at most SessionStart's %dms + 50ms", event, m, ok, start)
+					t.Errorf("%s median %dms (reported: %v), want under 100ms (or, SessionStart's being %dms, at most twice that)", event, m, ok, start)
 					break
 				}
 				t.Logf("%s median %dms over 5 turns (reported: %v, SessionStart %dms): once more", event, m, ok, start)

@@ -107,6 +107,12 @@ func (s *objectStore) HasEncodedObject(h plumbing.Hash) error {
 	if _, err := os.Stat(looseObjectPath(s.objects, h)); err == nil {
 		return nil
 	}
+	if virtualObjects[h] {
+		// git answers for these stored or not: a tree or commit naming
+		// one must find it stored (git fsck), so it counts as missing
+		// unless loose (a packed copy is then stored once more).
+		return plumbing.ErrObjectNotFound
+	}
 	if c := s.batch(); c != nil {
 		_, _, err := c.info(h)
 		if err == nil || errors.Is(err, plumbing.ErrObjectNotFound) {
@@ -134,6 +140,13 @@ func (s *objectStore) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 	}
 	s.loadIndex()
 	return s.Storage.EncodedObjectSize(h)
+}
+
+// virtualObjects are the objects git knows without storing them: the
+// empty tree and the empty blob.
+var virtualObjects = map[plumbing.Hash]bool{
+	EmptyTree: true,
+	plumbing.NewHash("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"): true,
 }
 
 // The methods of go-git's storage that read its pack indexes.

@@ -331,6 +331,20 @@ func TestRewindDryRunAndLogsOnly(t *testing.T) {
 	if got, _ := os.ReadFile(r.transcript); string(got) != string(live) {
 		t.Errorf("logs-only restored %d bytes, want %d", len(got), len(live))
 	}
+	// Its undo takes the transcript back (here: there was none) and
+	// leaves the work tree, which it never touched, as it is now.
+	gittest.WriteFile(t, r.dir, "a.txt", "edited after the logs-only rewind\n")
+	r.mustEntire("rewind", "--undo")
+	if _, err := os.Stat(r.transcript); !os.IsNotExist(err) {
+		t.Errorf("the undo of a logs-only rewind kept the restored transcript: %v", err)
+	}
+	if got := readFileT(t, filepath.Join(r.dir, "a.txt")); got != "edited after the logs-only rewind\n" {
+		t.Errorf("the undo of a logs-only rewind changed a.txt to %q", got)
+	}
+	if _, errOut, code := r.entire("rewind", "--to", pts[0].ID, "--logs-only"); code != 0 {
+		t.Fatalf("logs-only again: %d %s", code, errOut)
+	}
+	gittest.WriteFile(t, r.dir, "a.txt", "a2\n")
 	// The note is SPEC 6.4's, then names the commands of a full restore,
 	// and they work.
 	note := "Note: Working directory unchanged. Use interactive mode for full checkout.\nOr run one of:\n" +
@@ -561,4 +575,13 @@ func TestRewindResetToCommittedPoint(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(r.dir, "README.md")); string(b) != "uncommitted\n" {
 		t.Errorf("README.md after undo = %q", b)
 	}
+}
+
+func readFileT(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

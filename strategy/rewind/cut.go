@@ -33,7 +33,9 @@ import (
 // undo point is recorded), which the cut requires unchanged.
 type cutPlan struct {
 	translog.Prefix
-	seen os.FileInfo
+	// checked is the file as it was when it was found to start with the
+	// prefix; seen as the undo point saved it.
+	checked, seen os.FileInfo
 }
 
 // cutFor returns the cut of the stored transcript whose content_hash.txt
@@ -48,7 +50,7 @@ func (r *Rewinder) cutFor(sessionID, path, contentHash string) *cutPlan {
 	if !ok {
 		return nil
 	}
-	f, _, err := openToCut(path, os.O_RDONLY)
+	f, fi, err := openToCut(path, os.O_RDONLY)
 	if err != nil {
 		return nil
 	}
@@ -56,7 +58,7 @@ func (r *Rewinder) cutFor(sessionID, path, contentHash string) *cutPlan {
 	if _, ok, err := translog.Match(f, pr, nil); err != nil || !ok {
 		return nil
 	}
-	return &cutPlan{Prefix: pr}
+	return &cutPlan{Prefix: pr, checked: fi}
 }
 
 // openToCut opens the live transcript at path with flag when it is a
@@ -104,7 +106,19 @@ func saveCut(t Transcript, b *dataBuilder) (savedTranscript, error) {
 	}
 	defer f.Close()
 	var whole string
-	size, ok, err := translog.Match(f, t.cut.Prefix, &whole)
+	var size int64
+	var ok bool
+	if fi, serr := f.Stat(); serr == nil && unchanged(t.cut.checked, fi) {
+		// Found to start with the prefix when the rewind was planned and
+		// not written since: only the tail is hashed, continuing the
+		// prefix's hash.
+		var all translog.Prefix
+		if all, err = translog.Extend(f, &t.cut.Prefix, fi.Size()); err == nil {
+			size, ok, whole = fi.Size(), true, all.SHA256
+		}
+	} else {
+		size, ok, err = translog.Match(f, t.cut.Prefix, &whole)
+	}
 	if err != nil {
 		return savedTranscript{}, fmt.Errorf("read transcript %s: %w", t.Path, err)
 	}
@@ -133,6 +147,12 @@ func saveCut(t Transcript, b *dataBuilder) (savedTranscript, error) {
 	return s, nil
 }
 
+// unchanged reports whether fi is the file was, not written since (same
+// file, size and modification time).
+func unchanged(was, fi os.FileInfo) bool {
+	return was != nil && os.SameFile(was, fi) && was.Size() == fi.Size() && was.ModTime().Equal(fi.ModTime())
+}
+
 // applyCut cuts the live transcript back to the prefix, when it is still
 // the file the undo point saved (else nothing is cut), and gives the
 // session the stored transcript's state and the analysis cursor at the
@@ -143,8 +163,7 @@ func (r *Rewinder) applyCut(t Transcript) error {
 	if err != nil {
 		return fmt.Errorf("write transcript of %s: %w", t.SessionID, err)
 	}
-	seen := t.cut.seen
-	if seen == nil || !os.SameFile(seen, fi) || fi.Size() != seen.Size() || !fi.ModTime().Equal(seen.ModTime()) {
+	if !unchanged(t.cut.seen, fi) {
 		f.Close()
 		return errCutChanged(t.Path)
 	}

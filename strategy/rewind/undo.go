@@ -46,6 +46,10 @@ type undoPoint struct {
 	Index       []savedFile       `json:"index,omitempty"`
 	Transcripts []savedTranscript `json:"transcripts,omitempty"`
 	Notes       map[string]string `json:"notes,omitempty"`
+	// LogsOnly marks the point of a rewind that restored transcripts
+	// (and notes) alone: its undo gives those back and leaves the work
+	// tree and the index, which it never changed, as they are.
+	LogsOnly bool `json:"logs_only,omitempty"`
 }
 
 // savedFile is a path's state in the work tree or the index. Mode "" means
@@ -208,9 +212,12 @@ func (r *Rewinder) Undo(ctx context.Context, name string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	changes, kept, paths, err := r.undoChanges(ctx, name, saved, data, ht)
-	if err != nil {
-		return nil, err
+	var changes []FileChange
+	var kept, paths []string
+	if !pt.LogsOnly {
+		if changes, kept, paths, err = r.undoChanges(ctx, name, saved, data, ht); err != nil {
+			return nil, err
+		}
 	}
 	res := &Result{UndoPoint: name}
 	err = applyChanges(r.repo, changes, func(fc FileChange) {
@@ -227,8 +234,10 @@ func (r *Rewinder) Undo(ctx context.Context, name string) (*Result, error) {
 	for _, p := range kept {
 		r.printf("  Kept (changed since the rewind, and the undo point has no copy): %s\n", p)
 	}
-	if err := r.restoreIndex(ctx, head, pt.Index, data); err != nil {
-		return res, err
+	if !pt.LogsOnly {
+		if err := r.restoreIndex(ctx, head, pt.Index, data); err != nil {
+			return res, err
+		}
 	}
 	for _, t := range ts {
 		if t.data == nil {

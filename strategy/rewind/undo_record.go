@@ -49,7 +49,7 @@ func (r *Rewinder) recordUndo(ctx context.Context, plan *Plan, info undoInfo) (s
 	for _, p := range plan.overwrites {
 		overwrites[p] = true
 	}
-	pt := undoPoint{What: info.what, Head: plan.head.String(), Notes: info.notes}
+	pt := undoPoint{What: info.what, Head: plan.head.String(), Notes: info.notes, LogsOnly: plan.logsOnly}
 	if info.sessionID != "" {
 		pt.SessionID, pt.Step = info.sessionID, info.step.String()
 	}
@@ -75,12 +75,14 @@ func (r *Rewinder) recordUndo(ctx context.Context, plan *Plan, info undoInfo) (s
 		}
 		pt.Files = append(pt.Files, f)
 	}
-	out, err := r.repo.RunGit(ctx, "diff-index", "--cached", "-z", "--no-renames", plan.head.String())
-	if err != nil {
-		return "", fmt.Errorf("read the index: %w", err)
-	}
-	if pt.Index, err = r.indexEntries(out, &b); err != nil {
-		return "", err
+	if !plan.logsOnly {
+		out, err := r.repo.RunGit(ctx, "diff-index", "--cached", "-z", "--no-renames", plan.head.String())
+		if err != nil {
+			return "", fmt.Errorf("read the index: %w", err)
+		}
+		if pt.Index, err = r.indexEntries(out, &b); err != nil {
+			return "", err
+		}
 	}
 	if pt.Transcripts, err = saveTranscripts(plan.Transcripts, &b); err != nil {
 		return "", err
@@ -213,28 +215,32 @@ func sameEntries(a, b []savedFile) bool {
 	return true
 }
 
-// resetOverwrites returns the work-tree paths `git reset --hard p` changes
-// that git cannot give back: the tracked paths with uncommitted changes,
-// and the untracked ones p's tree has (reset overwrites them).
-func (r *Rewinder) resetOverwrites(ctx context.Context, p Point) ([]string, error) {
+// resetOverwrites returns the work-tree paths git status lists (the undo
+// point's candidates), and those of them `git reset --hard p` changes that
+// git cannot give back: the tracked paths with uncommitted changes, and
+// the untracked ones p's tree has (reset overwrites them).
+func (r *Rewinder) resetOverwrites(ctx context.Context, p Point) (candidates, overwrites []string, err error) {
 	c, err := r.repo.Git.CommitObject(plumbing.NewHash(p.ID))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p.Short(), err)
+		return nil, nil, fmt.Errorf("read %s: %w", p.Short(), err)
 	}
 	target, err := c.Tree()
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p.Short(), err)
+		return nil, nil, fmt.Errorf("read %s: %w", p.Short(), err)
 	}
 	status, err := r.repo.Status(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []string
 	for _, e := range status {
-		if isProtected(e.Path) || e.Untracked() && !lookup(target, e.Path).Exists() {
+		if isProtected(e.Path) {
 			continue
 		}
-		out = append(out, e.Path)
+		candidates = append(candidates, e.Path)
+		if e.Untracked() && !lookup(target, e.Path).Exists() {
+			continue
+		}
+		overwrites = append(overwrites, e.Path)
 	}
-	return out, nil
+	return candidates, overwrites, nil
 }

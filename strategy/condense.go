@@ -89,6 +89,11 @@ func (m *ManualCommit) condenseCommit(ctx context.Context, commit *object.Commit
 		if s.BaseCommit == commit.Hash.String() {
 			continue // already on this commit (amend of a linked commit)
 		}
+		if s.PendingTurnEnds > 0 {
+			// The session's last steps are what the commit is compared
+			// with (its work, the attribution).
+			m.SettleTurnEnds(ctx, s.SessionID)
+		}
 		var branch string
 		err := m.env.Sessions.Update(s.SessionID, func(st *session.State, exists bool) error {
 			if !exists {
@@ -259,6 +264,12 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	m.env.printf("[entire] Condensed session %s: %s (%d checkpoints)\n", short8(st.SessionID), id, st.CheckpointCount)
 
 	remaining := m.remainingWork(st, files, tip, commit)
+	if len(st.TurnEnds) > 0 {
+		// Not finished in time: their transcript lines are in this
+		// checkpoint, their work trees in the commit.
+		m.env.Log.Warn("turn ends condensed before their steps were written", "session_id", st.SessionID, "count", len(st.TurnEnds))
+		st.TurnEnds = nil
+	}
 	st.ShadowTranscript = ts
 	setCursor(st, a.To)
 	st.BaseCommit, st.AttributionBaseCommit = commit.Hash.String(), commit.Hash.String()

@@ -412,6 +412,24 @@ func (m *ManualCommit) prepareStep(ctx context.Context, st *session.State, p ses
 	if in.TranscriptPath == "" {
 		in.TranscriptPath = st.TranscriptPath
 	}
+	// What the transcript held when the turn ended is the turn's, whatever
+	// the scan finds after it: it is stored while the turn is scanned (on
+	// another core); what the scan gives the turn past it (a final answer
+	// written late) is stored after. A turn that changed no file may have
+	// no step, and stores nothing first.
+	var early *checkpoint.TranscriptState
+	var earlyErr error
+	stored := make(chan struct{})
+	if len(p.Files) > 0 && in.TranscriptPath != "" && agent.FileFormat(ag, in.TranscriptPath) == agent.TranscriptJSONL {
+		go func() {
+			defer close(stored)
+			defer panics.Recover(&earlyErr)
+			early, earlyErr = m.storeUpTo(st, in, p.Size)
+		}()
+	} else {
+		close(stored)
+	}
+	defer func() { <-stored }()
 	// Scanned as the transcript has it (without the client's final
 	// answer standing in for its last text), to tell whether it holds the
 	// turn's end yet.
@@ -435,17 +453,26 @@ func (m *ManualCommit) prepareStep(ctx context.Context, st *session.State, p ses
 	if len(ps.files) == 0 {
 		return ps, nil
 	}
+	<-stored
+	if earlyErr != nil {
+		return nil, earlyErr
+	}
 	ts := st.ShadowTranscript
+	if early != nil {
+		ts = early
+	}
 	if in.TranscriptPath != "" {
 		limit := int64(-1)
 		if a.To.Offset > 0 {
 			limit = a.To.Offset
 		}
-		src, err := m.readTranscriptUpTo(st, in, limit)
+		after := *st
+		after.ShadowTranscript = ts
+		src, err := m.readTranscriptUpTo(&after, in, limit)
 		if err != nil {
 			return nil, err
 		}
-		ts, err = m.storeSource(st, src)
+		ts, err = m.storeSource(&after, src)
 		src.close()
 		if err != nil {
 			return nil, err
@@ -473,6 +500,18 @@ func (m *ManualCommit) prepareStep(ctx context.Context, st *session.State, p ses
 	}
 	ps.trees = m.stepTrees(ctx, st)
 	return ps, nil
+}
+
+// storeUpTo stores the complete lines the transcript gained after the
+// session's stored transcript and before offset limit, and returns the
+// stored transcript then.
+func (m *ManualCommit) storeUpTo(st *session.State, in TurnInput, limit int64) (*checkpoint.TranscriptState, error) {
+	src, err := m.readTranscriptUpTo(st, in, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer src.close()
+	return m.storeSource(st, src)
 }
 
 // endSeen reports whether an analysis holds the turn's end as the

@@ -10,14 +10,12 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/explain"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/iostreams"
@@ -140,11 +138,7 @@ func runExplain(ctx context.Context, opts *explainOptions) error {
 	if err != nil {
 		return err
 	}
-	completePending(ctx, f, repo)
-	// Temporary checkpoints may be being completed in the background.
-	if err := session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: f.Now}).AwaitTurnFinishes(5 * time.Second); err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "Warning: %v\n", err)
-	}
+	completePending(ctx, f, repo) // and the steps of turn ends still being written
 	l := &explain.Loader{Repo: repo, Store: checkpoint.NewStore(repo, f.Now), DefaultBranch: repo.DefaultBranch(),
 		Remote: loadSettings(repo).CheckpointRemote()}
 	var buf bytes.Buffer

@@ -124,19 +124,24 @@ func longStrings(data []byte, min int) [][2]int {
 }
 
 // stringEnd returns the index just past the string literal that starts at
-// data[start] ('"'), or -1 when it does not end.
+// data[start] ('"'), or -1 when it does not end. It jumps from quote to
+// quote (a quote after an odd run of backslashes is escaped), rather than
+// stopping at every escape: a tool's output escapes a newline every line.
 func stringEnd(data []byte, start int) int {
 	for i := start + 1; i < len(data); {
-		j := bytes.IndexAny(data[i:], `"\`)
+		j := bytes.IndexByte(data[i:], '"')
 		if j < 0 {
 			return -1
 		}
-		i += j
-		if data[i] == '\\' {
-			i += 2
-			continue
+		q := i + j
+		n := 0
+		for p := q - 1; p > start && data[p] == '\\'; p-- {
+			n++
 		}
-		return i + 1
+		if n%2 == 0 {
+			return q + 1
+		}
+		i = q + 1
 	}
 	return -1
 }

@@ -107,3 +107,32 @@ func TestValidJSONIsJSONValid(t *testing.T) {
 		}
 	}
 }
+
+// stringEndByEscapes is stringEnd the slow way: past every escape in turn.
+func stringEndByEscapes(data []byte, start int) int {
+	for i := start + 1; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// FuzzStringEnd: jumping from quote to quote finds the end of a string
+// literal where walking every escape does.
+func FuzzStringEnd(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"a\"b"`, `"a\\"`, `"a\\\"b"x`, `"\\\\\\"`, `"unterminated\"`, `"\n\t\u0022"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 || data[0] != '"' {
+			return
+		}
+		if got, want := stringEnd(data, 0), stringEndByEscapes(data, 0); got != want {
+			t.Fatalf("stringEnd(%q) = %d, want %d", data, got, want)
+		}
+	})
+}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/entirecli/entire/agent"
@@ -23,6 +25,11 @@ const (
 	metaFile    = "meta.json"
 	contentFile = "content"
 )
+
+// contentChunk is the size of the blobs a hide's content is stored in
+// (readers join them in order, whatever their size): small enough that a
+// large output is deflated on every core at once.
+const contentChunk = 8 << 20
 
 // MetaSessionID is the Put metadata key that names the session a hide
 // belongs to; Put moves it into StoreEntry.SessionID.
@@ -93,7 +100,7 @@ func NewStore(repo *gitrepo.Repo, opts ...Option) *Store {
 		s.now = time.Now
 	}
 	if s.chunkSize <= 0 {
-		s.chunkSize = agent.MaxChunkSize
+		s.chunkSize = contentChunk
 	}
 	s.cacheDir = cacheDirOf(repo)
 	return s
@@ -126,13 +133,9 @@ func (s *Store) PutText(kind, source, content string, meta map[string]string, pa
 		}
 		entry.Metadata[k] = s.redact(v)
 	}
-	var chunkHashes []plumbing.Hash
-	for _, c := range splitString(body, s.chunkSize) {
-		h, err := s.repo.WriteBlobString(c)
-		if err != nil {
-			return StoreEntry{}, Cut{}, fmt.Errorf("hide/store.Put: %w", err)
-		}
-		chunkHashes = append(chunkHashes, h)
+	chunkHashes, err := s.writeChunks(splitString(body, s.chunkSize))
+	if err != nil {
+		return StoreEntry{}, Cut{}, fmt.Errorf("hide/store.Put: %w", err)
 	}
 	idBase := entry.Kind
 	if idBase == "" {
@@ -140,7 +143,7 @@ func (s *Store) PutText(kind, source, content string, meta map[string]string, pa
 	}
 	now := s.now()
 	entry.CreatedAt = now.Unix()
-	_, err := s.repo.UpdateRefFunc(ctx, BranchRef, func(cur plumbing.Hash) (plumbing.Hash, error) {
+	_, err = s.repo.UpdateRefFunc(ctx, BranchRef, func(cur plumbing.Hash) (plumbing.Hash, error) {
 		root, err := s.repo.CommitTree(cur)
 		if err != nil {
 			return plumbing.ZeroHash, err
@@ -169,6 +172,31 @@ func (s *Store) PutText(kind, source, content string, meta map[string]string, pa
 		return StoreEntry{}, Cut{}, fmt.Errorf("hide/store.Put: %w", err)
 	}
 	return entry, first, nil
+}
+
+// writeChunks stores the chunks of a hide's content as blobs, on as many
+// goroutines as there are cores (deflating a large tool output is most of
+// what storing it costs), and returns their hashes in order.
+func (s *Store) writeChunks(chunks []string) ([]plumbing.Hash, error) {
+	hashes := make([]plumbing.Hash, len(chunks))
+	errs := make([]error, len(chunks))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				hashes[i], errs[i] = s.repo.WriteBlobString(chunks[i])
+			}
+		}()
+	}
+	for i := range chunks {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return hashes, errors.Join(errs...)
 }
 
 // Get returns the entry and the whole content of hide id. It returns an

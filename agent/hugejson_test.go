@@ -136,3 +136,16 @@ func FuzzStringEnd(f *testing.F) {
 		}
 	})
 }
+
+// validString agrees with json.Valid on every string literal.
+func FuzzValidString(f *testing.F) {
+	for _, s := range []string{``, `a`, `\n`, `\"`, `\u00e9`, `\u00g9`, `\x`, "a\x01b", "12345678\x1f", `ab"cd`, `\\"`, `\`, `\u12`, "\xff\xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lit := []byte(`"` + s + `"`)
+		if got, want := validString(lit), json.Valid(lit); got != want {
+			t.Fatalf("validString(%q) = %v, json.Valid = %v", lit, got, want)
+		}
+	})
+}

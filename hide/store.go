@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/entirecli/entire/agent"
@@ -27,8 +25,7 @@ const (
 )
 
 // contentChunk is the size of the blobs a hide's content is stored in
-// (readers join them in order, whatever their size): small enough that a
-// large output is deflated on every core at once.
+// (readers join them in order, whatever their size).
 const contentChunk = 8 << 20
 
 // MetaSessionID is the Put metadata key that names the session a hide
@@ -174,29 +171,18 @@ func (s *Store) PutText(kind, source, content string, meta map[string]string, pa
 	return entry, first, nil
 }
 
-// writeChunks stores the chunks of a hide's content as blobs, on as many
-// goroutines as there are cores (deflating a large tool output is most of
-// what storing it costs), and returns their hashes in order.
+// writeChunks stores the chunks of a hide's content as blobs and returns
+// their hashes in order.
 func (s *Store) writeChunks(chunks []string) ([]plumbing.Hash, error) {
-	hashes := make([]plumbing.Hash, len(chunks))
-	errs := make([]error, len(chunks))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				hashes[i], errs[i] = s.repo.WriteBlobString(chunks[i])
-			}
-		}()
+	hashes := make([]plumbing.Hash, 0, len(chunks))
+	for _, c := range chunks {
+		h, err := s.repo.WriteBlobString(c)
+		if err != nil {
+			return nil, err
+		}
+		hashes = append(hashes, h)
 	}
-	for i := range chunks {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return hashes, errors.Join(errs...)
+	return hashes, nil
 }
 
 // Get returns the entry and the whole content of hide id. It returns an

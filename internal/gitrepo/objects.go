@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha1"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/entirecli/entire/internal/atomicfile"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -63,12 +65,9 @@ func (r *Repo) WriteBlob(data []byte) (plumbing.Hash, error) {
 
 // WriteBlobString is WriteBlob of a string, which it does not copy.
 func (r *Repo) WriteBlobString(data string) (plumbing.Hash, error) {
-	// Through a plain reader: io.Copy and io.WriteString would hand the
-	// whole string to writers without WriteString as one []byte copy.
 	// Written without looking for the blob first, which would hash it
 	// twice: an object that exists is replaced by the same bytes.
-	type plainReader struct{ io.Reader }
-	h, err := r.writeLoose(plumbing.BlobObject, plainReader{strings.NewReader(data)}, int64(len(data)))
+	h, err := r.writeLooseText(plumbing.BlobObject, data)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
 	}
@@ -210,7 +209,7 @@ func (r *Repo) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, e
 	if r.HasObject(h) {
 		return h, nil
 	}
-	if _, err := r.writeLoose(t, bytes.NewReader(data), int64(len(data))); err != nil {
+	if _, err := r.writeLooseText(t, unsafe.String(unsafe.SliceData(data), len(data))); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write %s %s: %w", t, h, err)
 	}
 	return h, nil
@@ -220,6 +219,57 @@ func (r *Repo) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, e
 // does: to a temporary file in the objects directory, then renamed to
 // objects/xx/yyyy. It returns the hash of what it wrote.
 func (r *Repo) writeLoose(t plumbing.ObjectType, src io.Reader, size int64) (plumbing.Hash, error) {
+	return r.writeLooseWith(size, func(w io.Writer, level int) (plumbing.Hash, error) {
+		zw, err := zlib.NewWriterLevel(w, level)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		hasher := sha1.New()
+		mw := io.MultiWriter(zw, hasher)
+		if _, err := io.WriteString(mw, objectHeader(t, size)); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		n, err := io.Copy(mw, src)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if n != size {
+			return plumbing.ZeroHash, fmt.Errorf("object body is %d bytes, expected %d", n, size)
+		}
+		if err := zw.Close(); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		var h plumbing.Hash
+		copy(h[:], hasher.Sum(nil))
+		return h, nil
+	})
+}
+
+// writeLooseText is writeLoose of an object held in memory: a large one
+// is deflated on every core (writeDeflatedBlocks).
+func (r *Repo) writeLooseText(t plumbing.ObjectType, body string) (plumbing.Hash, error) {
+	size := int64(len(body))
+	if !deflateInBlocks(size) {
+		// Through a plain reader: io.Copy and io.WriteString would hand
+		// the whole string to writers without WriteString as one []byte
+		// copy.
+		type plainReader struct{ io.Reader }
+		return r.writeLoose(t, plainReader{strings.NewReader(body)}, size)
+	}
+	return r.writeLooseWith(size, func(w io.Writer, level int) (plumbing.Hash, error) {
+		return writeDeflatedBlocks(w, []string{objectHeader(t, size), body}, level)
+	})
+}
+
+// objectHeader is the header a loose object's content starts with.
+func objectHeader(t plumbing.ObjectType, size int64) string {
+	return fmt.Sprintf("%s %d\x00", t, size)
+}
+
+// writeLooseWith stores the loose object that deflate writes (at the level
+// it is given) and hashes: to a temporary file in the objects directory,
+// renamed to objects/xx/yyyy for the hash deflate returns.
+func (r *Repo) writeLooseWith(size int64, deflate func(w io.Writer, level int) (plumbing.Hash, error)) (plumbing.Hash, error) {
 	objDir := r.objectsDir()
 	// git's own temporary name: git prune removes stale ones. Not fsynced,
 	// as git writes loose objects by default (core.fsync).
@@ -235,28 +285,16 @@ func (r *Repo) writeLoose(t plumbing.ObjectType, src io.Reader, size int64) (plu
 	if r.deflated.Add(size) > deflateFastAfter {
 		level = 2
 	}
-	zw, err := zlib.NewWriterLevel(tmp, level)
+	// The deflater hands its output on in pieces of a few hundred bytes:
+	// unbuffered, a large object costs a write system call for each.
+	buf := bufio.NewWriterSize(tmp, int(min(max(size/2, 512), 64<<10)))
+	h, err := deflate(buf, level)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	hasher := sha1.New()
-	w := io.MultiWriter(zw, hasher)
-	header := fmt.Sprintf("%s %d\x00", t, size)
-	if _, err := io.WriteString(w, header); err != nil {
+	if err := buf.Flush(); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	n, err := io.Copy(w, src)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if n != size {
-		return plumbing.ZeroHash, fmt.Errorf("object body is %d bytes, expected %d", n, size)
-	}
-	if err := zw.Close(); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	var h plumbing.Hash
-	copy(h[:], hasher.Sum(nil))
 	dst := filepath.Join(objDir, h.String()[:2], h.String()[2:])
 	if err := tmp.Commit(dst); err != nil {
 		if _, statErr := os.Stat(dst); statErr != nil {

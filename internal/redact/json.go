@@ -138,10 +138,10 @@ func (r *Redactor) scanJSON(b []byte) ([]Finding, bool) {
 // as {"password": "..."} are found; spans are clipped to the value.
 func (r *Redactor) detectMember(b []byte, js jsonString, text string) []Finding {
 	if js.keyStart < 0 || !r.keyTriggers(b[js.keyStart:js.start]) {
-		return r.detect(text, !js.idLike)
+		return r.detectText(text, !js.idLike)
 	}
 	prefix := string(b[js.keyStart:js.start])
-	fs := r.detect(prefix+text+`"`, !js.idLike)
+	fs := r.detectText(prefix+text+`"`, !js.idLike)
 	out := fs[:0]
 	for _, f := range fs {
 		s, e := f.Start-len(prefix), f.End-len(prefix)

@@ -111,7 +111,7 @@ func New(opts Options) (*Redactor, error) {
 // different rules may overlap. Every occurrence of a found secret is
 // reported, including those no rule matched on their own.
 func (r *Redactor) Scan(s string) []Finding {
-	fs := r.detect(s, true)
+	fs := r.detectText(s, true)
 	fs = addOccurrences(s, fs, secretsOf(s, fs))
 	return sortFindings(fs)
 }

@@ -72,7 +72,16 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 			return refusePush(env, log)
 		}
 		named := namedEntireBranches(refs)
-		err = prePush(ctx, senv, arg(0), named)
+		if refs == nil {
+			refs = []byte{} // git gave none: still the hook's check
+		}
+		err = prePush(ctx, senv, arg(0), named, refs)
+		if errors.Is(err, push.ErrDeferred) {
+			// The user's branch goes first; the session logs follow once
+			// it landed.
+			env.warnf("[entire] Session logs are pushed to %s once this push has landed\n", senv.Settings.CheckpointRemote())
+			err = pushAfter(senv, arg(0), push.UserBranches(refs))
+		}
 		if errors.Is(err, push.ErrSecretsFound) {
 			// The user's own push goes on, without the session data; a
 			// push that names an entire branch itself is refused.
@@ -175,7 +184,7 @@ func namedEntireBranches(refs []byte) []string {
 // remote and only when push_sessions allows, each network call bounded.
 // Failures are warnings: the user's push goes on. It never reads stdin (a
 // chained pre-existing hook gets git's ref list).
-func prePush(ctx context.Context, senv *strategy.Env, remote string, explicit []string) error {
+func prePush(ctx context.Context, senv *strategy.Env, remote string, explicit []string, refs []byte) error {
 	s := senv.Settings
 	opts := push.Options{
 		Remote:           remote,
@@ -185,6 +194,7 @@ func prePush(ctx context.Context, senv *strategy.Env, remote string, explicit []
 		Log:              senv.Stderr,
 		Now:              senv.Now,
 		Explicit:         explicit,
+		Refs:             refs,
 	}
 	// What leaves is scanned with the rules in force now.
 	if lr, ok := senv.Redactor.(*redact.Lazy); ok {

@@ -45,7 +45,7 @@ type Options struct {
 	// PrePush do nothing.
 	PushSessions bool
 	// Timeout bounds each network call (push, fetch); zero means
-	// DefaultTimeout. PrePush makes at most three: push, fetch, push.
+	// DefaultTimeout. Retries are bounded by Budget.
 	Timeout time.Duration
 	// Branches are the short branch names to push, each entire/<name>/v1;
 	// nil means every local branch of that form.
@@ -64,6 +64,14 @@ type Options struct {
 	// pushes them itself (a push by the hook would make git's fail), so
 	// PrePush only scans them.
 	Explicit []string
+	// Budget bounds all the attempts of a push (pushes, fetches, merges)
+	// together; zero means DefaultBudget. Each call is bounded by Timeout
+	// too.
+	Budget time.Duration
+	// Refs is git's pre-push input (the refs the user's push sends). When
+	// set, and the remote has no branch but entire's, PrePush pushes
+	// nothing and returns ErrDeferred. nil skips the check.
+	Refs []byte
 }
 
 // ErrSecretsFound is returned (wrapped) by PrePush when the objects it
@@ -157,88 +165,54 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 	if len(pending) == 0 {
 		return nil
 	}
+	if opts.Refs != nil {
+		has, err := remoteHasUserBranch(ctx, repo, cpRemote, opts)
+		if err != nil {
+			warn(err)
+			return nil
+		}
+		if !has {
+			// A forge makes the first branch pushed to an empty
+			// repository its default: the user's goes first, and the
+			// session logs after it (or with a later push, when this
+			// one brings no branch).
+			if len(UserBranches(opts.Refs)) == 0 {
+				fmt.Fprintf(log, "[entire] Session logs wait until %s has a branch of yours\n", cpRemote)
+				return nil
+			}
+			return ErrDeferred
+		}
+	}
 	fmt.Fprintf(log, "[entire] Pushing session logs to %s...\n", cpRemote)
-	r := &runner{repo: repo, timeout: timeoutOr(opts.Timeout), env: opts.Env}
-	rejected, err := r.push(ctx, cpRemote, pending)
-	if err != nil {
-		warn(err)
-	}
-	if len(rejected) == 0 {
-		return nil
-	}
-
-	// The metadata branch is fetched too: its purge record decides how
-	// the others are joined.
-	if err := r.fetch(ctx, cpRemote, withBranch(rejected, checkpoint.MetadataBranch)); err != nil {
-		warn(err)
-		return nil
-	}
 	now := opts.Now
 	if now == nil {
 		now = time.Now
 	}
-	// A metadata ref that cannot be read would look like "no purges" and
-	// let purged history be joined back in: nothing is joined then.
-	localMeta, lerr := repo.ReadRef(headRef(checkpoint.MetadataBranch))
-	remoteMeta, rerr := repo.ReadRef(trackingRef(cpRemote, checkpoint.MetadataBranch))
-	if err := errors.Join(lerr, rerr); err != nil {
-		warn(err)
-		return nil
+	budget := opts.Budget
+	if budget <= 0 {
+		budget = DefaultBudget
 	}
-	purges, err := purgesOf(repo, localMeta, remoteMeta)
-	if err != nil {
-		warn(err)
-		return nil
-	}
-	var again []target
-	for _, b := range rejected {
-		remoteTip, err := repo.ReadRef(trackingRef(cpRemote, b))
-		if err != nil {
-			warn(err)
-			continue
-		}
-		if remoteTip.IsZero() {
-			warn(fmt.Errorf("fetch %s: no remote-tracking ref after the fetch", b))
-			continue
-		}
-		force, dropped := false, false
-		joined, err := repo.UpdateRefFunc(ctx, headRef(b), func(cur plumbing.Hash) (plumbing.Hash, error) {
-			if cur.IsZero() {
-				return plumbing.ZeroHash, fmt.Errorf("%s was deleted during the push", b)
-			}
-			tip, f, err := reconcile(ctx, repo, b, cur, remoteTip, purges, MergeOptions{Checkpoints: b == checkpoint.MetadataBranch, Now: now})
-			force, dropped = f, f || (err == nil && tip != cur && !isDescendant(ctx, repo, tip, cur))
-			return tip, err
-		})
-		if err != nil {
-			warn(fmt.Errorf("merge %s: %w", b, err))
-			continue
-		}
-		if dropped {
-			// Purged history left this branch: nothing local may keep it.
-			if err := secretscan.ExpireReflogs(ctx, repo, b); err != nil {
-				warn(err)
-			}
-		}
-		if force {
-			fmt.Fprintf(log, "[entire] %s on %s holds history a purge removed: replacing it\n", b, cpRemote)
-		}
-		if joined != remoteTip {
-			again = append(again, target{branch: b, tip: joined, tracking: remoteTip, lease: force})
-		}
-	}
-	if len(again) == 0 {
-		return nil
-	}
-	still, err := r.push(ctx, cpRemote, again)
+	r := &runner{repo: repo, timeout: timeoutOr(opts.Timeout), env: opts.Env}
+	left, err := r.pushUntilLanded(ctx, cpRemote, pending, time.Now().Add(budget), now, log)
 	if err != nil {
 		warn(err)
 	}
-	if len(still) > 0 {
-		warn(fmt.Errorf("%s rejected again after merging (the remote moved once more); will retry on the next push", strings.Join(still, ", ")))
+	if len(left) > 0 && slices.Contains(left, checkpoint.MetadataBranch) {
+		if ids, uerr := Unpushed(repo, cpRemote); uerr == nil {
+			if line := DescribeUnpushed(ids, cpRemote); line != "" {
+				fmt.Fprintf(log, "[entire] %s\n", line)
+			}
+		}
 	}
 	return nil
 }
+
+// ErrDeferred is returned by PrePush when the remote has no branch of the
+// user's yet and the push brings one: the entire branches must not arrive
+// first (a forge would make one of them the default branch), so nothing was
+// pushed; push them once the user's push has landed (WaitLanded, then
+// PrePush without Options.Refs).
+var ErrDeferred = errors.New("push: session logs wait until the remote has a branch of yours")
 
 // FetchBranch fetches branch (entire/<name>/v1) from remote, a configured
 // remote name, into refs/remotes/<remote>/<branch>, bounded by timeout
@@ -301,7 +275,8 @@ func scanOutgoing(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, r
 }
 
 // push pushes the targets' commits to remote in one call and returns the
-// branches the remote rejected as non-fast-forward (the ones worth a merge).
+// branches the remote rejected for being behind or busy (retryable: the
+// ones worth a merge and another push).
 // err reports every other failure: the call itself, or branches rejected
 // for other reasons. The remote-tracking ref of a pushed branch is set to
 // what was pushed, also when the remote's fetch refspec does not cover it
@@ -328,7 +303,7 @@ func (r *runner) push(ctx context.Context, remote string, targets []target) (non
 			missing = true // no status line: the call failed as a whole
 		case res.flag != '!':
 			r.setTracking(remote, t)
-		case strings.Contains(res.summary, "non-fast-forward") || strings.Contains(res.summary, "fetch first"):
+		case retryable(res.summary):
 			nonFF = append(nonFF, t.branch)
 		default:
 			errs = append(errs, fmt.Errorf("%s rejected: %s", t.branch, res.summary))
@@ -340,6 +315,20 @@ func (r *runner) push(ctx context.Context, remote string, targets []target) (non
 		errs = append([]error{runErr}, errs...)
 	}
 	return nonFF, errors.Join(errs...)
+}
+
+// retryable reports whether a ref's rejection (its `git push --porcelain`
+// summary) is one that joining the remote's branch and pushing again
+// fixes: the remote moved (non-fast-forward), or another push held its ref
+// at that moment (receive-pack's "failed to update ref", "cannot lock
+// ref").
+func retryable(summary string) bool {
+	for _, s := range []string{"non-fast-forward", "fetch first", "failed to update ref", "cannot lock ref", "failed to lock", "incorrect old value"} {
+		if strings.Contains(summary, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // setTracking moves refs/remotes/<remote>/<branch> to the pushed commit

@@ -98,5 +98,14 @@ func newHooksCmd(f *factory) *cobra.Command {
 			return exitWith(hooks.RunFinishTurn(c.Context(), env()))
 		},
 	})
+	cmd.AddCommand(&cobra.Command{
+		Use:    "push-after",
+		Short:  "Push the session logs once the user's first push has landed (started by pre-push)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return exitWith(hooks.RunPushAfter(c.Context(), env()))
+		},
+	})
 	return cmd
 }

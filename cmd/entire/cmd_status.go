@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/entirecli/entire/checkpoint/push"
 	"io"
 	"path/filepath"
 	"sort"
@@ -99,7 +100,17 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 			fmt.Fprintf(out, "%s, %s (%s)\n", file.label, enabledWord(fs.Enabled), fs.StrategyName())
 		}
 	}
-	fmt.Fprintln(out, resolvePushTarget(ctx, repo, s).statusLine())
+	target := resolvePushTarget(ctx, repo, s)
+	fmt.Fprintln(out, target.statusLine())
+	if !target.Local {
+		// As far as this clone knows (the last fetch or push): a push that
+		// ran out of retries left these for the next one.
+		if ids, err := push.Unpushed(repo, target.Remote); err == nil {
+			if line := push.DescribeUnpushed(ids, target.Remote); line != "" {
+				fmt.Fprintln(out, "  "+line)
+			}
+		}
+	}
 	if !s.Enabled {
 		return nil
 	}

@@ -1,0 +1,236 @@
+package push
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/secretscan"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// Many clones push to one metadata branch: a push the remote rejects
+// because another clone's landed first is joined with the remote's branch
+// and pushed again, after a random pause that grows with each attempt (so
+// that the clones that lost a round do not meet again in the next), until
+// it lands or the push budget is spent.
+
+// DefaultBudget bounds all of PrePush's attempts together when
+// Options.Budget is zero: with git's own push after it, a push stays under
+// half a minute.
+const DefaultBudget = 20 * time.Second
+
+// Retry pauses: the first is about retryBase, each next one twice the
+// last up to retryMax, every one drawn from half to one and a half times
+// that.
+const (
+	retryBase = 100 * time.Millisecond
+	retryMax  = 2 * time.Second
+)
+
+// minAttempt is the least time left in the budget worth another attempt
+// (a fetch, a merge and a push).
+const minAttempt = 300 * time.Millisecond
+
+// retryPause returns the pause before attempt n (1 for the first retry).
+func retryPause(n int) time.Duration {
+	d := retryBase << min(n-1, 8)
+	d = min(d, retryMax)
+	return d/2 + time.Duration(rand.Int64N(int64(d)))
+}
+
+// pushUntilLanded pushes targets to remote and, while the remote rejects
+// some for being behind, fetches them, joins them (reconcile) and pushes
+// again, until all landed or the deadline. It returns the branches that
+// did not land and the last failure.
+func (r *runner) pushUntilLanded(ctx context.Context, remote string, targets []target, deadline time.Time, now func() time.Time, log io.Writer) ([]string, error) {
+	pending := targets
+	for attempt := 1; ; attempt++ {
+		rejected, err := r.withDeadline(deadline).push(ctx, remote, pending)
+		if err != nil && len(rejected) == 0 {
+			return names(pending), err
+		}
+		if len(rejected) == 0 {
+			return nil, nil
+		}
+		pause := retryPause(attempt)
+		if time.Until(deadline) < pause+minAttempt {
+			return rejected, fmt.Errorf("%s rejected %d time(s) (the remote moved each time); out of time", strings.Join(rejected, ", "), attempt)
+		}
+		select {
+		case <-ctx.Done():
+			return rejected, ctx.Err()
+		case <-time.After(pause):
+		}
+		again, err := r.join(ctx, remote, rejected, deadline, now, log)
+		if err != nil {
+			return rejected, err
+		}
+		if len(again) == 0 {
+			return nil, nil // the remote holds all of it already
+		}
+		pending = again
+	}
+}
+
+// join fetches the rejected branches (and the metadata branch, whose purge
+// record decides how the others are joined) and joins each local branch
+// with its remote tip. It returns what to push next: the joined tips that
+// the remote lacks.
+func (r *runner) join(ctx context.Context, remote string, rejected []string, deadline time.Time, now func() time.Time, log io.Writer) ([]target, error) {
+	if err := r.withDeadline(deadline).fetch(ctx, remote, withBranch(rejected, checkpoint.MetadataBranch)); err != nil {
+		return nil, err
+	}
+	repo := r.repo
+	// A metadata ref that cannot be read would look like "no purges" and
+	// let purged history be joined back in: nothing is joined then.
+	localMeta, lerr := repo.ReadRef(headRef(checkpoint.MetadataBranch))
+	remoteMeta, rerr := repo.ReadRef(trackingRef(remote, checkpoint.MetadataBranch))
+	if err := errors.Join(lerr, rerr); err != nil {
+		return nil, err
+	}
+	purges, err := purgesOf(repo, localMeta, remoteMeta)
+	if err != nil {
+		return nil, err
+	}
+	var again []target
+	var errs []error
+	for _, b := range rejected {
+		remoteTip, err := repo.ReadRef(trackingRef(remote, b))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if remoteTip.IsZero() {
+			errs = append(errs, fmt.Errorf("fetch %s: no remote-tracking ref after the fetch", b))
+			continue
+		}
+		force, dropped := false, false
+		joined, err := repo.UpdateRefFunc(ctx, headRef(b), func(cur plumbing.Hash) (plumbing.Hash, error) {
+			if cur.IsZero() {
+				return plumbing.ZeroHash, fmt.Errorf("%s was deleted during the push", b)
+			}
+			tip, f, err := reconcile(ctx, repo, b, cur, remoteTip, purges, MergeOptions{Checkpoints: b == checkpoint.MetadataBranch, Now: now})
+			force, dropped = f, f || (err == nil && tip != cur && !isDescendant(ctx, repo, tip, cur))
+			return tip, err
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("merge %s: %w", b, err))
+			continue
+		}
+		if dropped {
+			// Purged history left this branch: nothing local may keep it.
+			if err := secretscan.ExpireReflogs(ctx, repo, b); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if force {
+			fmt.Fprintf(log, "[entire] %s on %s holds history a purge removed: replacing it\n", b, remote)
+		}
+		if joined != remoteTip {
+			again = append(again, target{branch: b, tip: joined, tracking: remoteTip, lease: force})
+		}
+	}
+	return again, errors.Join(errs...)
+}
+
+// withDeadline returns a copy of r whose calls end by deadline.
+func (r *runner) withDeadline(deadline time.Time) *runner {
+	c := *r
+	c.timeout = max(min(r.timeout, time.Until(deadline)), time.Millisecond)
+	return &c
+}
+
+func names(ts []target) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.branch
+	}
+	return out
+}
+
+// Unpushed returns the checkpoints of the local metadata branch that the
+// remote's, as last fetched or pushed (refs/remotes/<remote>/...), lacks
+// or holds in an older version (a session added since), sorted. Only the
+// shards whose trees differ are read.
+func Unpushed(repo *gitrepo.Repo, remote string) ([]checkpoint.ID, error) {
+	local, err := repo.ReadRef(headRef(checkpoint.MetadataBranch))
+	if err != nil || local.IsZero() {
+		return nil, err
+	}
+	remoteTip, err := repo.ReadRef(trackingRef(remote, checkpoint.MetadataBranch))
+	if err != nil || remoteTip == local {
+		return nil, err
+	}
+	lt, err := repo.CommitTree(local)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := repo.CommitTree(remoteTip) // nil when the remote has none
+	if err != nil {
+		return nil, err
+	}
+	var out []checkpoint.ID
+	for _, shard := range lt.Entries {
+		if len(shard.Name) != 2 || shard.Mode != filemode.Dir {
+			continue
+		}
+		var remoteShard *plumbing.Hash
+		if rt != nil {
+			if e, err := rt.FindEntry(shard.Name); err == nil {
+				remoteShard = &e.Hash
+			}
+		}
+		if remoteShard != nil && *remoteShard == shard.Hash {
+			continue
+		}
+		ls, err := repo.Git.TreeObject(shard.Hash)
+		if err != nil {
+			continue // not a tree: not a shard
+		}
+		var rs map[string]plumbing.Hash
+		if remoteShard != nil {
+			if t, err := repo.Git.TreeObject(*remoteShard); err == nil {
+				rs = make(map[string]plumbing.Hash, len(t.Entries))
+				for _, e := range t.Entries {
+					rs[e.Name] = e.Hash
+				}
+			}
+		}
+		for _, e := range ls.Entries {
+			id, ok := checkpointID(shard.Name + "/" + e.Name)
+			if !ok {
+				continue
+			}
+			if h, there := rs[e.Name]; !there || h != e.Hash {
+				out = append(out, id)
+			}
+		}
+	}
+	return out, nil
+}
+
+// DescribeUnpushed returns the line naming the checkpoints not yet on remote
+// (at most a few by ID), or "" when there are none.
+func DescribeUnpushed(ids []checkpoint.ID, remote string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	const shown = 5
+	var list []string
+	for i, id := range ids {
+		if i == shown {
+			list = append(list, fmt.Sprintf("and %d more", len(ids)-shown))
+			break
+		}
+		list = append(list, string(id))
+	}
+	return fmt.Sprintf("%d checkpoint(s) not yet on %s: %s; the next push sends them", len(ids), remote, strings.Join(list, ", "))
+}

@@ -1,0 +1,182 @@
+//go:build unix
+
+package push
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+)
+
+// Eight clones, half over file:// and half over git daemon, push their
+// checkpoints to one remote at once, three rounds each: every push returns
+// within the budget, and the remote's metadata branch ends with every
+// checkpoint.
+func TestConcurrentPushesConverge(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	bare := filepath.Join(base, "team.git")
+	gittest.Git(t, base, "init", "-q", "--bare", "-b", "main", bare)
+	url := startDaemon(t, base)
+	seed := gittest.InitWithCommit(t)
+	gittest.Git(t, seed, "push", "-q", bare, "main")
+
+	const clones, rounds = 8, 3
+	repos := make([]string, clones)
+	for i := range repos {
+		repos[i] = cloneOf(t, bare)
+		if i%2 == 1 {
+			gittest.Git(t, repos[i], "remote", "set-url", "origin", url+"/team.git")
+		}
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var want []string
+	var slowest time.Duration
+	for i, dir := range repos {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			repo := openRepo(t, dir)
+			for round := range rounds {
+				id := checkpoint.ID(fmt.Sprintf("%02x%010x", i*16+round, i*1000+round))
+				writeCheckpoint(t, repo, id, fmt.Sprintf("s%d-%d", i, round))
+				mu.Lock()
+				want = append(want, string(id))
+				mu.Unlock()
+				var log syncBuffer
+				start := time.Now()
+				if err := PrePush(context.Background(), repo, Options{Remote: "origin", PushSessions: true, Log: &log, Env: testEnv(t)}); err != nil {
+					t.Errorf("clone %d round %d: %v", i, round, err)
+				}
+				took := time.Since(start)
+				if took > DefaultBudget+5*time.Second {
+					t.Errorf("clone %d round %d: the push took %s", i, round, took)
+				}
+				mu.Lock()
+				slowest = max(slowest, took)
+				mu.Unlock()
+				if strings.Contains(log.String(), "could not push") {
+					t.Errorf("clone %d round %d: %s", i, round, log.String())
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d pushes, the slowest %s", clones*rounds, slowest)
+	have := remoteCheckpoints(t, bare)
+	slices.Sort(want)
+	slices.Sort(have)
+	if !slices.Equal(have, want) {
+		t.Fatalf("remote holds %d checkpoints, %d pushed\nmissing: %v", len(have), len(want), missing(want, have))
+	}
+	gittest.Fsck(t, bare)
+}
+
+// remoteCheckpoints lists the checkpoints on the metadata branch of the
+// (bare) repository at dir.
+func remoteCheckpoints(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	for _, p := range strings.Split(gittest.Git(t, dir, "ls-tree", "-r", "--name-only", metaRef), "\n") {
+		if f := strings.Split(p, "/"); len(f) == 3 && f[2] == checkpoint.MetadataFile {
+			out = append(out, f[0]+f[1])
+		}
+	}
+	return out
+}
+
+func missing(want, have []string) []string {
+	var out []string
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Unpushed names the checkpoints the remote-tracking metadata branch lacks,
+// or holds in an older version.
+func TestUnpushed(t *testing.T) {
+	t.Parallel()
+	work, _ := newClone(t)
+	repo := openRepo(t, work)
+	writeCheckpoint(t, repo, "a3b2c4d5e6f7", "s1")
+	writeCheckpoint(t, repo, "a3ffffffffff", "s1")
+	ids, err := Unpushed(repo, "origin")
+	if err != nil || !slices.Equal(ids, []checkpoint.ID{"a3b2c4d5e6f7", "a3ffffffffff"}) {
+		t.Fatalf("before any push: %v, %v", ids, err)
+	}
+	if err := PrePush(context.Background(), repo, Options{Remote: "origin", PushSessions: true, Env: testEnv(t)}); err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := Unpushed(repo, "origin"); err != nil || len(ids) != 0 {
+		t.Fatalf("after the push: %v, %v", ids, err)
+	}
+	writeCheckpoint(t, repo, "a3b2c4d5e6f7", "s2") // a session added
+	writeCheckpoint(t, repo, "0123456789ab", "s3")
+	ids, err = Unpushed(repo, "origin")
+	if err != nil || !slices.Equal(ids, []checkpoint.ID{"0123456789ab", "a3b2c4d5e6f7"}) {
+		t.Fatalf("after two new sessions: %v, %v", ids, err)
+	}
+	line := DescribeUnpushed(ids, "origin")
+	if !strings.HasPrefix(line, "2 checkpoint(s) not yet on origin: 0123456789ab, a3b2c4d5e6f7;") {
+		t.Errorf("line %q", line)
+	}
+}
+
+// On a remote without a branch of the user's, the session logs wait: a push
+// bringing the user's first branch gets ErrDeferred and nothing lands; one
+// bringing no branch pushes nothing; once the branch landed they go.
+func TestPrePushWaitsForTheUsersFirstBranch(t *testing.T) {
+	t.Parallel()
+	bare := newBare(t)
+	work := gittest.InitWithCommit(t)
+	gittest.Git(t, work, "remote", "add", "origin", bare)
+	repo := openRepo(t, work)
+	writeCheckpoint(t, repo, "a3b2c4d5e6f7", "s1")
+	head := gittest.Git(t, work, "rev-parse", "HEAD")
+	refs := []byte("refs/heads/main " + head + " refs/heads/main " + zeroSHA + "\n")
+	ctx := context.Background()
+	var log syncBuffer
+	err := PrePush(ctx, repo, Options{Remote: "origin", PushSessions: true, Refs: refs, Log: &log, Env: testEnv(t)})
+	if !errors.Is(err, ErrDeferred) {
+		t.Fatalf("first push: %v, log %q", err, log.String())
+	}
+	if got := remoteRef(t, bare, metaRef); got != "" {
+		t.Fatal("the metadata branch went first")
+	}
+	tags := []byte("refs/tags/v1 " + head + " refs/tags/v1 " + zeroSHA + "\n")
+	if err := PrePush(ctx, repo, Options{Remote: "origin", PushSessions: true, Refs: tags, Log: &log, Env: testEnv(t)}); err != nil {
+		t.Fatal(err)
+	}
+	if remoteRef(t, bare, metaRef) != "" || !strings.Contains(log.String(), "wait until origin has a branch of yours") {
+		t.Fatalf("a push of tags alone: log %q", log.String())
+	}
+
+	landed := []LandedRef{{Ref: "refs/heads/main", SHA: head}}
+	if err := WaitLanded(ctx, repo, "origin", landed, 300*time.Millisecond, testEnv(t)); err == nil {
+		t.Fatal("WaitLanded before the push landed")
+	}
+	gittest.Git(t, work, "push", "-q", "origin", "main")
+	if err := WaitLanded(ctx, repo, "origin", landed, 5*time.Second, testEnv(t)); err != nil {
+		t.Fatal(err)
+	}
+	// The next push (the remote has main now) sends them.
+	if err := PrePush(ctx, repo, Options{Remote: "origin", PushSessions: true, Refs: refs, Env: testEnv(t)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := remoteRef(t, bare, metaRef), localRef(t, repo, metaRef); got != want {
+		t.Fatalf("remote metadata %q, local %q", got, want)
+	}
+}

@@ -1,0 +1,127 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/entirecli/entire/checkpoint/push"
+	"github.com/entirecli/entire/internal/panics"
+	"github.com/entirecli/entire/internal/proc"
+	"github.com/entirecli/entire/strategy"
+)
+
+// The first push of the user's to a remote without a branch of theirs
+// must land before the session logs do (see push.ErrDeferred): the
+// pre-push hook starts `entire hooks push-after`, detached, which waits
+// for the user's branch to appear on the remote and then pushes the
+// session logs as the pre-push hook would have.
+
+// pushAfterLimit bounds the wait for the user's push to land: longer than
+// any push of the user's that has a chance.
+const pushAfterLimit = 10 * time.Minute
+
+// pushAfterRequest is what `entire hooks push-after` reads on stdin.
+type pushAfterRequest struct {
+	Remote string           `json:"remote"`
+	Refs   []push.LandedRef `json:"refs"`
+}
+
+// pushAfter starts `<this binary> hooks push-after` detached from git
+// (new session, no inherited pipes: git's push does not wait for it),
+// with the request as its stdin.
+func pushAfter(senv *strategy.Env, remote string, refs []push.LandedRef) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find the entire binary: %w", err)
+	}
+	data, err := json.Marshal(pushAfterRequest{Remote: remote, Refs: refs})
+	if err != nil {
+		return err
+	}
+	// The request goes through an unlinked file, as the turn finisher's.
+	in, err := os.CreateTemp(senv.Sessions.Dir(), ".push-after-*.json")
+	if err != nil {
+		return fmt.Errorf("push-after request: %w", err)
+	}
+	os.Remove(in.Name())
+	defer in.Close()
+	if _, err := in.Write(data); err != nil {
+		return fmt.Errorf("push-after request: %w", err)
+	}
+	if _, err := in.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("push-after request: %w", err)
+	}
+	cmd := exec.Command(exe, "hooks", "push-after")
+	cmd.Dir = senv.Repo.Root
+	cmd.Stdin = in
+	proc.NewSession(cmd)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start the push of session logs: %w", err)
+	}
+	senv.Log.Info("pre-push: session logs pushed once the user's push lands", "remote", remote, "pid", cmd.Process.Pid)
+	return cmd.Process.Release()
+}
+
+// RunPushAfter handles `entire hooks push-after`: it reads a
+// pushAfterRequest from stdin, waits until the remote holds one of the
+// user's pushed branches, and pushes the session logs there (guarded and
+// scanned as the pre-push hook does). Failures are logged; the exit status
+// is 0 (nothing waits for it).
+func RunPushAfter(ctx context.Context, env Env) (code int) {
+	var perr error
+	defer func() {
+		if perr != nil {
+			env.warnf("[entire] push-after: %v\n", perr)
+			code = 0
+		}
+	}()
+	defer panics.Recover(&perr)
+	ctx, cancel := context.WithTimeout(ctx, pushAfterLimit+time.Minute)
+	defer cancel()
+	repo, err := env.OpenRepo()
+	if err != nil {
+		return 0
+	}
+	senv, log, err := open(env, repo, "push", loadSettings(repo.Root))
+	if err != nil {
+		return 0
+	}
+	defer log.Close()
+	var req pushAfterRequest
+	if err := json.NewDecoder(io.LimitReader(env.Stdin, 1<<20)).Decode(&req); err != nil {
+		log.Warn("push-after: bad request", "error", err)
+		return 0
+	}
+	if err := push.WaitLanded(ctx, repo, req.Remote, req.Refs, pushAfterLimit, nil); err != nil {
+		log.Warn("push-after: the user's push did not land; the session logs go with the next push", "remote", req.Remote, "error", err)
+		return 0
+	}
+	// Its lines go to the log: no terminal waits for them.
+	senv.Stderr = logLines{log.Logger}
+	if err := prePush(ctx, senv, req.Remote, nil, nil); err != nil && !errors.Is(err, push.ErrDeferred) {
+		log.Warn("push-after", "error", err)
+	}
+	log.Info("push-after: session logs pushed", "remote", req.Remote)
+	return 0
+}
+
+// logLines is an io.Writer that logs what is written to it, a line at a
+// time, as Info: the "[entire] ..." lines of a push nobody watches.
+type logLines struct{ log *slog.Logger }
+
+func (l logLines) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		if line != "" {
+			l.log.Info(strings.TrimPrefix(line, "[entire] "))
+		}
+	}
+	return len(p), nil
+}

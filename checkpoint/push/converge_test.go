@@ -26,7 +26,7 @@ func TestConcurrentPushesConverge(t *testing.T) {
 	base := t.TempDir()
 	bare := filepath.Join(base, "team.git")
 	gittest.Git(t, base, "init", "-q", "--bare", "-b", "main", bare)
-	url := startDaemon(t, base)
+	url := gittest.Daemon(t, base)
 	seed := gittest.InitWithCommit(t)
 	gittest.Git(t, seed, "push", "-q", bare, "main")
 

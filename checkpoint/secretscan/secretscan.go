@@ -139,10 +139,12 @@ func checkpointOf(ref, path string) string {
 type blobPath struct{ hash, path string }
 
 // ScanRange scans what a push of include sends to a remote that has
-// exclude: the blobs reachable from include and not from exclude (`git
-// rev-list --objects include --not exclude`) and the messages of those
-// commits, so that its cost follows the new objects, not the branch.
-// Findings name the path each blob was first seen at; Ref is empty.
+// exclude: the blobs that the commits reachable from include and not from
+// exclude add or change (each against each of its parents), and the
+// messages of those commits, so that its cost follows the new commits, not
+// the branch: `git rev-list --objects include --not exclude` would first
+// mark every object of the excluded trees, a walk of the whole metadata
+// tree. Findings name the path each blob was first seen at; Ref is empty.
 func ScanRange(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, include, exclude []plumbing.Hash, maxBlob int64) ([]Finding, error) {
 	if maxBlob <= 0 {
 		maxBlob = 64 << 20
@@ -154,7 +156,7 @@ func ScanRange(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, incl
 	if ex := hashArgs(exclude); len(ex) > 0 {
 		args = append(append(args, "--not"), ex...)
 	}
-	blobs, err := listBlobs(ctx, repo, args...)
+	blobs, err := changedBlobs(ctx, repo, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +193,34 @@ func hashArgs(hs []plumbing.Hash) []string {
 		}
 	}
 	return out
+}
+
+// changedBlobs lists the blobs that the commits of `git log <args>` add
+// or change against each of their parents (against none for a root
+// commit), with the first path each was seen at, from one `git log --raw`.
+func changedBlobs(ctx context.Context, repo *gitrepo.Repo, args ...string) ([]blobPath, error) {
+	out, err := repo.RunGit(ctx, append([]string{"log", "--raw", "--no-abbrev", "--no-renames", "-m", "--root", "-r", "--format=%x00"}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var blobs []blobPath
+	for _, line := range strings.Split(string(out), "\n") {
+		// :<src mode> <dst mode> <src> <dst> <status>\t<path>
+		meta, path, ok := strings.Cut(line, "\t")
+		if !ok || !strings.HasPrefix(meta, ":") {
+			continue
+		}
+		f := strings.Fields(meta)
+		if len(f) != 5 || f[4] == "D" || f[1] == "160000" || f[1] == "000000" {
+			continue
+		}
+		if dst := f[3]; !seen[dst] {
+			seen[dst] = true
+			blobs = append(blobs, blobPath{dst, path})
+		}
+	}
+	return blobs, nil
 }
 
 // listBlobs lists the blobs of `git rev-list --objects <args>` with the

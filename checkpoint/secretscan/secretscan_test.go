@@ -12,6 +12,7 @@ import (
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 	"github.com/entirecli/entire/internal/redact"
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // fakeToken builds a GitHub-token-shaped secret at run time, so the
@@ -107,4 +108,46 @@ func TestScanAndPurge(t *testing.T) {
 		t.Errorf("purged prompt %q", prompt)
 	}
 	gittest.Fsck(t, dir)
+}
+
+// ScanRange finds a secret that a commit of the pushed range added and a
+// later one of the range overwrote, one that only a merge's side brought,
+// and none of what the remote already has.
+func TestScanRangeSeesEveryNewCommit(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	repo, err := gitrepo.Open(dir, gitrepo.Options{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := redact.New(redact.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	commit := func(file, content string) string {
+		gittest.WriteFile(t, dir, file, content)
+		gittest.Git(t, dir, "add", file)
+		gittest.Git(t, dir, "commit", "-q", "-m", "change "+file)
+		return gittest.Git(t, dir, "rev-parse", "HEAD")
+	}
+	known := commit("old.txt", "token "+fakeToken(7)+"\n") // on the remote already
+	commit("a.txt", "token "+fakeToken(8)+"\n")
+	commit("a.txt", "clean\n")
+	gittest.Git(t, dir, "checkout", "-q", "-b", "side", known)
+	commit("b.txt", "token "+fakeToken(9)+"\n")
+	gittest.Git(t, dir, "checkout", "-q", "main")
+	gittest.Git(t, dir, "merge", "-q", "--no-edit", "side")
+	tip := gittest.Git(t, dir, "rev-parse", "HEAD")
+	found, err := ScanRange(ctx, repo, r, []plumbing.Hash{plumbing.NewHash(tip)}, []plumbing.Hash{plumbing.NewHash(known)}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]int{}
+	for _, f := range found {
+		paths[f.Path]++
+	}
+	if paths["a.txt"] != 1 || paths["b.txt"] != 1 || paths["old.txt"] != 0 {
+		t.Errorf("findings by path: %v", paths)
+	}
 }

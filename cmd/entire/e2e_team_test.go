@@ -1,0 +1,173 @@
+//go:build unix
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/entirecli/entire/hooks/githook"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+)
+
+// teamClone clones url into a new directory set up as a developer's clone
+// with entire enabled (the settings come with the clone), the git hooks
+// installed and the built binary on PATH.
+func teamClone(t *testing.T, url string, n int) *sessionRepo {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "clone")
+	gittest.Git(t, filepath.Dir(dir), "clone", "-q", url, dir)
+	for _, kv := range [][2]string{{"user.name", fmt.Sprintf("Dev %d", n)}, {"user.email", fmt.Sprintf("dev%d@example.com", n)}, {"gc.auto", "0"}} {
+		gittest.Git(t, dir, "config", kv[0], kv[1])
+	}
+	env := []string{"PATH=" + filepath.Dir(entireBin) + string(os.PathListSeparator) + os.Getenv("PATH"), "ENTIRE_TEST_TTY=0"}
+	if _, err := githook.Install(githook.Options{RepoRoot: dir, Env: append(gittest.Env(t.TempDir()), env...)}); err != nil {
+		t.Fatal(err)
+	}
+	projects := t.TempDir()
+	env = append(env, "ENTIRE_TEST_CLAUDE_PROJECT_DIR="+projects)
+	id := fmt.Sprintf("dev%d-sess", n)
+	return &sessionRepo{t: t, dir: dir, transcript: filepath.Join(projects, id+".jsonl"), env: env, sessionID: id}
+}
+
+// teamRemote creates a bare repository holding the main branch of a
+// repository set up for entire, under a new directory served by git
+// daemon. It returns the bare repository's path and its git:// URL.
+func teamRemote(t *testing.T) (bare, url string) {
+	t.Helper()
+	seed := newSessionRepo(t)
+	base := t.TempDir()
+	bare = filepath.Join(base, "team.git")
+	gittest.Git(t, base, "init", "-q", "--bare", "-b", "main", bare)
+	gittest.Git(t, seed.dir, "push", "-q", bare, "main") // without hooks
+	return bare, gittest.Daemon(t, base) + "/team.git"
+}
+
+// Eight developers, four cloned over file:// and four over git daemon, each
+// run agent sessions, commit and push their own branches at the same time:
+// no push fails or takes 30 s, and every Entire-Checkpoint trailer on the
+// remote names a checkpoint on its metadata branch.
+func TestTeamPushesConverge(t *testing.T) {
+	t.Parallel()
+	bare, url := teamRemote(t)
+	const clones, rounds = 8, 2
+	var mu sync.Mutex
+	var slowest time.Duration
+	t.Run("developers", func(t *testing.T) {
+		for n := range clones {
+			t.Run(fmt.Sprint(n), func(t *testing.T) {
+				t.Parallel()
+				from := bare
+				if n%2 == 1 {
+					from = url
+				}
+				r := teamClone(t, from, n)
+				branch := fmt.Sprintf("dev%d", n)
+				r.mustGit("checkout", "-q", "-b", branch)
+				for round := range rounds {
+					file := fmt.Sprintf("dev%d/round%d.txt", n, round)
+					r.agentTurn(fmt.Sprintf("developer %d, round %d", n, round), map[string]string{file: "work\n"})
+					r.mustGit("add", file)
+					r.mustGit("commit", "-q", "-m", fmt.Sprintf("dev %d round %d", n, round))
+					if checkpointAt(t, r.dir, "HEAD") == "" {
+						t.Fatalf("round %d: the commit is not linked", round)
+					}
+					start := time.Now()
+					out, err := r.gitIn(r.dir, nil, "push", "-q", "origin", branch)
+					took := time.Since(start)
+					if err != nil {
+						t.Fatalf("round %d: git push: %v\n%s", round, err, out)
+					}
+					if took > 30*time.Second {
+						t.Errorf("round %d: the push took %s", round, took)
+					}
+					if strings.Contains(out, "could not push") || strings.Contains(out, "not yet on") {
+						t.Errorf("round %d: push output:\n%s", round, out)
+					}
+					mu.Lock()
+					slowest = max(slowest, took)
+					mu.Unlock()
+				}
+			})
+		}
+	})
+	t.Logf("%d pushes, the slowest %s", clones*rounds, slowest)
+	meta := map[string]bool{}
+	for _, p := range strings.Split(gittest.Git(t, bare, "ls-tree", "-r", "--name-only", "entire/checkpoints/v1"), "\n") {
+		if f := strings.Split(p, "/"); len(f) == 3 && f[2] == "metadata.json" {
+			meta[f[0]+f[1]] = true
+		}
+	}
+	linked := 0
+	for n := range clones {
+		log := gittest.Git(t, bare, "log", "--format=%B", fmt.Sprintf("dev%d", n), "--not", "main")
+		for _, m := range trailerRe.FindAllStringSubmatch(log, -1) {
+			linked++
+			if !meta[m[1]] {
+				t.Errorf("dev%d: trailer %s names no checkpoint on the remote", n, m[1])
+			}
+		}
+	}
+	if linked != clones*rounds {
+		t.Errorf("%d linked commits on the remote, want %d", linked, clones*rounds)
+	}
+	gittest.Fsck(t, bare)
+}
+
+// The first push to an empty remote sends the user's branch first: a forge
+// would make the first branch pushed its default. The session logs follow
+// once it landed, from a background push.
+func TestFirstPushSendsTheUsersBranchFirst(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.agentTurn("Add a file", map[string]string{"a.txt": "a\n"})
+	r.mustGit("add", "a.txt")
+	r.mustGit("commit", "-q", "-m", "Add a")
+	id := checkpointAt(t, r.dir, "HEAD")
+	origin := filepath.Join(t.TempDir(), "origin.git")
+	gittest.Git(t, filepath.Dir(origin), "init", "-q", "--bare", "-b", "trunk", origin)
+	order := filepath.Join(t.TempDir(), "order")
+	hook := "#!/bin/sh\necho \"$1\" >> '" + order + "'\n"
+	if err := os.WriteFile(filepath.Join(origin, "hooks", "update"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Git(t, r.dir, "remote", "add", "origin", origin)
+	out := r.mustGit("push", "-u", "origin", "main")
+	if !strings.Contains(out, "once this push has landed") {
+		t.Errorf("push output:\n%s", out)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !hasCheckpoint(t, origin, id) {
+		if time.Now().After(deadline) {
+			data, _ := os.ReadFile(order)
+			t.Fatalf("the session logs never followed; refs received:\n%s\nlog:\n%s", data, logText(r.dir))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	data, err := os.ReadFile(order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Fields(string(data)); len(got) != 2 || got[0] != "refs/heads/main" || got[1] != "refs/heads/entire/checkpoints/v1" {
+		t.Errorf("refs arrived in this order: %q", got)
+	}
+	// The background push ends with its log line: wait for it, so that
+	// nothing writes into the directory while the test removes it.
+	for !strings.Contains(logText(r.dir), "session logs pushed") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The next push has nothing to wait for: the remote has a branch.
+	r.agentTurn("Add b", map[string]string{"b.txt": "b\n"})
+	r.mustGit("add", "b.txt")
+	r.mustGit("commit", "-q", "-m", "Add b")
+	second := checkpointAt(t, r.dir, "HEAD")
+	r.mustGit("push", "-q", "origin", "main")
+	if !hasCheckpoint(t, origin, second) {
+		t.Errorf("the second push did not send checkpoint %s", second)
+	}
+}

@@ -69,4 +69,3 @@ func tryDaemon(t *testing.T, base string) (string, error) {
 	}
 	return "", fmt.Errorf("git daemon did not listen on %s within 5s", addr)
 }
-

@@ -367,11 +367,14 @@ func (l *Loader) author(ctx context.Context, id checkpoint.ID) string {
 // has path (nil when tip does not have it), following merged-in sides up to
 // depth merges deep.
 func (l *Loader) introducedBy(ctx context.Context, tip plumbing.Hash, path string, depth int) *object.Commit {
-	out, err := l.Repo.RunGit(ctx, "rev-list", "--first-parent", tip.String())
+	hashes, err := l.Repo.FirstParentChain(ctx, tip)
 	if err != nil {
 		return nil
 	}
-	chain := strings.Fields(string(out))
+	chain := make([]string, len(hashes))
+	for i, h := range hashes {
+		chain[i] = h.String()
+	}
 	has := func(h plumbing.Hash) bool {
 		c, err := l.Repo.Git.CommitObject(h)
 		if err != nil {

@@ -27,9 +27,10 @@ import (
 // half a minute.
 const DefaultBudget = 20 * time.Second
 
-// Retry pauses: the first is about retryBase, each next one twice the
-// last up to retryMax, every one drawn from half to one and a half times
-// that.
+// Retry pauses: none before the first retry (a teammate's push since the
+// last fetch is the everyday case, and the fetch and merge spread the
+// clones already), then about retryBase, each next one twice the last up
+// to retryMax, every one drawn from half to one and a half times that.
 const (
 	retryBase = 100 * time.Millisecond
 	retryMax  = 2 * time.Second
@@ -41,7 +42,10 @@ const minAttempt = 300 * time.Millisecond
 
 // retryPause returns the pause before attempt n (1 for the first retry).
 func retryPause(n int) time.Duration {
-	d := retryBase << min(n-1, 8)
+	if n <= 1 {
+		return 0
+	}
+	d := retryBase << min(n-2, 8)
 	d = min(d, retryMax)
 	return d/2 + time.Duration(rand.Int64N(int64(d)))
 }

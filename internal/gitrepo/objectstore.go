@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,7 +130,9 @@ func (s *objectStore) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 	if obj, ok := s.cache.Get(h); ok {
 		return obj.Size(), nil
 	}
-	if _, err := os.Stat(looseObjectPath(s.objects, h)); err != nil {
+	if _, size, err := looseObjectSize(s.objects, h); err == nil {
+		return size, nil
+	} else if errors.Is(err, fs.ErrNotExist) {
 		if c := s.batch(); c != nil {
 			_, size, err := c.info(h)
 			if err == nil || errors.Is(err, plumbing.ErrObjectNotFound) {
@@ -237,32 +240,49 @@ const maxLooseObject = 1 << 30
 // readLooseObject reads object h from its loose file: its type and
 // content. An error wrapping os.ErrNotExist means there is no such file.
 func readLooseObject(objects string, h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	t, _, data, err := readLoose(objects, h, true)
+	return t, data, err
+}
+
+// looseObjectSize returns the type and size of loose object h from its
+// header, without reading its body.
+func looseObjectSize(objects string, h plumbing.Hash) (plumbing.ObjectType, int64, error) {
+	t, size, _, err := readLoose(objects, h, false)
+	return t, size, err
+}
+
+// readLoose reads loose object h: its type, its size and, with body, its
+// content.
+func readLoose(objects string, h plumbing.Hash, body bool) (plumbing.ObjectType, int64, []byte, error) {
 	f, err := os.Open(looseObjectPath(objects, h))
 	if err != nil {
-		return plumbing.InvalidObject, nil, err
+		return plumbing.InvalidObject, 0, nil, err
 	}
 	defer f.Close()
 	zr, err := zlib.NewReader(bufio.NewReader(f))
 	if err != nil {
-		return plumbing.InvalidObject, nil, fmt.Errorf("read object %s: %w", h, err)
+		return plumbing.InvalidObject, 0, nil, fmt.Errorf("read object %s: %w", h, err)
 	}
 	defer zr.Close()
 	br := bufio.NewReader(zr)
 	header, err := br.ReadString(0)
 	if err != nil {
-		return plumbing.InvalidObject, nil, fmt.Errorf("read object %s: %w", h, err)
+		return plumbing.InvalidObject, 0, nil, fmt.Errorf("read object %s: %w", h, err)
 	}
 	typ, sz, ok := strings.Cut(strings.TrimSuffix(header, "\x00"), " ")
 	t, terr := plumbing.ParseObjectType(typ)
 	size, serr := strconv.ParseInt(sz, 10, 64)
 	if !ok || terr != nil || serr != nil || size < 0 || size > maxLooseObject {
-		return plumbing.InvalidObject, nil, fmt.Errorf("read object %s: bad header %q", h, header)
+		return plumbing.InvalidObject, 0, nil, fmt.Errorf("read object %s: bad header %q", h, header)
+	}
+	if !body {
+		return t, size, nil, nil
 	}
 	data := make([]byte, size)
 	if _, err := io.ReadFull(br, data); err != nil {
-		return plumbing.InvalidObject, nil, fmt.Errorf("read object %s: %w", h, err)
+		return plumbing.InvalidObject, 0, nil, fmt.Errorf("read object %s: %w", h, err)
 	}
-	return t, data, nil
+	return t, size, data, nil
 }
 
 // catFile is one `git cat-file --batch-command`, asked one object at a

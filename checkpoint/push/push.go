@@ -81,8 +81,11 @@ var ErrSecretsFound = errors.New("push: secrets in session data not yet on the r
 // PrePush pushes the entire branches to the remote being pushed when it is
 // the checkpoint remote, by name or by configured URL (SPEC 5.4). A branch
 // is skipped when it does not exist locally or equals the remote-tracking
-// ref refs/remotes/<remote>/<branch>. A branch the remote rejects as
-// non-fast-forward is fetched, merged (MergeCommits) and pushed once more.
+// ref refs/remotes/<remote>/<branch>. A branch the remote rejects for
+// being behind (or busy) is fetched, merged (MergeCommits) and pushed
+// again, until it lands or opts.Budget is spent; then one line names the
+// checkpoints not yet on the remote (Unpushed). With opts.Refs, on a
+// remote without a branch of the user's, nothing is pushed (ErrDeferred).
 //
 // Before pushing, the objects the remote lacks (the pushed tips, not what
 // the remote-tracking refs reach) are scanned with opts.Redactor: on a
@@ -95,8 +98,8 @@ var ErrSecretsFound = errors.New("push: secrets in session data not yet on the r
 //
 // Every failure of git, the network or the merge is a warning on opts.Log
 // and PrePush returns nil, so the user's push proceeds. It returns an error
-// only for invalid options (a branch that is not entire/<name>/v1) and for
-// secrets found.
+// only for invalid options (a branch that is not entire/<name>/v1), for
+// secrets found, and ErrDeferred.
 func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 	if !opts.PushSessions {
 		return nil

@@ -137,6 +137,7 @@ func TestPromptReinstallsOverwrittenGitHooks(t *testing.T) {
 				r.mustGit("commit", "-q", "-m", "Add a and b")
 			}
 			r.mustGit("push", "-q", "origin", "main")
+			awaitPushAfter(t, r.dir) // origin had no branch: main went first
 			local := gittest.Git(t, r.dir, "rev-parse", "entire/checkpoints/v1")
 			if remote, err := exec.Command("git", "--git-dir", origin, "rev-parse", "entire/checkpoints/v1").Output(); err != nil || strings.TrimSpace(string(remote)) != local {
 				t.Errorf("origin's metadata branch %q (%v), local %s", remote, err, local)

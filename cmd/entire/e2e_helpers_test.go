@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
@@ -226,4 +227,19 @@ func assertStoreClean(t *testing.T, dir string, ids ...string) {
 func logText(dir string) string {
 	b, _ := os.ReadFile(filepath.Join(dir, ".entire", "logs", "entire.log"))
 	return string(b)
+}
+
+// awaitPushAfter waits until the background push that a first push to an
+// empty remote started (`entire hooks push-after`) has run in dir: the
+// session data is on the remote then, and nothing writes into the test's
+// directories any more.
+func awaitPushAfter(t *testing.T, dir string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(logText(dir), "push-after: session logs pushed") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the background push of the session data did not finish; log:\n%s", logText(dir))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -180,6 +180,7 @@ func TestE2EPrePushCompletesCondensation(t *testing.T) {
 	if out, err := gitCmd(t, r, "push", "-q", "origin", "main").CombinedOutput(); err != nil {
 		t.Fatalf("git push: %v\n%s", err, out)
 	}
+	awaitPushAfter(t, r.dir)
 	if !hasCheckpoint(t, origin, id) {
 		t.Fatalf("origin lacks checkpoint %s of the pushed commit", id)
 	}

@@ -66,6 +66,7 @@ func TestNoSecretLeavesTheMachine(t *testing.T) {
 	r.mustGit("add", "app.txt", "g0.txt", "g1.txt", "g2.txt")
 	r.mustGit("commit", "-q", "-m", "First part")
 	r.mustGit("push", "-q", "origin", "main")
+	awaitPushAfter(t, r.dir)
 
 	// More turns, a rewind and its undo.
 	r.playTurn("second turn with "+late, map[string]string{"b.txt": "b\n"})

@@ -50,6 +50,7 @@ func TestPurgeSticksAcrossClones(t *testing.T) {
 	a.mustGit("add", "a1.txt")
 	a.mustGit("commit", "-q", "-m", "A's first change")
 	a.mustGit("push", "-q", "origin", "main")
+	awaitPushAfter(t, a.dir)
 	if len(objectsHolding(t, remote, secret, "--all")) == 0 {
 		t.Fatal("setup: the secret did not reach the remote")
 	}

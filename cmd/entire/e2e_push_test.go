@@ -42,6 +42,7 @@ func TestPushPrivacyEndToEnd(t *testing.T) {
 	if out, err := gitCmd(t, r, "push", "-q", "origin", "main").CombinedOutput(); err != nil {
 		t.Fatalf("git push origin main: %v\n%s", err, out)
 	}
+	awaitPushAfter(t, r.dir) // origin had no branch: main went first
 	refs := gittest.Git(t, origin, "for-each-ref", "--format=%(refname)")
 	if !strings.Contains(refs, "refs/heads/entire/checkpoints/v1") || strings.Contains(refs, "-e3b0c4") {
 		t.Fatalf("origin refs:\n%s", refs)

@@ -117,6 +117,7 @@ func TestE2EHistoryRewrites(t *testing.T) {
 			gittest.Git(t, r.dir, "init", "-q", "--bare", "-b", "main", bare)
 			r.mustGit("remote", "add", "origin", bare)
 			r.mustGit("push", "-q", "origin", "main")
+			awaitPushAfter(t, r.dir)
 			// Someone else pushes to main meanwhile.
 			other := filepath.Join(t.TempDir(), "other")
 			gittest.Git(t, r.dir, "clone", "-q", bare, other)

@@ -375,6 +375,7 @@ func TestRealAgentPushAndResumeInClone(t *testing.T) {
 		first := r.prompt("pr1", "work to share")
 		id := r.commitAll("Shared work")
 		r.git("push", "-q", "origin", "main")
+		awaitPushAfter(t, r.dir) // the remote was empty: main went first
 		if out := gittest.Git(t, remote, "branch", "--list", "entire/checkpoints/v1"); out == "" {
 			t.Fatal("the push did not carry the metadata branch")
 		}

@@ -63,11 +63,16 @@ type Edit struct {
 // skip returns true (a directory's skips all it holds) are left out of
 // the tree comparison; dirty should not hold them either.
 //
+// When the caller knows the paths where since and head can differ (since
+// is HEAD's tree with those paths as a turn end found them, see
+// session.WorkTreeRecord), it passes them as known and the trees are not
+// compared; nil compares them.
+//
 // Only the dirty files are read, and not even those whose stat data the
 // cache vouches for (gitrepo.Repo.HashWorktree); trees are read only where
 // they differ. The cost follows the changed paths, never the size of the
 // repository. It also returns the state on disk of every dirty path.
-func MeasureEdits(repo *gitrepo.Repo, since, head plumbing.Hash, dirty []string, cache map[string]gitrepo.FileStat, skip func(string) bool) ([]Edit, map[string]Entry, error) {
+func MeasureEdits(repo *gitrepo.Repo, since, head plumbing.Hash, dirty []string, cache map[string]gitrepo.FileStat, skip func(string) bool, known []string) ([]Edit, map[string]Entry, error) {
 	hashed, err := repo.HashWorktree(dirty, cache)
 	if err != nil {
 		return nil, nil, err
@@ -77,7 +82,13 @@ func MeasureEdits(repo *gitrepo.Repo, since, head plumbing.Hash, dirty []string,
 	for _, p := range dirty {
 		cand[p] = true
 	}
-	if err := repo.DiffTreePaths(head, since, skip, cand); err != nil {
+	if known != nil {
+		for _, p := range known {
+			if skip == nil || !skip(p) {
+				cand[p] = true
+			}
+		}
+	} else if err := repo.DiffTreePaths(head, since, skip, cand); err != nil {
 		return nil, nil, err
 	}
 	sinceTree, err := readTree(repo, since)

@@ -61,7 +61,7 @@ func TestMeasureEdits(t *testing.T) {
 		}
 	}
 	skip := func(p string) bool { return p == ".entire" }
-	edits, disk, err := MeasureEdits(repo, sc.TreeHash, hc.TreeHash, dirty, nil, skip)
+	edits, disk, err := MeasureEdits(repo, sc.TreeHash, hc.TreeHash, dirty, nil, skip, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestMeasureEdits(t *testing.T) {
 	}
 
 	// Against HEAD (no checkpoint yet), every dirty path is an edit.
-	edits, _, err = MeasureEdits(repo, hc.TreeHash, hc.TreeHash, dirty, nil, skip)
+	edits, _, err = MeasureEdits(repo, hc.TreeHash, hc.TreeHash, dirty, nil, skip, nil)
 	if err != nil || len(edits) != len(dirty) {
 		t.Errorf("against HEAD: %+v %v (dirty %v)", edits, err, dirty)
 	}

@@ -45,7 +45,7 @@ func (m *ManualCommit) recordUserEdits(st *session.State, head plumbing.Hash, ws
 		since = hc.TreeHash
 	}
 	st.PendingPromptAttribution = nil
-	edits, disk, err := checkpoint.MeasureEdits(repo, since, hc.TreeHash, ws.Dirty, st.SnapshotCache, isProtected)
+	edits, disk, err := checkpoint.MeasureEdits(repo, since, hc.TreeHash, ws.Dirty, st.SnapshotCache, isProtected, m.recordedDiffer(st, head, since))
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +62,30 @@ func (m *ManualCommit) recordUserEdits(st *session.State, head plumbing.Hash, ws
 	}
 	changeRecord(st).AddUser(user)
 	return disk, nil
+}
+
+// recordedDiffer returns the paths where since (the latest turn end's
+// tree, or the step made of it) can differ from HEAD's tree, as the turn
+// end recorded them (session.WorkTreeRecord.Dirty: its tree is HEAD's with
+// those paths as they were), so that the two trees need not be compared:
+// with every turn since the last commit, that comparison grows. nil when
+// the record does not describe since: HEAD moved since, or since is not
+// the recorded tree or a step that adds only entire's own files to it.
+func (m *ManualCommit) recordedDiffer(st *session.State, head, since plumbing.Hash) []string {
+	wt := st.WorkTree
+	if wt == nil || wt.Head != head.String() || wt.Tree == "" || since.IsZero() {
+		return nil
+	}
+	if rec := plumbing.NewHash(wt.Tree); rec != since {
+		// A step's tree adds the session's metadata (protected paths)
+		// to the recorded one: anything else, and the record does not
+		// describe it.
+		other := map[string]bool{}
+		if err := m.env.Repo.DiffTreePaths(rec, since, isProtected, other); err != nil || len(other) > 0 {
+			return nil
+		}
+	}
+	return append([]string{}, wt.Dirty...)
 }
 
 // prePromptDirty converts the dirty paths' states for the pre-prompt file.

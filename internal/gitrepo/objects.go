@@ -38,6 +38,9 @@ const streamAbove = 1 << 20
 // is kept under its time bound instead: level 5 costs it about 0.4 s more.
 const deflateFastAfter = 16 << 20
 
+// deflateFastLevel is the level past deflateFastAfter.
+const deflateFastLevel = 2
+
 // NewDeflateBudget starts the count of deflateFastAfter again: a process
 // that stores one turn after another (the turn finisher) deflates each as
 // a hook storing it alone would.
@@ -220,10 +223,11 @@ func (r *Repo) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, e
 // objects/xx/yyyy. It returns the hash of what it wrote.
 func (r *Repo) writeLoose(t plumbing.ObjectType, src io.Reader, size int64) (plumbing.Hash, error) {
 	return r.writeLooseWith(size, func(w io.Writer, level int) (plumbing.Hash, error) {
-		zw, err := zlib.NewWriterLevel(w, level)
+		zw, err := r.zlibWriter(w, level)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
+		defer r.putZlibWriter(zw, level)
 		hasher := sha1.New()
 		mw := io.MultiWriter(zw, hasher)
 		if _, err := io.WriteString(mw, objectHeader(t, size)); err != nil {
@@ -243,6 +247,39 @@ func (r *Repo) writeLoose(t plumbing.ObjectType, src io.Reader, size int64) (plu
 		copy(h[:], hasher.Sum(nil))
 		return h, nil
 	})
+}
+
+// zlibWriter returns a deflater at level writing to w: one this Repo used
+// before, reset, when there is one. A new one costs about a millisecond
+// (its tables are hundreds of kilobytes, allocated and cleared), which a
+// turn end writing a few dozen small trees and blobs paid for each.
+func (r *Repo) zlibWriter(w io.Writer, level int) (*zlib.Writer, error) {
+	if i, ok := zlibPool(level); ok {
+		if zw, ok := r.zlibWriters[i].Get().(*zlib.Writer); ok {
+			zw.Reset(w)
+			return zw, nil
+		}
+	}
+	return zlib.NewWriterLevel(w, level)
+}
+
+// putZlibWriter keeps zw, made at level, for the next object.
+func (r *Repo) putZlibWriter(zw *zlib.Writer, level int) {
+	if i, ok := zlibPool(level); ok {
+		r.zlibWriters[i].Put(zw)
+	}
+}
+
+// zlibPool is the index of level's pool: the default level's, or the
+// fast one's (deflateFastAfter); none for another level.
+func zlibPool(level int) (int, bool) {
+	switch level {
+	case zlib.DefaultCompression:
+		return 0, true
+	case deflateFastLevel:
+		return 1, true
+	}
+	return 0, false
 }
 
 // writeLooseText is writeLoose of an object held in memory: a large one
@@ -283,7 +320,7 @@ func (r *Repo) writeLooseWith(size int64, deflate func(w io.Writer, level int) (
 
 	level := zlib.DefaultCompression
 	if r.deflated.Add(size) > deflateFastAfter {
-		level = 2
+		level = deflateFastLevel
 	}
 	// The deflater hands its output on in pieces of a few hundred bytes:
 	// unbuffered, a large object costs a write system call for each.

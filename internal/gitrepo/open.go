@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,6 +58,9 @@ type Repo struct {
 	// deflated counts the bytes of the objects this Repo wrote (see
 	// deflateFastAfter).
 	deflated atomic.Int64
+	// zlibWriters keeps the deflaters of loose objects for reuse, by
+	// level (see zlibWriter).
+	zlibWriters [2]sync.Pool
 }
 
 // Options tells Open how to find the repository.

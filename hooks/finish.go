@@ -48,39 +48,52 @@ func finishLater(senv *strategy.Env) func(sessionID string) error {
 			return nil // one runs (or none can be handed the lock: see TryLockTurnFinish)
 		}
 		defer lock.Close() // the child keeps its copy, and the lock
-		exe, err := os.Executable()
+		pid, err := startDetached(senv, "finish-turn", finishRequest{SessionID: sessionID}, lock)
 		if err != nil {
-			return fmt.Errorf("find the entire binary: %w", err)
-		}
-		data, err := json.Marshal(finishRequest{SessionID: sessionID})
-		if err != nil {
-			return err
-		}
-		// The request goes through an unlinked file: nothing of this
-		// process has to outlive it to feed the child.
-		in, err := os.CreateTemp(senv.Sessions.Dir(), ".finish-*.json")
-		if err != nil {
-			return fmt.Errorf("finish request: %w", err)
-		}
-		os.Remove(in.Name())
-		defer in.Close()
-		if _, err := in.Write(data); err != nil {
-			return fmt.Errorf("finish request: %w", err)
-		}
-		if _, err := in.Seek(0, io.SeekStart); err != nil {
-			return fmt.Errorf("finish request: %w", err)
-		}
-		cmd := exec.Command(exe, "hooks", "finish-turn")
-		cmd.Dir = senv.Repo.Root
-		cmd.Stdin = in
-		cmd.ExtraFiles = []*os.File{lock}
-		proc.NewSession(cmd)
-		if err := cmd.Start(); err != nil {
 			return fmt.Errorf("start the turn finisher: %w", err)
 		}
-		senv.Log.Info("turn end: finishing in the background", "session_id", sessionID, "pid", cmd.Process.Pid)
-		return cmd.Process.Release()
+		senv.Log.Info("turn end: finishing in the background", "session_id", sessionID, "pid", pid)
+		return nil
 	}
+}
+
+// startDetached starts `<this binary> hooks <verb>` detached from the
+// hook (a new session, no inherited pipes: what waits for the hook does
+// not wait for it), with request as JSON on its stdin and extra as its
+// descriptors 3 and on, and returns its process ID. The request goes
+// through an unlinked file: nothing of this process has to outlive it to
+// feed the child.
+func startDetached(senv *strategy.Env, verb string, request any, extra ...*os.File) (int, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return 0, fmt.Errorf("find the entire binary: %w", err)
+	}
+	data, err := json.Marshal(request)
+	if err != nil {
+		return 0, err
+	}
+	in, err := os.CreateTemp(senv.Sessions.Dir(), "."+verb+"-*.json")
+	if err != nil {
+		return 0, fmt.Errorf("%s request: %w", verb, err)
+	}
+	os.Remove(in.Name())
+	defer in.Close()
+	if _, err := in.Write(data); err != nil {
+		return 0, fmt.Errorf("%s request: %w", verb, err)
+	}
+	if _, err := in.Seek(0, io.SeekStart); err != nil {
+		return 0, fmt.Errorf("%s request: %w", verb, err)
+	}
+	cmd := exec.Command(exe, "hooks", verb)
+	cmd.Dir = senv.Repo.Root
+	cmd.Stdin = in
+	cmd.ExtraFiles = extra
+	proc.NewSession(cmd)
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	pid := cmd.Process.Pid
+	return pid, cmd.Process.Release()
 }
 
 // RunFinishTurn handles `entire hooks finish-turn`: it reads a

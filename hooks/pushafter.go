@@ -7,14 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/exec"
 	"strings"
 	"time"
 
 	"github.com/entirecli/entire/checkpoint/push"
 	"github.com/entirecli/entire/internal/panics"
-	"github.com/entirecli/entire/internal/proc"
 	"github.com/entirecli/entire/strategy"
 )
 
@@ -35,39 +32,14 @@ type pushAfterRequest struct {
 }
 
 // pushAfter starts `<this binary> hooks push-after` detached from git
-// (new session, no inherited pipes: git's push does not wait for it),
-// with the request as its stdin.
+// (git's push does not wait for it), with the request as its stdin.
 func pushAfter(senv *strategy.Env, remote string, refs []push.LandedRef) error {
-	exe, err := os.Executable()
+	pid, err := startDetached(senv, "push-after", pushAfterRequest{Remote: remote, Refs: refs})
 	if err != nil {
-		return fmt.Errorf("find the entire binary: %w", err)
-	}
-	data, err := json.Marshal(pushAfterRequest{Remote: remote, Refs: refs})
-	if err != nil {
-		return err
-	}
-	// The request goes through an unlinked file, as the turn finisher's.
-	in, err := os.CreateTemp(senv.Sessions.Dir(), ".push-after-*.json")
-	if err != nil {
-		return fmt.Errorf("push-after request: %w", err)
-	}
-	os.Remove(in.Name())
-	defer in.Close()
-	if _, err := in.Write(data); err != nil {
-		return fmt.Errorf("push-after request: %w", err)
-	}
-	if _, err := in.Seek(0, io.SeekStart); err != nil {
-		return fmt.Errorf("push-after request: %w", err)
-	}
-	cmd := exec.Command(exe, "hooks", "push-after")
-	cmd.Dir = senv.Repo.Root
-	cmd.Stdin = in
-	proc.NewSession(cmd)
-	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start the push of session logs: %w", err)
 	}
-	senv.Log.Info("pre-push: session logs pushed once the user's push lands", "remote", remote, "pid", cmd.Process.Pid)
-	return cmd.Process.Release()
+	senv.Log.Info("pre-push: session logs pushed once the user's push lands", "remote", remote, "pid", pid)
+	return nil
 }
 
 // RunPushAfter handles `entire hooks push-after`: it reads a

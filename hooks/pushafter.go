@@ -38,7 +38,7 @@ func pushAfter(senv *strategy.Env, remote string, refs []push.LandedRef) error {
 	if err != nil {
 		return fmt.Errorf("start the push of session logs: %w", err)
 	}
-	senv.Log.Info("pre-push: session logs pushed once the user's push lands", "remote", remote, "pid", pid)
+	senv.Log.Info("pre-push: the session logs wait for the user's push to land", "remote", remote, "pid", pid)
 	return nil
 }
 
@@ -78,10 +78,12 @@ func RunPushAfter(ctx context.Context, env Env) (code int) {
 	}
 	// Its lines go to the log: no terminal waits for them.
 	senv.Stderr = logLines{log.Logger}
+	// PrePush reports its own failures (to the log, through Stderr): the
+	// last line says only that this process is done.
 	if err := prePush(ctx, senv, req.Remote, nil, nil); err != nil && !errors.Is(err, push.ErrDeferred) {
 		log.Warn("push-after", "error", err)
 	}
-	log.Info("push-after: session logs pushed", "remote", req.Remote)
+	log.Info("push-after: finished", "remote", req.Remote)
 	return 0
 }
 

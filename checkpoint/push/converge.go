@@ -53,32 +53,41 @@ func retryPause(n int) time.Duration {
 // pushUntilLanded pushes targets to remote and, while the remote rejects
 // some for being behind, fetches them, joins them (reconcile) and pushes
 // again, until all landed or the deadline. It returns the branches that
-// did not land and the last failure.
+// did not land and every failure on the way (a branch that failed for
+// another reason is not retried; the others go on).
 func (r *runner) pushUntilLanded(ctx context.Context, remote string, targets []target, deadline time.Time, now func() time.Time, log io.Writer) ([]string, error) {
+	var failures []error
 	pending := targets
 	for attempt := 1; ; attempt++ {
 		rejected, err := r.withDeadline(deadline).push(ctx, remote, pending)
-		if err != nil && len(rejected) == 0 {
-			return names(pending), err
+		if err != nil {
+			failures = append(failures, err)
+			if len(rejected) == 0 {
+				return names(pending), errors.Join(failures...)
+			}
 		}
 		if len(rejected) == 0 {
-			return nil, nil
+			return nil, errors.Join(failures...)
 		}
 		pause := retryPause(attempt)
 		if time.Until(deadline) < pause+minAttempt {
-			return rejected, fmt.Errorf("%s rejected %d time(s) (the remote moved each time); out of time", strings.Join(rejected, ", "), attempt)
+			failures = append(failures, fmt.Errorf("%s rejected %d time(s) (the remote moved each time); out of time", strings.Join(rejected, ", "), attempt))
+			return rejected, errors.Join(failures...)
 		}
 		select {
 		case <-ctx.Done():
-			return rejected, ctx.Err()
+			return rejected, errors.Join(append(failures, ctx.Err())...)
 		case <-time.After(pause):
 		}
 		again, err := r.join(ctx, remote, rejected, deadline, now, log)
 		if err != nil {
-			return rejected, err
+			failures = append(failures, err)
+			if len(again) == 0 {
+				return rejected, errors.Join(failures...)
+			}
 		}
 		if len(again) == 0 {
-			return nil, nil // the remote holds all of it already
+			return nil, errors.Join(failures...) // the remote holds all of it already
 		}
 		pending = again
 	}

@@ -236,7 +236,7 @@ func logText(dir string) string {
 func awaitPushAfter(t *testing.T, dir string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(logText(dir), "push-after: session logs pushed") {
+	for !strings.Contains(logText(dir), "push-after: finished") {
 		if time.Now().After(deadline) {
 			t.Fatalf("the background push of the session data did not finish; log:\n%s", logText(dir))
 		}

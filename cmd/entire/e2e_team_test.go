@@ -135,11 +135,8 @@ func TestFirstPushSendsTheUsersBranchFirst(t *testing.T) {
 	if got := strings.Fields(string(data)); len(got) != 2 || got[0] != "refs/heads/main" || got[1] != "refs/heads/entire/checkpoints/v1" {
 		t.Errorf("refs arrived in this order: %q", got)
 	}
-	// The background push ends with its log line: wait for it, so that
-	// nothing writes into the directory while the test removes it.
-	for !strings.Contains(logText(r.dir), "session logs pushed") && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	// Nothing may write into the test's directories once it ends.
+	awaitPushAfter(t, r.dir)
 	// The next push has nothing to wait for: the remote has a branch.
 	r.agentTurn("Add b", map[string]string{"b.txt": "b\n"})
 	r.mustGit("add", "b.txt")

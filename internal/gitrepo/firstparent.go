@@ -35,10 +35,16 @@ func (r *Repo) FirstParentChain(ctx context.Context, tip plumbing.Hash) ([]plumb
 	}
 	defer idx.Close()
 	var chain []plumbing.Hash
+	// Parents in the graph are positions: a damaged file could make them
+	// a loop, which object hashes cannot.
+	graphSteps, maxSteps := 0, int(idx.MaximumNumberOfHashes())
 	for h := tip; ; {
 		chain = append(chain, h)
 		var parents []plumbing.Hash
 		if i, err := idx.GetIndexByHash(h); err == nil {
+			if graphSteps++; graphSteps > maxSteps {
+				return nil, fmt.Errorf("commit-graph: the first-parent chain of %s loops", tip)
+			}
 			data, err := idx.GetCommitDataByIndex(i)
 			if err != nil {
 				return nil, fmt.Errorf("commit-graph entry of %s: %w", h, err)

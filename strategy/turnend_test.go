@@ -424,3 +424,93 @@ func TestTurnEndWorkTreeMatchesGit(t *testing.T) {
 		}
 	}
 }
+
+// A finisher starved by a busy machine (it runs at the lowest priority)
+// holds the session's finish lock for as long as it is starved: settling
+// waits for it only as long as it should need, then writes the steps
+// itself, and the finisher, when it comes to them, finds them written.
+func TestSettleDoesNotWaitForAStarvedFinisher(t *testing.T) {
+	t.Parallel()
+	clock := &fakeClock{now: time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)}
+	env, logs := manualEnv(t, clock)
+	env.FinishLater = func(string) error { return nil }
+	ag, _ := agent.Get(agent.AgentNameClaudeCode)
+	transcript := filepath.Join(t.TempDir(), "s.jsonl")
+	m := NewManualCommit(env)
+	ctx := context.Background()
+	root := env.Repo.Root
+	playTurn := func(n int) {
+		t.Helper()
+		in := TurnInput{Agent: ag, SessionID: "s1", TranscriptPath: transcript, Prompt: fmt.Sprintf("turn %d", n)}
+		if err := m.TurnStart(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		final := fmt.Sprintf("Turn %d done.", n)
+		appendJSONL(t, transcript,
+			map[string]any{"type": "user", "uuid": fmt.Sprintf("u%d", n), "message": map[string]any{"role": "user", "content": in.Prompt}},
+			map[string]any{"type": "assistant", "uuid": fmt.Sprintf("a%d", n), "message": map[string]any{"id": fmt.Sprintf("m%d", n), "role": "assistant",
+				"content": []any{map[string]any{"type": "text", "text": final}}}})
+		gittest.WriteFile(t, root, fmt.Sprintf("f%d.txt", n), "x\n")
+		in.End = agent.TurnEnd{FinalAnswer: final, HasFinalAnswer: true}
+		if err := m.TurnEnd(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	playTurn(1)
+	playTurn(2)
+	starved, err := env.Sessions.LockTurnFinish("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer starved.Close()
+	start := time.Now()
+	m.SettleTurnEnds(ctx, "s1")
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("settling took %s beside a starved finisher", d)
+	}
+	st, _ := env.Sessions.Load("s1")
+	if len(st.TurnEnds) != 0 || st.CheckpointCount != 2 {
+		t.Fatalf("after settling: %d pending, %d checkpoints\n%s", len(st.TurnEnds), st.CheckpointCount, logs)
+	}
+	if err := env.Sessions.AwaitTurnFinishes(0); err != nil {
+		t.Errorf("a finisher with nothing left is waited for: %v", err)
+	}
+	branch := checkpoint.ShadowBranchName(gittest.Git(t, root, "rev-parse", "HEAD"), env.Repo.WorktreeID)
+	tip := gittest.Git(t, root, "rev-parse", branch)
+	// The finisher gets the CPU at last: nothing is left for it.
+	if err := m.FinishTurnEnds(ctx, "s1", func() { starved.Close() }); err != nil {
+		t.Fatal(err)
+	}
+	if now := gittest.Git(t, root, "rev-parse", branch); now != tip || gittest.Git(t, root, "rev-list", "--count", branch) != "2" {
+		t.Errorf("the late finisher moved the shadow branch: %s -> %s", tip, now)
+	}
+
+	// Two finishers at the same time write each step once.
+	playTurn(3)
+	playTurn(4)
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- m.FinishTurnEnds(ctx, "s1", nil) }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := gittest.Git(t, root, "rev-list", "--count", branch); n != "4" {
+		t.Errorf("%s steps after two concurrent finishers, want 4", n)
+	}
+	if files := gittest.Git(t, root, "ls-tree", "--name-only", branch+"~1"); !strings.Contains(files, "f3.txt") || strings.Contains(files, "f4.txt") {
+		t.Errorf("step 3's files:\n%s", files)
+	}
+	tr := gittest.Git(t, root, "show", branch+":"+checkpoint.MetadataDirPrefix+"s1/"+checkpoint.TranscriptFile)
+	for n := 1; n <= 4; n++ {
+		if c := strings.Count(tr, fmt.Sprintf("Turn %d done.", n)); c != 1 {
+			t.Errorf("the stored transcript holds turn %d's answer %d times", n, c)
+		}
+	}
+	st, _ = env.Sessions.Load("s1")
+	if len(st.TurnEnds) != 0 || st.CheckpointCount != 4 {
+		t.Errorf("after two finishers: %d pending, %d checkpoints", len(st.TurnEnds), st.CheckpointCount)
+	}
+}

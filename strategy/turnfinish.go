@@ -41,10 +41,37 @@ import (
 // not wait: it compares the work tree with the newest recorded tree,
 // written or pending (latestTree).
 
-// finishWait bounds how long a condensation, a task checkpoint or a
-// command waits for a session's turn ends to be finished in the
-// background before it finishes them itself (or, past it, goes on).
-const finishWait = 30 * time.Second
+// A finisher runs at the lowest priority (proc.LowerPriority), so that it
+// never slows the hooks the agent waits on; on a busy machine it can then
+// be starved for minutes. What needs its steps does not wait that long: it
+// waits as long as the finisher needs on an idle machine (finishGrace) and
+// then writes the steps itself, beside it. The two cannot both write a
+// step: each applies a step only while its pending turn end is still the
+// first (under the session's lock), so the slower one finds it gone and
+// stops.
+
+// finishGraceBase and finishGraceRate give finishGrace: a fixed part, and
+// the time the backlog of transcript bytes takes at the rate a finisher
+// reads, redacts and stores them on one idle core.
+const (
+	finishGraceBase = 500 * time.Millisecond
+	finishGraceRate = 40 << 20 // bytes per second
+)
+
+// finishGrace is how long a caller waits for the process finishing the
+// session's turn ends before it finishes them itself: what the transcript
+// bytes still to store (up to the newest pending turn end) take an
+// unstarved finisher.
+func finishGrace(st *session.State) time.Duration {
+	backlog := int64(0)
+	if n := len(st.TurnEnds); n > 0 {
+		backlog = st.TurnEnds[n-1].Size - cursorOf(st).Offset
+	}
+	if backlog < 0 {
+		backlog = 0
+	}
+	return finishGraceBase + time.Duration(float64(backlog)/finishGraceRate*float64(time.Second))
+}
 
 // finishRetries bounds how often a finisher prepares a step again because
 // the session's stored transcript moved while it worked.
@@ -225,17 +252,22 @@ func (m *ManualCommit) finishLater(ctx context.Context, sessionID string) error 
 }
 
 // SettleTurnEnds makes the steps of the session's pending turn ends
-// written before the caller reads or writes its steps: it waits (at most
-// finishWait) for the process finishing them, then finishes what is left
-// itself. Past the wait, or when it fails, it logs why and the caller goes
-// on with the steps as they are.
+// written before the caller reads or writes its steps: it waits for the
+// process finishing them as long as that should take (finishGrace), then
+// finishes what is left itself, with the finish lock when it got it and
+// beside the finisher when not. When that fails it logs why and the caller
+// goes on with the steps as they are.
 func (m *ManualCommit) SettleTurnEnds(ctx context.Context, sessionID string) {
-	if st, err := m.env.Sessions.Load(sessionID); err != nil || len(st.TurnEnds) == 0 {
+	st, err := m.env.Sessions.Load(sessionID)
+	if err != nil || len(st.TurnEnds) == 0 {
 		return
 	}
-	lock, err := m.env.Sessions.WaitTurnFinish(sessionID, finishWait)
-	if err != nil {
-		m.env.Log.Warn("turn ends still finishing; going on without them", "session_id", sessionID, "error", err)
+	lock, err := m.env.Sessions.WaitTurnFinish(sessionID, finishGrace(st))
+	switch {
+	case errors.Is(err, session.ErrLockTimeout):
+		m.env.Log.Info("turn ends still finishing in the background; finishing them here", "session_id", sessionID)
+	case err != nil:
+		m.env.Log.Warn("wait for the turn ends' finisher", "session_id", sessionID, "error", err)
 		return
 	}
 	release := func() {}

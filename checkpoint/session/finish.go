@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -102,8 +103,10 @@ func (s *Store) finishLockPath(id string) (string, error) {
 }
 
 // AwaitTurnFinishes waits, at most timeout in all, until no process is
-// finishing a turn end of any session of the store: what rewind and explain
-// do before reading temporary checkpoints.
+// finishing a turn end of any session of the store that still has one
+// pending: what rewind does before reading temporary checkpoints. A
+// finisher whose turn ends were all written by someone else (see
+// strategy.SettleTurnEnds) is not waited for.
 func (s *Store) AwaitTurnFinishes(timeout time.Duration) error {
 	if !handOverLocks {
 		return nil
@@ -111,6 +114,10 @@ func (s *Store) AwaitTurnFinishes(timeout time.Duration) error {
 	paths, _ := filepath.Glob(filepath.Join(s.dir, indexDirName, locksDirName, "*.finish.lock"))
 	deadline := time.Now().Add(timeout)
 	for _, p := range paths {
+		id := strings.TrimSuffix(filepath.Base(p), ".finish.lock")
+		if st, err := s.Load(id); err == nil && len(st.TurnEnds) == 0 {
+			continue
+		}
 		left := time.Until(deadline)
 		if left < 0 {
 			left = 0

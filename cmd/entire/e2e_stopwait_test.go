@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os/exec"
 	"strings"
 	"testing"
@@ -78,7 +79,16 @@ func TestE2EStopFinishesLateFinalAnswer(t *testing.T) {
 func awaitFinishers(t *testing.T, dir string) {
 	t.Helper()
 	common := gittest.Git(t, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
-	if err := session.NewStore(session.Options{GitCommonDir: common}).AwaitTurnFinishes(10 * time.Second); err != nil {
+	store := session.NewStore(session.Options{GitCommonDir: common})
+	err := store.AwaitTurnFinishes(10 * time.Second)
+	if errors.Is(err, session.ErrLockTimeout) {
+		// A busy machine starves the finisher (it runs at the lowest
+		// priority): a command that reads steps writes them itself
+		// beside it (strategy.SettleTurnEnds), as a user's would.
+		runEntire(t, dir, nil, "", "explain")
+		err = store.AwaitTurnFinishes(0)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 }

@@ -41,7 +41,7 @@ type hookPayload struct {
 // of the wrong JSON type, gives an error wrapping ErrMalformedInput. Unknown
 // fields are ignored (and kept in RawData). It never panics.
 func DecodeHookInput(hookType HookType, r io.Reader) (*HookInput, error) {
-	data, tooLarge, err := ReadAtMost(r, maxHookInput)
+	data, tooLarge, err := readHookPayload(r, maxHookInput)
 	if err != nil {
 		return nil, fmt.Errorf("read hook input: %w", err)
 	}

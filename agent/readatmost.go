@@ -132,3 +132,38 @@ func spool(f spoolFile, head []byte, r io.Reader) (data []byte, ok bool, err err
 	}
 	return data, true, nil
 }
+
+// errTooLarge is readMapped's word for input over its limit.
+var errTooLarge = errors.New("input over the limit")
+
+// readHookPayload is ReadAtMost for a hook's payload, which a process
+// reads once: input over 1 MiB from a pipe is read into memory mapped for
+// it where the system allows (readMapped), else spooled as ReadAtMost
+// does.
+func readHookPayload(r io.Reader, limit int64) (data []byte, tooLarge bool, err error) {
+	if _, regular := regularSize(r); regular {
+		return ReadAtMost(r, limit)
+	}
+	var head bytes.Buffer
+	lr := io.LimitReader(r, limit+1)
+	n, err := head.ReadFrom(io.LimitReader(lr, spoolAbove))
+	if err != nil {
+		return nil, false, err
+	}
+	if n < spoolAbove {
+		if n > limit {
+			return nil, true, nil
+		}
+		return head.Bytes(), false, nil
+	}
+	data, ok, err := readMapped(head.Bytes(), lr, limit)
+	switch {
+	case !ok:
+		return ReadAtMost(io.MultiReader(bytes.NewReader(head.Bytes()), lr), limit)
+	case errors.Is(err, errTooLarge):
+		return nil, true, nil
+	case err != nil:
+		return nil, false, err
+	}
+	return data, false, nil
+}

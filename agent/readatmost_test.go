@@ -125,3 +125,42 @@ func TestReadAtMostLargeInput(t *testing.T) {
 		t.Errorf("temporary files left behind: %v", left)
 	}
 }
+
+// A hook's payload from a pipe, over the size from which it is read into
+// memory of its own: whole up to the limit, "too large" past it, and a
+// read error as it is.
+func TestReadHookPayloadFromAPipe(t *testing.T) {
+	t.Parallel()
+	payload := bytes.Repeat([]byte(`{"k":"0123456789abcdef"}`), (3*spoolAbove)/24+7)
+	for _, tc := range []struct {
+		limit    int64
+		tooLarge bool
+	}{
+		{int64(len(payload)), false},
+		{int64(len(payload)) + 1<<20, false},
+		{int64(len(payload)) - 1, true},
+		{spoolAbove + 10, true},
+	} {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			pw.Write(payload)
+			pw.Close()
+		}()
+		data, tooLarge, err := readHookPayload(pr, tc.limit)
+		pr.Close()
+		if err != nil || tooLarge != tc.tooLarge {
+			t.Fatalf("limit %d: tooLarge %v, %v", tc.limit, tooLarge, err)
+		}
+		if !tooLarge && !bytes.Equal(data, payload) {
+			t.Errorf("limit %d: %d bytes back, want %d", tc.limit, len(data), len(payload))
+		}
+	}
+	boom := errors.New("boom")
+	_, _, err := readHookPayload(io.MultiReader(bytes.NewReader(payload[:spoolAbove+5]), iotest.ErrReader(boom)), int64(len(payload)))
+	if !errors.Is(err, boom) {
+		t.Errorf("a failing reader: %v", err)
+	}
+}

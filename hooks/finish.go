@@ -139,6 +139,16 @@ func RunFinishTurn(ctx context.Context, env Env) (code int) {
 		return 0
 	}
 	senv.Prewarm()
+	// What a command waiting for the steps needs is the objects, not
+	// their compression: large ones are deflated once the lock is given
+	// back.
+	senv.Repo.DeferDeflation()
+	defer func() {
+		release()
+		if err := senv.Repo.CompressLoose(senv.Repo.Deferred()); err != nil {
+			log.Warn("finish turn: compress objects", "error", err)
+		}
+	}()
 	if err := strategy.NewManualCommit(senv).FinishTurnEnds(ctx, req.SessionID, release); err != nil {
 		log.Warn("finish turn", "session_id", req.SessionID, "error", err)
 		logPanic(log, err)

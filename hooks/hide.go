@@ -26,6 +26,9 @@ func (h *agentHook) postTool() (map[string]any, error) {
 	if !ok {
 		return nil, nil
 	}
+	// A large output is stored undeflated, and deflated after the agent
+	// has its answer (compressLater).
+	h.senv.Repo.DeferDeflation()
 	store := hide.NewStore(h.senv.Repo, hide.WithRedact(h.senv.Redactor.Text), hide.WithClock(h.env.Now))
 	source := h.in.ToolName
 	if source == "" {
@@ -34,6 +37,7 @@ func (h *agentHook) postTool() (map[string]any, error) {
 	// The plan's text may share the payload's memory: it is stored
 	// without a copy, and page 1 is cut from it, not read back.
 	entry, cut, err := store.PutText("", source, plan.Text, map[string]string{hide.MetaSessionID: h.in.SessionID}, 0)
+	compressLater(h.senv)
 	if err != nil {
 		return nil, fmt.Errorf("store hide: %w", err)
 	}

@@ -99,6 +99,15 @@ func newHooksCmd(f *factory) *cobra.Command {
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
+		Use:    "compress-objects",
+		Short:  "Deflate objects a hook stored undeflated (started by a hook)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return exitWith(hooks.RunCompressObjects(c.Context(), env()))
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
 		Use:    "push-after",
 		Short:  "Push the session logs once the user's first push has landed (started by pre-push)",
 		Hidden: true,

@@ -280,3 +280,66 @@ func TestEnableRegistersMCP(t *testing.T) {
 		t.Errorf("gemini mcpServers left:\n%s", gem)
 	}
 }
+
+// A tool output of megabytes is stored undeflated while the agent waits
+// and deflated afterwards by a process of its own: the hide reads the same
+// before and after, and its objects end up a fraction of its size.
+func TestLargeHideDeflatedAfterward(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	r.appendTranscript(map[string]any{"type": "user", "version": "2.1.130", "uuid": "v0", "message": map[string]any{"role": "user", "content": "hi"}})
+	var b strings.Builder
+	for i := 0; b.Len() < 3<<20; i++ {
+		fmt.Fprintf(&b, "row %07d: a build log line that repeats as logs do\n", i)
+	}
+	big := b.String()
+	out, _ := r.hook("post-tool", map[string]any{
+		"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": "toolu_big",
+		"tool_input":    map[string]any{"command": "make"},
+		"tool_response": map[string]any{"stdout": big, "stderr": "", "interrupted": false, "isImage": false},
+	})
+	i := strings.Index(out, "[HIDE id=")
+	if i < 0 {
+		t.Fatalf("post-tool output:\n%.400s", out)
+	}
+	id := strings.Fields(out[i+len("[HIDE id="):])[0]
+	var pages int
+	if j := strings.Index(out, "page=1/"); j < 0 {
+		t.Fatalf("no page count:\n%.400s", out)
+	} else {
+		fmt.Sscanf(out[j+len("page=1/"):], "%d", &pages)
+	}
+	lastPage := func() string {
+		t.Helper()
+		show, errOut, code := runEntire(t, r.dir, r.env, "", "hide", "show", id, "--page", fmt.Sprint(pages))
+		if code != 0 {
+			t.Fatalf("entire hide show: %d %s", code, errOut)
+		}
+		return show
+	}
+	before := lastPage()
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(logText(r.dir), "compress objects: finished") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the objects were not deflated:\n%s", logText(r.dir))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if after := lastPage(); after != before || !strings.Contains(after, "row ") {
+		t.Errorf("the hide's last page changed when deflated:\n%.300s\n---\n%.300s", before, after)
+	}
+	var stored int64
+	filepath.Walk(filepath.Join(r.dir, ".git", "objects"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			stored += fi.Size()
+		}
+		return nil
+	})
+	if stored*4 > int64(len(big)) {
+		t.Errorf("the objects hold %d bytes for a %d-byte output", stored, len(big))
+	}
+	if out, err := gittest.GitErr(r.dir, "fsck", "--strict", "--no-dangling"); err != nil {
+		t.Errorf("git fsck: %v\n%s", err, out)
+	}
+}

@@ -45,13 +45,14 @@ func main() {
 	os.Exit(int(run(os.Args[1:], newFactory())))
 }
 
-// isFinishCall reports whether args are the background finish-turn.
+// isFinishCall reports whether args are background work a hook started:
+// finish-turn or compress-objects.
 func isFinishCall(args []string) bool {
-	return len(args) > 1 && args[0] == "hooks" && args[1] == "finish-turn"
+	return len(args) > 1 && args[0] == "hooks" && (args[1] == "finish-turn" || args[1] == "compress-objects")
 }
 
 // isHookCall reports whether args are an agent's or git's call of a hook
-// (`entire hooks <agent|git> ...`), not the background finish-turn.
+// (`entire hooks <agent|git> ...`), not background work (isFinishCall).
 func isHookCall(args []string) bool {
-	return len(args) > 1 && args[0] == "hooks" && args[1] != "finish-turn"
+	return len(args) > 1 && args[0] == "hooks" && !isFinishCall(args)
 }

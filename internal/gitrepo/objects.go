@@ -222,7 +222,12 @@ func (r *Repo) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, e
 // does: to a temporary file in the objects directory, then renamed to
 // objects/xx/yyyy. It returns the hash of what it wrote.
 func (r *Repo) writeLoose(t plumbing.ObjectType, src io.Reader, size int64) (plumbing.Hash, error) {
-	return r.writeLooseWith(size, func(w io.Writer, level int) (plumbing.Hash, error) {
+	return r.writeLooseStream(t, src, size, r.budgetLevel(size))
+}
+
+// writeLooseStream is writeLoose at level.
+func (r *Repo) writeLooseStream(t plumbing.ObjectType, src io.Reader, size int64, level int) (plumbing.Hash, error) {
+	return r.writeLooseWith(size, level, func(w io.Writer, level int) (plumbing.Hash, error) {
 		zw, err := r.zlibWriter(w, level)
 		if err != nil {
 			return plumbing.ZeroHash, err
@@ -283,19 +288,39 @@ func zlibPool(level int) (int, bool) {
 }
 
 // writeLooseText is writeLoose of an object held in memory: a large one
-// is deflated on every core (writeDeflatedBlocks).
+// is deflated on every core (writeDeflatedBlocks), or not at all when the
+// Repo defers deflation (see DeferDeflation).
 func (r *Repo) writeLooseText(t plumbing.ObjectType, body string) (plumbing.Hash, error) {
+	size := int64(len(body))
+	if r.deferring(size) {
+		return r.writeStoredLoose(t, body)
+	}
+	return r.writeLooseAt(t, body, r.budgetLevel(size))
+}
+
+// writeLooseAt is writeLooseText deflating at level.
+func (r *Repo) writeLooseAt(t plumbing.ObjectType, body string, level int) (plumbing.Hash, error) {
 	size := int64(len(body))
 	if !deflateInBlocks(size) {
 		// Through a plain reader: io.Copy and io.WriteString would hand
 		// the whole string to writers without WriteString as one []byte
 		// copy.
 		type plainReader struct{ io.Reader }
-		return r.writeLoose(t, plainReader{strings.NewReader(body)}, size)
+		return r.writeLooseStream(t, plainReader{strings.NewReader(body)}, size, level)
 	}
-	return r.writeLooseWith(size, func(w io.Writer, level int) (plumbing.Hash, error) {
-		return writeDeflatedBlocks(w, []string{objectHeader(t, size), body}, level)
+	return r.writeLooseWith(size, level, func(w io.Writer, level int) (plumbing.Hash, error) {
+		return r.writeDeflatedBlocks(w, []string{objectHeader(t, size), body}, level)
 	})
+}
+
+// budgetLevel is the level of the next object, of size bytes: the default
+// until the Repo has written deflateFastAfter bytes, deflateFastLevel from
+// then on.
+func (r *Repo) budgetLevel(size int64) int {
+	if r.deflated.Add(size) > deflateFastAfter {
+		return deflateFastLevel
+	}
+	return zlib.DefaultCompression
 }
 
 // objectHeader is the header a loose object's content starts with.
@@ -303,10 +328,10 @@ func objectHeader(t plumbing.ObjectType, size int64) string {
 	return fmt.Sprintf("%s %d\x00", t, size)
 }
 
-// writeLooseWith stores the loose object that deflate writes (at the level
-// it is given) and hashes: to a temporary file in the objects directory,
-// renamed to objects/xx/yyyy for the hash deflate returns.
-func (r *Repo) writeLooseWith(size int64, deflate func(w io.Writer, level int) (plumbing.Hash, error)) (plumbing.Hash, error) {
+// writeLooseWith stores the loose object that deflate writes at level and
+// hashes: to a temporary file in the objects directory, renamed to
+// objects/xx/yyyy for the hash deflate returns.
+func (r *Repo) writeLooseWith(size int64, level int, deflate func(w io.Writer, level int) (plumbing.Hash, error)) (plumbing.Hash, error) {
 	objDir := r.objectsDir()
 	// git's own temporary name: git prune removes stale ones. Not fsynced,
 	// as git writes loose objects by default (core.fsync).
@@ -318,10 +343,6 @@ func (r *Repo) writeLooseWith(size int64, deflate func(w io.Writer, level int) (
 	}
 	defer tmp.Abort()
 
-	level := zlib.DefaultCompression
-	if r.deflated.Add(size) > deflateFastAfter {
-		level = deflateFastLevel
-	}
 	// The deflater hands its output on in pieces of a few hundred bytes:
 	// unbuffered, a large object costs a write system call for each.
 	buf := bufio.NewWriterSize(tmp, int(min(max(size/2, 512), 64<<10)))

@@ -61,6 +61,13 @@ type Repo struct {
 	// zlibWriters keeps the deflaters of loose objects for reuse, by
 	// level (see zlibWriter).
 	zlibWriters [2]sync.Pool
+	// flateWriters and blockBuffers are the raw deflaters (by level, as
+	// zlibWriters) and output buffers of objects deflated in blocks
+	// (writeDeflatedBlocks), kept for reuse.
+	flateWriters [2]sync.Pool
+	blockBuffers sync.Pool
+	// deferral lists the objects written undeflated (DeferDeflation).
+	deferral deferState
 }
 
 // Options tells Open how to find the repository.

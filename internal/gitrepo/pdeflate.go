@@ -35,12 +35,16 @@ func deflateInBlocks(size int64) bool {
 // writeDeflatedBlocks writes to w the zlib stream of text deflated at
 // level in blocks on every core, and returns the SHA-1 of text (which,
 // for a loose object, starts with its header). At most twice as many
-// blocks as cores are held at once.
-func writeDeflatedBlocks(w io.Writer, text []string, level int) (plumbing.Hash, error) {
+// blocks as cores are held at once. The deflaters and the blocks' output
+// buffers are the Repo's, reused from object to object: a hide of 60 MB is
+// eight objects of 8 MB, and new ones for each cost their tables and 45 MB
+// of output buffers, allocated, faulted in page by page and left as
+// garbage (which a hook does not collect below its memory bound).
+func (r *Repo) writeDeflatedBlocks(w io.Writer, text []string, level int) (plumbing.Hash, error) {
 	blocks := cutBlocks(text, deflateBlock)
 	procs := runtime.GOMAXPROCS(0)
 	type result struct {
-		out bytes.Buffer
+		out *bytes.Buffer
 		err error
 	}
 	results := make([]chan *result, len(blocks))
@@ -55,14 +59,15 @@ func writeDeflatedBlocks(w io.Writer, text []string, level int) (plumbing.Hash, 
 		go func() {
 			// One deflater a worker, reset for each block: a deflater's
 			// tables are megabytes.
-			var fw *flate.Writer
+			fw := r.flateWriter(level)
+			defer func() { r.putFlateWriter(fw, level) }()
 			for i := range jobs {
-				res := &result{}
+				res := &result{out: r.blockBuffer()}
 				var err error
 				if fw == nil {
-					fw, err = flate.NewWriter(&res.out, level)
+					fw, err = flate.NewWriter(res.out, level)
 				} else {
-					fw.Reset(&res.out)
+					fw.Reset(res.out)
 				}
 				if err == nil {
 					_, err = fw.Write(stringBytes(blocks[i]))
@@ -105,7 +110,9 @@ func writeDeflatedBlocks(w io.Writer, text []string, level int) (plumbing.Hash, 
 		if res.err != nil {
 			return plumbing.ZeroHash, res.err
 		}
-		if _, err := w.Write(res.out.Bytes()); err != nil {
+		_, err := w.Write(res.out.Bytes())
+		r.putBlockBuffer(res.out)
+		if err != nil {
 			return plumbing.ZeroHash, err
 		}
 	}
@@ -117,30 +124,58 @@ func writeDeflatedBlocks(w io.Writer, text []string, level int) (plumbing.Hash, 
 	return h, nil
 }
 
-// cutBlocks cuts the concatenation of text into blocks of size bytes (the
-// last may be shorter). A block that spans pieces of text is a copy; the
-// others share text's memory.
+// flateWriter returns a raw deflater at level that this Repo used before,
+// or nil when it has none (the caller makes one on its first output).
+func (r *Repo) flateWriter(level int) *flate.Writer {
+	if i, ok := zlibPool(level); ok {
+		if fw, ok := r.flateWriters[i].Get().(*flate.Writer); ok {
+			return fw
+		}
+	}
+	return nil
+}
+
+// putFlateWriter keeps fw, made at level, for the next object.
+func (r *Repo) putFlateWriter(fw *flate.Writer, level int) {
+	if i, ok := zlibPool(level); ok && fw != nil {
+		r.flateWriters[i].Put(fw)
+	}
+}
+
+// blockBuffer returns an empty buffer for a block's deflated output, with
+// room for an incompressible block.
+func (r *Repo) blockBuffer() *bytes.Buffer {
+	if b, ok := r.blockBuffers.Get().(*bytes.Buffer); ok {
+		return b
+	}
+	b := new(bytes.Buffer)
+	b.Grow(deflateBlock + deflateBlock/64 + 64)
+	return b
+}
+
+// putBlockBuffer keeps b for the next block.
+func (r *Repo) putBlockBuffer(b *bytes.Buffer) {
+	b.Reset()
+	r.blockBuffers.Put(b)
+}
+
+// cutBlocks cuts each piece of text into blocks of size bytes (a piece's
+// last may be shorter) that share text's memory: joining pieces into a
+// block would copy it, and the blocks of an object's header and body
+// deflate as well apart.
 func cutBlocks(text []string, size int) []string {
 	var blocks []string
-	var pending []byte
 	for _, t := range text {
-		for len(t) > 0 {
-			if len(pending) > 0 || len(t) < size {
-				n := min(size-len(pending), len(t))
-				pending = append(pending, t[:n]...)
-				t = t[n:]
-				if len(pending) == size {
-					blocks = append(blocks, string(pending))
-					pending = pending[:0]
-				}
-				continue
-			}
+		for len(t) > size {
 			blocks = append(blocks, t[:size])
 			t = t[size:]
 		}
+		if len(t) > 0 {
+			blocks = append(blocks, t)
+		}
 	}
-	if len(pending) > 0 || len(blocks) == 0 {
-		blocks = append(blocks, string(pending))
+	if len(blocks) == 0 {
+		blocks = append(blocks, "")
 	}
 	return blocks
 }

@@ -56,9 +56,10 @@ func TestCutBlocks(t *testing.T) {
 		want []string
 	}{
 		{[]string{""}, 4, []string{""}},
-		{[]string{"ab", "cdefghij"}, 4, []string{"abcd", "efgh", "ij"}},
+		{[]string{"", ""}, 4, []string{""}},
+		{[]string{"ab", "cdefghij"}, 4, []string{"ab", "cdef", "ghij"}},
 		{[]string{"abcdefgh"}, 4, []string{"abcd", "efgh"}},
-		{[]string{"a", "b", "c", "defgh", "i"}, 3, []string{"abc", "def", "ghi"}},
+		{[]string{"a", "", "b", "cdefgh", "i"}, 3, []string{"a", "b", "cde", "fgh", "i"}},
 	} {
 		got := cutBlocks(tc.text, tc.size)
 		if strings.Join(got, "|") != strings.Join(tc.want, "|") {

@@ -47,10 +47,28 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 	// Before anything else (a pre-push before it pushes): a condensation
 	// that a killed post-commit left. A post-commit condenses its own
 	// commit first, then looks for others.
-	if hook != githook.PostCommit {
+	switch hook {
+	case githook.PostCommit:
+		condensingLater := false
+		defer func() {
+			if !condensingLater { // else the process started does it
+				strategy.CompletePending(ctx, senv)
+			}
+		}()
+		senv.CondenseLater = func() error {
+			pid, err := startDetached(senv, "condense", struct{}{})
+			if err == nil {
+				condensingLater = true
+				log.Info("post-commit: condensing in the background", "pid", pid)
+			}
+			return err
+		}
+	case githook.PrePush:
+		// What it pushes includes a condensation still being written in
+		// the background (see strategy.Env.CondenseLater).
+		strategy.CompletePendingWait(ctx, senv, pendingWait)
+	default:
 		strategy.CompletePending(ctx, senv)
-	} else {
-		defer strategy.CompletePending(ctx, senv)
 	}
 	arg := func(i int) string {
 		if i < len(args) {

@@ -62,6 +62,19 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 		}
 		return nil
 	}
+	if m.env.CondenseLater != nil && m.storingAbove(head, condenseLaterAbove) {
+		// The trailer mark leads CompletePending to this commit, in the
+		// process started here or in whatever reads or pushes the
+		// checkpoints first.
+		m.markTrailer(id)
+		err := m.env.CondenseLater()
+		if err == nil {
+			m.env.Log.Info("post-commit: a turn end is still being stored; condensing in the background", "checkpoint_id", id.String())
+			m.env.printf("[entire] Checkpoint %s is being written in the background (a large turn is still being stored)\n", id)
+			return nil
+		}
+		m.env.Log.Warn("post-commit: cannot condense in the background; condensing now", "error", err)
+	}
 	m.env.Prewarm() // condensation redacts what it stores
 	mark := m.markPending(head, id)
 	m.dropTrailerMark(id)
@@ -74,6 +87,31 @@ func (m *ManualCommit) PostCommit(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// condenseLaterAbove is the transcript a session's pending turn ends
+// still have to store from which post-commit condenses in the background
+// (see Env.CondenseLater): waiting for them would cost the commit about a
+// second for every 40 MB (finishGrace).
+const condenseLaterAbove = 16 << 20
+
+// storingAbove reports whether a recent session that the commit at head
+// condenses has pending turn ends with more than limit bytes of
+// transcript still to store.
+func (m *ManualCommit) storingAbove(head plumbing.Hash, limit int64) bool {
+	for _, s := range m.recentSessions() {
+		if s.PendingTurnEnds == 0 || s.BaseCommit == head.String() {
+			continue
+		}
+		st, err := m.env.Sessions.Load(s.SessionID)
+		if err != nil || len(st.TurnEnds) == 0 {
+			continue
+		}
+		if st.TurnEnds[len(st.TurnEnds)-1].Size-cursorOf(st).Offset > limit {
+			return true
+		}
+	}
+	return false
 }
 
 // condenseCommit applies the commit to every recent session of the work

@@ -67,6 +67,12 @@ type Env struct {
 	// hook returned, unless one already runs; nil makes the hook finish
 	// them at once.
 	FinishLater func(sessionID string) error
+	// CondenseLater, when set, starts a process of its own that completes
+	// the condensations marked pending (CompletePending): what post-commit
+	// does instead of condensing while git waits when a session's turn end
+	// is still storing tens of megabytes (condenseLaterAbove). nil makes
+	// post-commit always condense at once.
+	CondenseLater func() error
 	// EnsureGitHooks, when set, reinstalls entire's git hooks if they are
 	// missing or are not the shims this version writes (localDev: those of
 	// a development build). Every turn start calls it, so it must cost no

@@ -173,6 +173,14 @@ func HasPending(repo *gitrepo.Repo) bool {
 // checkpoint could be written) it becomes a .failed record for `entire
 // doctor` (FailedPending). Safe to call from any number of processes.
 func CompletePending(ctx context.Context, env *Env) []Pending {
+	return CompletePendingWait(ctx, env, 0)
+}
+
+// CompletePendingWait is CompletePending that waits, at most wait for
+// each, for the condensations a live process is completing (a post-commit,
+// or the process it started to condense in the background): what reads or
+// pushes checkpoints needs them done, where an agent's hook goes on.
+func CompletePendingWait(ctx context.Context, env *Env, wait time.Duration) []Pending {
 	dir := pendingDir(env.Repo)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -209,9 +217,24 @@ func CompletePending(ctx context.Context, env *Env) []Pending {
 	var out []Pending
 	for _, mk := range marks {
 		commit, id, _ := parseMark(mk.name)
-		lock, err := lockfile.Acquire(filepath.Join(dir, mk.name), lockfile.Options{OnBreak: env.Repo.LockBroken})
+		path := filepath.Join(dir, mk.name)
+		_, serr := os.Stat(path)
+		held, broken := serr == nil, false
+		lock, err := lockfile.Acquire(path, lockfile.Options{Timeout: wait, OnBreak: func(p, reason string) {
+			broken = true
+			env.Repo.LockBroken(p, reason)
+		}})
 		if err != nil {
 			continue // a post-commit, or another hook, is at it
+		}
+		if held && !broken {
+			// Its holder completed it and let go while this process
+			// waited.
+			if mk.trailer {
+				m.dropTrailerMark(id)
+			}
+			_ = lock.Release()
+			continue
 		}
 		if mk.trailer {
 			m.dropTrailerMark(id) // the commit's mark stands for it now

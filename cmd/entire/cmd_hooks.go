@@ -99,6 +99,15 @@ func newHooksCmd(f *factory) *cobra.Command {
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
+		Use:    "condense",
+		Short:  "Condense a commit's sessions in the background (started by post-commit)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return exitWith(hooks.RunCondense(c.Context(), env()))
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
 		Use:    "compress-objects",
 		Short:  "Deflate objects a hook stored undeflated (started by a hook)",
 		Hidden: true,

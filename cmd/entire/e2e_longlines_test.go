@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
@@ -192,4 +197,64 @@ func TestLongLineSixtyMB(t *testing.T) {
 	}
 	sameTranscript(t, "transcript resumed in a second clone", string(got), turn1)
 	gittest.Fsck(t, clone)
+}
+
+// A commit made while a turn end of tens of megabytes is still being
+// stored does not wait for it: post-commit hands the condensation to a
+// process of its own, and what reads checkpoints waits for that. Here the
+// turn's finisher is starved for good (the test holds the session's finish
+// lock, so none starts), and the condensation writes the step itself.
+func TestCommitAfterALargeTurnCondensesInTheBackground(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	r.startTurn(r.dir, "dump the log")
+	var log strings.Builder
+	for i := 0; log.Len() < 20<<20; i++ {
+		fmt.Fprintf(&log, "[%06d] built object %08x in %d ms\n", i, i*2654435761, i%300)
+	}
+	r.appendTranscript(
+		map[string]any{"type": "assistant", "uuid": "a-bash", "message": map[string]any{"id": "msg_bash", "role": "assistant",
+			"content": []any{map[string]any{"type": "tool_use", "id": "toolu_bash", "name": "Bash", "input": map[string]any{"command": "make"}}}}},
+		map[string]any{"type": "user", "uuid": "u-bash", "message": map[string]any{"role": "user",
+			"content": []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_bash", "content": log.String()}}}},
+	)
+	r.writeFiles(map[string]string{"summary.txt": "built\n"})
+	common := gittest.Git(t, r.dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	starved, err := session.NewStore(session.Options{GitCommonDir: common}).LockTurnFinish(r.sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer starved.Close()
+	r.appendTranscript(map[string]any{"type": "assistant", "uuid": "a-done", "message": map[string]any{"id": "msg_done", "role": "assistant",
+		"content": []any{map[string]any{"type": "text", "text": "Built."}}}})
+	// Not through runEntire, which would wait for the finisher.
+	b, _ := json.Marshal(map[string]any{"session_id": r.sessionID, "transcript_path": r.transcript, "cwd": r.dir,
+		"hook_event_name": "Stop", "last_assistant_message": "Built."})
+	stop := exec.Command(entireBin, "hooks", "claude-code", "stop")
+	stop.Dir, stop.Env, stop.Stdin = r.dir, append(gittest.Env(t.TempDir()), r.env...), bytes.NewReader(b)
+	if out, err := stop.CombinedOutput(); err != nil {
+		t.Fatalf("stop: %v\n%s", err, out)
+	}
+	gittest.Git(t, r.dir, "add", "-A")
+	start := time.Now()
+	out, err := gitCmd(t, r, "commit", "-q", "-m", "Add the summary").CombinedOutput()
+	if err != nil {
+		t.Fatalf("git commit: %v\n%s", err, out)
+	}
+	if !strings.Contains(logText(r.dir), "post-commit: condensing in the background") {
+		t.Errorf("post-commit condensed while git waited:\n%s", logText(r.dir))
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("git commit took %s", d)
+	}
+	id := trailerID(t, r.dir, "HEAD")
+	raw, errOut, code := r.entire("explain", "--checkpoint", id, "--raw-transcript")
+	if code != 0 {
+		t.Fatalf("explain --raw-transcript: %d %s\nlog:\n%s", code, errOut, logText(r.dir))
+	}
+	sameTranscript(t, "the checkpoint's transcript", raw, r.readTranscript())
+	if strings.Contains(errOut, "interrupted") {
+		t.Errorf("explain completed the condensation itself: %s", errOut)
+	}
 }

@@ -3,10 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/strategy"
 )
+
+// pendingWait bounds how long a command waits for a condensation another
+// process is writing.
+const pendingWait = 60 * time.Second
 
 // completePending completes, before a command reads checkpoints, the
 // condensations that a killed post-commit hook left (see
@@ -25,7 +30,9 @@ func completePending(ctx context.Context, f *factory, repo *gitrepo.Repo) []stra
 		// process was killed).
 		strategy.SettleAllTurnEnds(ctx, env)
 	}
-	done := strategy.CompletePending(ctx, env)
+	// A condensation a post-commit handed to a process of its own may be
+	// under way: the command waits for it (bounded).
+	done := strategy.CompletePendingWait(ctx, env, pendingWait)
 	for _, p := range done {
 		if p.Err == nil {
 			fmt.Fprintf(f.IO.ErrOut, "Completed the interrupted condensation of commit %s (checkpoint %s)\n", p.Commit[:7], p.CheckpointID)

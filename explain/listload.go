@@ -25,16 +25,23 @@ import (
 func (l *Loader) List(ctx context.Context, session string) (*ListView, error) {
 	v := &ListView{Session: session}
 	head, err := l.Repo.Head()
+	rev := "HEAD"
+	if l.Branch != "" {
+		rev = "refs/heads/" + l.Branch
+		head, err = l.Repo.ReadRef(plumbing.ReferenceName(rev))
+	}
 	if err != nil || head.IsZero() {
 		v.Branch = "HEAD (no commits yet)"
 		return v, nil
 	}
-	if b, err := l.Repo.HeadBranch(); err == nil && b != "" {
+	if l.Branch != "" {
+		v.Branch = l.Branch
+	} else if b, err := l.Repo.HeadBranch(); err == nil && b != "" {
 		v.Branch = b
 	} else {
 		v.Branch = "HEAD (" + short7(head.String()) + ")"
 	}
-	args := []string{"--grep=Entire-Checkpoint:", "-n", strconv.Itoa(historyLimit), "HEAD"}
+	args := []string{"--grep=Entire-Checkpoint:", "-n", strconv.Itoa(historyLimit), rev}
 	if def := l.DefaultBranch; def != "" && def != v.Branch && !strings.HasSuffix(def, "/"+v.Branch) {
 		args = append(args, "--first-parent", "--not", def, "--")
 	}

@@ -39,6 +39,8 @@ type Loader struct {
 	// Remote is the checkpoint remote, named in the fetch command shown
 	// for transcript objects missing here ("" means origin).
 	Remote string
+	// Branch is the local branch the list view shows ("" means HEAD).
+	Branch string
 }
 
 // MissingObjects returns the hashes of the objects of s's stored

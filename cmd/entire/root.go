@@ -57,5 +57,6 @@ func newRootCmd(f *factory) *cobra.Command {
 	root.AddCommand(newCleanCmd(f, nil))
 	root.AddCommand(newDoctorCmd(f, nil))
 	root.AddCommand(newRewindCmd(f, nil))
+	root.AddCommand(newWebCmd(f, nil))
 	return root
 }

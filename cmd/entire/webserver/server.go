@@ -1,0 +1,185 @@
+package webserver
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/entirecli/entire/explain"
+)
+
+// ContentSecurityPolicy is the policy of every response.
+const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// cookieName names the session cookie.
+const cookieName = "entire_web"
+
+//go:embed assets templates
+var files embed.FS
+
+// Options configure a Server.
+type Options struct {
+	// Loader reads the repository; its Branch is the default branch
+	// shown.
+	Loader *explain.Loader
+	// Redact is applied to every string shown that comes from local
+	// state (the sessions of this machine), as `entire status` does.
+	Redact func(string) string
+	// Token is the run's secret; "" makes a random one.
+	Token string
+	Log   *slog.Logger
+}
+
+// Server serves the web view.
+type Server struct {
+	opts  Options
+	token string
+	host  string // 127.0.0.1:<port>, once listening
+	tmpl  *template.Template
+	mux   *http.ServeMux
+}
+
+// New returns a Server for opts.
+func New(opts Options) (*Server, error) {
+	if opts.Loader == nil {
+		return nil, errors.New("webserver: no loader")
+	}
+	if opts.Redact == nil {
+		opts.Redact = func(s string) string { return s }
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{opts: opts, token: opts.Token}
+	if s.token == "" {
+		b := make([]byte, 24)
+		if _, err := rand.Read(b); err != nil {
+			return nil, fmt.Errorf("webserver: token: %w", err)
+		}
+		s.token = hex.EncodeToString(b)
+	}
+	t, err := template.New("").Funcs(s.funcs()).ParseFS(files, "templates/*.html")
+	if err != nil {
+		return nil, fmt.Errorf("webserver: templates: %w", err)
+	}
+	s.tmpl = t
+	s.mux = http.NewServeMux()
+	assets, _ := fs.Sub(files, "assets")
+	s.mux.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(assets)))
+	s.mux.HandleFunc("GET /assets/chroma.css", s.chromaCSS)
+	s.mux.HandleFunc("GET /{$}", s.timeline)
+	s.mux.HandleFunc("GET /checkpoint/{id}", s.checkpoint)
+	s.mux.HandleFunc("GET /session/{id}", s.temporary)
+	s.mux.HandleFunc("GET /hide/{id}", s.hidePage)
+	return s, nil
+}
+
+// Token returns the run's token.
+func (s *Server) Token() string { return s.token }
+
+// Listen listens on 127.0.0.1:port (0: a free port) and returns the
+// listener and the URL to open, which carries the token.
+func (s *Server) Listen(port int) (net.Listener, string, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return nil, "", fmt.Errorf("listen on 127.0.0.1:%d: %w", port, err)
+	}
+	s.host = ln.Addr().String()
+	return ln, "http://" + s.host + "/?token=" + s.token, nil
+}
+
+// Serve serves on ln until ctx ends, then shuts down (waiting at most 5 s
+// for requests in flight).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if s.host == "" {
+		s.host = ln.Addr().String()
+	}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			return err
+		}
+		return nil
+	}
+}
+
+// Handler returns the server's handler: headers, the Host check and the
+// token or cookie check before any route.
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", ContentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Cache-Control", "no-store")
+		if s.host == "" || r.Host != s.host {
+			http.Error(w, "403 forbidden: wrong host", http.StatusForbidden)
+			return
+		}
+		if tok := r.URL.Query().Get("token"); tok != "" {
+			if !s.validToken(tok) {
+				http.Error(w, "403 forbidden", http.StatusForbidden)
+				return
+			}
+			http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			q := r.URL.Query()
+			q.Del("token")
+			u := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
+			http.Redirect(w, r, u.String(), http.StatusSeeOther)
+			return
+		}
+		c, err := r.Cookie(cookieName)
+		if err != nil || !s.validToken(c.Value) {
+			http.Error(w, "403 forbidden: open the URL `entire web` printed", http.StatusForbidden)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		s.mux.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) validToken(t string) bool {
+	return subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
+}
+
+// render writes template name with data, or a 500 page.
+func (s *Server) render(w http.ResponseWriter, status int, name string, data any) {
+	var b strings.Builder
+	if err := s.tmpl.ExecuteTemplate(&b, name, data); err != nil {
+		s.opts.Log.Warn("web: render", "template", name, "error", err)
+		http.Error(w, "500 internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(b.String()))
+}
+
+// fail writes an error page.
+func (s *Server) fail(w http.ResponseWriter, status int, msg string) {
+	s.render(w, status, "error.html", map[string]any{"Title": http.StatusText(status), "Status": status, "Message": msg})
+}

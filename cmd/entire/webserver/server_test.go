@@ -1,0 +1,174 @@
+package webserver
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/explain"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+)
+
+// newTestServer serves an empty repository's view through a real
+// listener on 127.0.0.1.
+func newTestServer(t *testing.T) (*Server, string) {
+	t.Helper()
+	dir := gittest.InitWithCommit(t)
+	repo, err := gitrepo.Open(dir, gitrepo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Loader: &explain.Loader{Repo: repo, Store: checkpoint.NewStore(repo, time.Now)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, url, err := s.Listen(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: s.Handler()}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return s, url
+}
+
+// noRedirect is a client that shows redirects instead of following them.
+var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+func checkHeaders(t *testing.T, what string, resp *http.Response) {
+	t.Helper()
+	if got := resp.Header.Get("Content-Security-Policy"); got != ContentSecurityPolicy {
+		t.Errorf("%s: CSP %q", what, got)
+	}
+	if got := resp.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+		t.Errorf("%s: X-Content-Type-Options %q", what, got)
+	}
+}
+
+// The token of the printed URL is traded for an HttpOnly, SameSite=Strict
+// cookie and the URL without it; a request with neither, with a wrong
+// token or for another Host is refused; every response has the headers.
+func TestAuth(t *testing.T) {
+	t.Parallel()
+	s, url := newTestServer(t)
+	base := strings.SplitN(url, "/?", 2)[0]
+	resp, err := noRedirect.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	checkHeaders(t, "token exchange", resp)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
+		t.Fatalf("token exchange: %d, Location %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	var cookie *http.Cookie
+	for _, c := range resp.Cookies() {
+		if c.Name == cookieName {
+			cookie = c
+		}
+	}
+	if cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode || cookie.Value != s.Token() {
+		t.Fatalf("cookie %+v", cookie)
+	}
+	get := func(path string, mod func(*http.Request)) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("GET", base+path, nil)
+		if mod != nil {
+			mod(req)
+		}
+		resp, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		checkHeaders(t, path, resp)
+		return resp
+	}
+	withCookie := func(r *http.Request) { r.AddCookie(cookie) }
+	for _, tc := range []struct {
+		what   string
+		path   string
+		mod    func(*http.Request)
+		status int
+	}{
+		{"no token, no cookie", "/", nil, http.StatusForbidden},
+		{"a wrong token", "/?token=0000", nil, http.StatusForbidden},
+		{"a wrong cookie", "/", func(r *http.Request) { r.AddCookie(&http.Cookie{Name: cookieName, Value: "x"}) }, http.StatusForbidden},
+		{"another Host", "/", func(r *http.Request) { withCookie(r); r.Host = "localhost" + r.Host[strings.Index(r.Host, ":"):] }, http.StatusForbidden},
+		{"the cookie", "/", withCookie, http.StatusOK},
+		{"an asset", "/assets/style.css", withCookie, http.StatusOK},
+		{"the highlighting", "/assets/chroma.css", withCookie, http.StatusOK},
+		{"an unknown checkpoint", "/checkpoint/abcdef123456", withCookie, http.StatusNotFound},
+		{"a bad checkpoint ID", "/checkpoint/..%2f..%2fetc", withCookie, http.StatusNotFound},
+		{"an unknown hide", "/hide/nope", withCookie, http.StatusNotFound},
+		{"an unknown page", "/nope", withCookie, http.StatusNotFound},
+	} {
+		if resp := get(tc.path, tc.mod); resp.StatusCode != tc.status {
+			t.Errorf("%s: %d, want %d", tc.what, resp.StatusCode, tc.status)
+		}
+	}
+	// Only loopback: the listener's address.
+	if host, _, _ := net.SplitHostPort(strings.TrimPrefix(base, "http://")); host != "127.0.0.1" {
+		t.Errorf("listening on %s", host)
+	}
+	req := httptest.NewRequest("POST", base+"/", nil)
+	req.AddCookie(cookie)
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusMethodNotAllowed {
+		t.Errorf("POST: %d", rec.Code)
+	}
+}
+
+// What a transcript says is text on the page: markup is escaped, links
+// are http(s) only and tell nothing of the page.
+func TestLinkifyEscapes(t *testing.T) {
+	t.Parallel()
+	got := string(linkify(`see https://example.com/a?b=1&c=2. <img src=x onerror=alert(1)> javascript:alert(1) http://x.test/"onmouseover=`))
+	for _, want := range []string{
+		`<a href="https://example.com/a?b=1&amp;c=2" rel="noopener noreferrer" target="_blank">`,
+		`&lt;img src=x onerror=alert(1)&gt;`,
+		`javascript:alert(1)`,
+		`<a href="http://x.test/" rel="noopener noreferrer"`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("linkify lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "<img") || strings.Contains(got, `href="javascript`) {
+		t.Errorf("linkify let markup through:\n%s", got)
+	}
+}
+
+// Diff lines are highlighted and escaped.
+func TestHighlightDiffEscapes(t *testing.T) {
+	t.Parallel()
+	got := string(highlightDiff(explain.FileDiff{Path: "x.go", Lines: []explain.DiffLine{
+		{Kind: '@', Text: "@@ -1 +1 @@ <b>"},
+		{Kind: '+', Text: `s := "<script>alert(1)</script>"`},
+	}}))
+	if strings.Contains(got, "<script>") || strings.Contains(got, "<b>") || !strings.Contains(got, `class="add"`) || !strings.Contains(got, "&lt;script&gt;") {
+		t.Errorf("highlighted diff:\n%s", got)
+	}
+}
+
+// Images are shown only as raster data: URIs whose bytes are what their
+// type says.
+func TestImageURI(t *testing.T) {
+	t.Parallel()
+	png := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+	if uri, ok := explain.ImageURI("image/png", png); !ok || uri != "data:image/png;base64,"+png {
+		t.Errorf("a PNG: %q %v", uri, ok)
+	}
+	svg := "PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnIG9ubG9hZD0nYWxlcnQoMSknLz4="
+	for _, tc := range [][2]string{{"image/svg+xml", svg}, {"image/png", svg}, {"text/html", png}, {"image/jpeg", png}, {"image/png", "not base64!"}, {"image/png", png + "\"><script>"}} {
+		if uri, ok := explain.ImageURI(tc[0], tc[1]); ok {
+			t.Errorf("ImageURI(%q, %.20q) = %q", tc[0], tc[1], uri)
+		}
+	}
+}

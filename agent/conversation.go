@@ -18,10 +18,14 @@ type ConversationReader interface {
 	// ReadConversation reads the transcript from r and calls fn with each
 	// message in order, until fn returns false or the transcript ends.
 	// Strings longer than limit bytes (tool outputs, file contents) are
-	// cut to limit, and the message says how much was left out; a line or
-	// a message that cannot be read is skipped.
+	// cut to limit, and the message says how much was left out; images up
+	// to MaxImageData bytes of base64 are kept whole. A line or a message
+	// that cannot be read is skipped.
 	ReadConversation(r io.Reader, limit int, fn func(Message) bool) error
 }
+
+// MaxImageData is the largest image (base64 bytes) a conversation keeps.
+const MaxImageData = 2 << 20
 
 // Message is one message of a conversation.
 type Message struct {
@@ -72,9 +76,17 @@ type Image struct {
 // ShrinkLongStrings returns the JSON text line with every string literal
 // longer than limit bytes cut to about limit bytes (never inside an escape)
 // and closed, and the number of bytes left out; line itself when none is
-// that long. The result is valid JSON when line is.
-func ShrinkLongStrings(line []byte, limit int) ([]byte, int) {
+// that long. The result is valid JSON when line is. The value of a "data"
+// member (an image's base64) is kept whole up to keepData bytes.
+func ShrinkLongStrings(line []byte, limit, keepData int) ([]byte, int) {
 	spans := longStrings(line, limit+2)
+	kept := spans[:0]
+	for _, sp := range spans {
+		if sp[1]-sp[0] > keepData || !dataValue(line, sp[0]) {
+			kept = append(kept, sp)
+		}
+	}
+	spans = kept
 	if len(spans) == 0 {
 		return line, 0
 	}
@@ -114,4 +126,21 @@ func ShrinkLongStrings(line []byte, limit int) ([]byte, int) {
 		last = sp[1]
 	}
 	return append(out, line[last:]...), cut
+}
+
+// dataValue reports whether the string literal at start is the value of a
+// "data" member.
+func dataValue(line []byte, start int) bool {
+	i := start - 1
+	for i >= 0 && (line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r') {
+		i--
+	}
+	if i < 0 || line[i] != ':' {
+		return false
+	}
+	i--
+	for i >= 0 && (line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r') {
+		i--
+	}
+	return i >= 5 && string(line[i-5:i+1]) == `"data"`
 }

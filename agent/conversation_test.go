@@ -12,7 +12,7 @@ func TestShrinkLongStrings(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("ab\\n", 50) + strings.Repeat("\\u00e9", 40)
 	line := []byte(`{"a":"short","b":"` + long + `","c":["` + long + `"]}`)
-	out, cut := ShrinkLongStrings(line, 64)
+	out, cut := ShrinkLongStrings(line, 64, 0)
 	var v struct {
 		A string   `json:"a"`
 		B string   `json:"b"`
@@ -24,7 +24,7 @@ func TestShrinkLongStrings(t *testing.T) {
 	if v.A != "short" || !strings.HasPrefix(v.B, "ab\nab\n") || !strings.Contains(v.B, " bytes more]") || v.C[0] != v.B || cut <= 0 {
 		t.Errorf("shrunk: %+v, cut %d", v, cut)
 	}
-	if same, n := ShrinkLongStrings([]byte(`{"a":"b"}`), 64); string(same) != `{"a":"b"}` || n != 0 {
+	if same, n := ShrinkLongStrings([]byte(`{"a":"b"}`), 64, 0); string(same) != `{"a":"b"}` || n != 0 {
 		t.Errorf("a short line changed: %s %d", same, n)
 	}
 }
@@ -36,7 +36,7 @@ func FuzzShrinkLongStrings(f *testing.F) {
 		if limit < 0 || limit > 1<<16 || !json.Valid(line) {
 			return
 		}
-		out, _ := ShrinkLongStrings(line, limit)
+		out, _ := ShrinkLongStrings(line, limit, limit*2)
 		if !json.Valid(out) {
 			t.Fatalf("ShrinkLongStrings(%q, %d) = %q: not JSON", line, limit, out)
 		}

@@ -27,7 +27,7 @@ const TurnsPerPage = 20
 
 // webStringLimit bounds each string read from a transcript (a tool output,
 // an image): longer ones are cut when the line is read.
-const webStringLimit = 512 << 10
+const webStringLimit = 32 << 10
 
 // previewLimit bounds the text of a tool call's input or output on a page.
 const previewLimit = 8 << 10

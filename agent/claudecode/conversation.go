@@ -54,7 +54,7 @@ type convBlock struct {
 // line's usage.
 func (a *Agent) ReadConversation(r io.Reader, limit int, fn func(agent.Message) bool) error {
 	_, _, err := agent.ForEachLine(r, func(raw []byte) error {
-		line, cut := agent.ShrinkLongStrings(raw, limit)
+		line, cut := agent.ShrinkLongStrings(raw, limit, agent.MaxImageData)
 		var l convLine
 		if json.Unmarshal(line, &l) != nil || l.Message == nil || (l.Type != "user" && l.Type != "assistant") || l.IsMeta {
 			return nil

@@ -48,7 +48,7 @@ func (a *Agent) ReadConversation(r io.Reader, limit int, fn func(agent.Message) 
 	if err != nil || tooLarge {
 		return err
 	}
-	data, cut := agent.ShrinkLongStrings(bytes.TrimSpace(data), limit)
+	data, cut := agent.ShrinkLongStrings(bytes.TrimSpace(data), limit, agent.MaxImageData)
 	var msgs []convMessage
 	var whole struct {
 		Messages []convMessage `json:"messages"`

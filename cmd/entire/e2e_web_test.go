@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"fmt"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -230,5 +232,130 @@ func TestWebInABrowser(t *testing.T) {
 	t.Logf("screenshots in %s", shots)
 	if p := os.Getenv("ENTIRE_WEB_README_SHOT"); p != "" {
 		must("save the README's screenshot", os.WriteFile(p, png, 0o644))
+	}
+}
+
+// webSession plays a session of turns turns whose tool results add up to
+// about mb megabytes of transcript, commits it, and returns the
+// checkpoint ID.
+func webSession(t *testing.T, r *sessionRepo, turns, mb int) string {
+	t.Helper()
+	r.hook("session-start", map[string]any{"source": "startup"})
+	var log strings.Builder
+	for i := 0; log.Len() < mb<<20/turns; i++ {
+		fmt.Fprintf(&log, "[%06d] compiled pkg/module%03d in %d ms\n", i, i%997, i%300)
+	}
+	out := log.String()
+	for n := 1; n <= turns; n++ {
+		r.startTurn(r.dir, fmt.Sprintf("Build step %d and report", n))
+		r.appendTranscript(
+			map[string]any{"type": "assistant", "uuid": fmt.Sprintf("a-%d", n), "message": map[string]any{"id": fmt.Sprintf("m-%d", n), "role": "assistant",
+				"usage":   map[string]any{"input_tokens": 1000 + n, "output_tokens": 200},
+				"content": []any{map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%d", n), "name": "Bash", "input": map[string]any{"command": "make"}}}}},
+			map[string]any{"type": "user", "uuid": fmt.Sprintf("u-%d", n), "message": map[string]any{"role": "user",
+				"content": []any{map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("toolu_%d", n), "content": fmt.Sprintf("turn %d\n", n) + out}}}},
+		)
+		r.writeFiles(map[string]string{fmt.Sprintf("step%02d.go", n): fmt.Sprintf("package steps\n\nconst Step%d = %d\n", n, n)})
+		r.endTurn(r.dir, fmt.Sprintf("Step %d built.", n))
+	}
+	return r.commitAll("Build the steps")
+}
+
+// webClient is an HTTP client that has traded the token for the cookie.
+func webClient(t *testing.T, w *webServer) *http.Client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	resp, err := c.Get(w.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return c
+}
+
+// fetchTime returns the body of path and the shortest of three times its
+// whole HTML took to arrive.
+func fetchTime(t *testing.T, c *http.Client, w *webServer, path string) (string, time.Duration) {
+	t.Helper()
+	var best time.Duration
+	var body []byte
+	for i := 0; i < 3; i++ {
+		start := time.Now()
+		resp, err := c.Get(w.base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		d := time.Since(start)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d %v", path, resp.StatusCode, err)
+		}
+		if i == 0 || d < best {
+			best = d
+		}
+	}
+	return string(body), best
+}
+
+// peakRSS is a process's peak resident set (Linux; 0 elsewhere).
+func peakRSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			var kb int64
+			fmt.Sscan(f[1], &kb)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// The timeline and the checkpoint page of a session of the shared bench's
+// medium size (20 turns, 20 MB of transcript) each arrive whole in under
+// 300 ms. With ENTIRE_WEB_LARGE=1, the large size too (120 MB): the
+// checkpoint page's first 20 turns in under 1 s, the server under 150 MB.
+func TestWebPagesArriveQuickly(t *testing.T) {
+	t.Parallel()
+	sizes := []struct {
+		name  string
+		mb    int
+		bound time.Duration
+	}{{"medium", 20, 300 * time.Millisecond}}
+	if os.Getenv("ENTIRE_WEB_LARGE") != "" {
+		sizes = append(sizes, struct {
+			name  string
+			mb    int
+			bound time.Duration
+		}{"large", 120, time.Second})
+	}
+	for _, size := range sizes {
+		t.Run(size.name, func(t *testing.T) {
+			r := newSessionRepo(t)
+			id := webSession(t, r, 20, size.mb)
+			w := startWeb(t, r)
+			c := webClient(t, w)
+			timeline, dt := fetchTime(t, c, w, "/")
+			page, dc := fetchTime(t, c, w, "/checkpoint/"+id)
+			rss := peakRSS(w.cmd.Process.Pid)
+			t.Logf("%s: timeline %s (%d bytes), checkpoint page %s (%d bytes), server peak RSS %d MB", size.name, dt, len(timeline), dc, len(page), rss>>20)
+			if !strings.Contains(timeline, "Build step 1 and report") || !strings.Contains(page, "Turn 20") || !strings.Contains(page, "step20.go") {
+				t.Errorf("the pages lack their content")
+			}
+			if size.name == "medium" && dt > size.bound {
+				t.Errorf("the timeline took %s (bound %s)", dt, size.bound)
+			}
+			if dc > size.bound {
+				t.Errorf("the checkpoint page took %s (bound %s)", dc, size.bound)
+			}
+			if rss > 150<<20 {
+				t.Errorf("the server's peak RSS: %d MB", rss>>20)
+			}
+			w.stop(t)
+		})
 	}
 }

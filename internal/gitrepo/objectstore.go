@@ -3,9 +3,9 @@ package gitrepo
 import (
 	"bufio"
 	"bytes"
-	"compress/zlib"
 	"errors"
 	"fmt"
+	"github.com/klauspost/compress/zlib"
 	"io"
 	"io/fs"
 	"os"

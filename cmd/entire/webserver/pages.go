@@ -176,7 +176,7 @@ func (s *Server) funcs() template.FuncMap {
 		"num":       formatTokens,
 		"chart":     tokenChart,
 		"attrbar":   attributionBar,
-		"highlight": highlightDiff,
+		"highlight": s.highlightDiff,
 		"linkify":   linkify,
 		"imgsrc":    func(uri string) template.URL { return template.URL(uri) }, // explain.ImageURI checked it
 		"plus":      func(a, b int) int { return a + b },
@@ -231,12 +231,31 @@ func attributionBar(a *checkpoint.Attribution) template.HTML {
 }
 
 // highlightDiff renders a file's diff lines with the syntax of its path.
-func highlightDiff(f explain.FileDiff) template.HTML {
-	lexer := lexers.Match(path.Base(f.Path))
-	if lexer == nil {
-		lexer = lexers.Fallback
+func (s *Server) highlightDiff(f explain.FileDiff) template.HTML {
+	return highlightWith(s.lexer(f.Path), f)
+}
+
+// lexer returns the lexer of a file's name, found once per extension
+// (chroma matches a name against every lexer's patterns: milliseconds).
+func (s *Server) lexer(name string) chroma.Lexer {
+	key := path.Ext(name)
+	if key == "" {
+		key = path.Base(name)
 	}
-	lexer = chroma.Coalesce(lexer)
+	if l, ok := s.lexers.Load(key); ok {
+		return l.(chroma.Lexer)
+	}
+	l := lexers.Match(path.Base(name))
+	if l == nil {
+		l = lexers.Fallback
+	}
+	l = chroma.Coalesce(l)
+	s.lexers.Store(key, l)
+	return l
+}
+
+// highlightWith renders a file's diff lines with lexer.
+func highlightWith(lexer chroma.Lexer, f explain.FileDiff) template.HTML {
 	var b strings.Builder
 	for _, l := range f.Lines {
 		cls := map[byte]string{'+': "add", '-': "del", '@': "hunk", ' ': "ctx"}[l.Kind]

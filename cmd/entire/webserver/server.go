@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/entirecli/entire/explain"
@@ -50,6 +51,8 @@ type Server struct {
 	host  string // 127.0.0.1:<port>, once listening
 	tmpl  *template.Template
 	mux   *http.ServeMux
+	// lexers caches the syntax of file names by extension.
+	lexers sync.Map
 }
 
 // New returns a Server for opts.

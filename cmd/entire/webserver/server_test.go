@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alecthomas/chroma/v2/lexers"
+
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/explain"
 	"github.com/entirecli/entire/internal/gitrepo"
@@ -148,7 +150,7 @@ func TestLinkifyEscapes(t *testing.T) {
 // Diff lines are highlighted and escaped.
 func TestHighlightDiffEscapes(t *testing.T) {
 	t.Parallel()
-	got := string(highlightDiff(explain.FileDiff{Path: "x.go", Lines: []explain.DiffLine{
+	got := string(highlightWith(lexers.Get("go"), explain.FileDiff{Path: "x.go", Lines: []explain.DiffLine{
 		{Kind: '@', Text: "@@ -1 +1 @@ <b>"},
 		{Kind: '+', Text: `s := "<script>alert(1)</script>"`},
 	}}))

@@ -14,6 +14,7 @@ import (
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/hide"
+	"github.com/entirecli/entire/notes"
 )
 
 // The read model of the local web view (`entire web`): the timeline of a
@@ -409,4 +410,26 @@ func (l *Loader) ReadHidePage(id string, page int) (*HidePage, error) {
 		return nil, fmt.Errorf("hide %s page %d: %w", id, page, err)
 	}
 	return &HidePage{ID: c.HideID, Source: c.Source, Page: c.PageNumber, TotalPages: c.TotalPages, Content: c.Content}, nil
+}
+
+// maxWebNotes bounds the notes a page lists.
+const maxWebNotes = 100
+
+// AgentNotes returns the notes of the agent of type t (pinned first, as
+// the store lists them), at most maxWebNotes; none when they cannot be
+// read.
+func (l *Loader) AgentNotes(ctx context.Context, t agent.AgentType) []notes.Note {
+	ag, err := agent.GetByAgentType(t)
+	if err != nil || ag == nil {
+		return nil
+	}
+	store, err := notes.NewStore(ctx, l.Repo, notes.WithAgent(string(ag.Name())))
+	if err != nil {
+		return nil
+	}
+	list, err := store.List(ctx)
+	if err != nil {
+		return nil
+	}
+	return list[:min(len(list), maxWebNotes)]
 }

@@ -87,6 +87,9 @@ func (w *webServer) stop(t *testing.T) {
 func hostileSession(t *testing.T, r *sessionRepo) string {
 	t.Helper()
 	gittest.Git(t, r.dir, "checkout", "-q", "-b", "feature")
+	if _, errOut, code := r.entire("note", "save", "build-cmd", "run <b>make all</b> before committing"); code != 0 {
+		t.Fatalf("entire note save: %s", errOut)
+	}
 	r.hook("session-start", map[string]any{"source": "startup"})
 	r.startTurn(r.dir, "Add a parser for <img src=x onerror=alert(1)> tags")
 	r.appendTranscript(
@@ -203,7 +206,7 @@ func TestWebInABrowser(t *testing.T) {
 	}
 	must("open the checkpoint", chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a[href="/checkpoint/`+id+`"]`)), chromedp.WaitVisible(chromedp.CSS("section.session"))))
 	body = text(`document.querySelector("main").innerText`)
-	for _, want := range []string{"parser.go", "README.md", "Files changed", "Add a parser for <img src=x onerror=alert(1)> tags", "Document the parser", "entire rewind --to"} {
+	for _, want := range []string{"parser.go", "README.md", "Files changed", "Add a parser for <img src=x onerror=alert(1)> tags", "Document the parser", "entire rewind --to", "build-cmd"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the checkpoint page lacks %q:\n%.3000s", want, body)
 		}

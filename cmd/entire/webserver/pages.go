@@ -19,6 +19,7 @@ import (
 
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/explain"
+	"github.com/entirecli/entire/notes"
 )
 
 // timeline serves the branch's checkpoints (?branch=B, ?q=search).
@@ -48,6 +49,7 @@ type sessionPage struct {
 	Conv   *explain.Conversation
 	Tasks  string
 	Hides  []string
+	Notes  []notes.Note
 	Tokens []int
 }
 
@@ -88,6 +90,7 @@ func (s *Server) checkpoint(w http.ResponseWriter, r *http.Request) {
 			sp.Tasks = tasks.String()
 		}
 		sp.Hides = l.SessionHides(sess.Metadata.SessionID)
+		sp.Notes = l.AgentNotes(ctx, sess.Metadata.Agent)
 		sessions = append(sessions, sp)
 	}
 	var diffs []explain.FileDiff

@@ -101,11 +101,12 @@ func (a *Agent) ReadConversation(r io.Reader, limit int, fn func(agent.Message) 
 	return err
 }
 
-// isClientText reports text the client writes as a user line: command
-// output and caveats, not the person's prompt.
+// isClientText reports text the client writes as a user line: a local
+// command's output and caveats, not the person's prompt (a slash command
+// the person typed is one).
 func isClientText(text string) bool {
 	t := strings.TrimSpace(text)
-	for _, p := range []string{"<local-command-", "<command-name>", "<command-message>", "Caveat:", "<system-reminder>", "[Request interrupted"} {
+	for _, p := range []string{"<local-command-", "Caveat:", "<system-reminder>", "[Request interrupted"} {
 		if strings.HasPrefix(t, p) {
 			return true
 		}

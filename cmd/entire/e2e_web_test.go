@@ -3,8 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
-	"io"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"os"

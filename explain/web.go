@@ -15,6 +15,7 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/hide"
 	"github.com/entirecli/entire/notes"
+	"github.com/entirecli/entire/strategy/subagent"
 )
 
 // The read model of the local web view (`entire web`): the timeline of a
@@ -154,8 +155,10 @@ type Call struct {
 	HasOutput bool
 	IsError   bool
 	Images    []Image
-	// Subagent is what a subagent the call started said and did.
+	// Subagent is what a subagent the call started said and did, and Task
+	// the task it recorded (its conclusion), when the call started one.
 	Subagent []Item
+	Task     string
 }
 
 // Image is an image of a transcript as a data: URI, kept only for the
@@ -432,4 +435,40 @@ func (l *Loader) AgentNotes(ctx context.Context, t agent.AgentType) []notes.Note
 		return nil
 	}
 	return list[:min(len(list), maxWebNotes)]
+}
+
+// TaskTexts returns session s's subagent tasks as WriteTasks shows each,
+// by task ID (the tool use ID of the call that started it, for most).
+func (l *Loader) TaskTexts(ctx context.Context, s *checkpoint.Session) map[string]string {
+	tasks, err := subagent.ReadSlot(l.Repo, s)
+	if err != nil || len(tasks) == 0 {
+		return nil
+	}
+	artifacts := subagent.NewPresenceResolver(l.Repo.Root)
+	memory := noteResolver(ctx, l.Repo, string(s.Metadata.Agent))
+	out := make(map[string]string, len(tasks))
+	for _, t := range tasks {
+		out[t.ID] = subagent.Format(t, artifacts, memory)
+	}
+	return out
+}
+
+// AttachTasks puts each task of tasks (TaskTexts) on the call that
+// started it.
+func (c *Conversation) AttachTasks(tasks map[string]string) {
+	var walk func(items []Item)
+	walk = func(items []Item) {
+		for _, it := range items {
+			if it.Call == nil {
+				continue
+			}
+			if text, ok := tasks[it.Call.ID]; ok {
+				it.Call.Task = text
+			}
+			walk(it.Call.Subagent)
+		}
+	}
+	for _, t := range c.Turns {
+		walk(t.Items)
+	}
 }

@@ -92,6 +92,7 @@ func hostileSession(t *testing.T, r *sessionRepo) string {
 	}
 	r.hook("session-start", map[string]any{"source": "startup"})
 	r.startTurn(r.dir, "Add a parser for <img src=x onerror=alert(1)> tags")
+	taskInput := map[string]any{"description": "Survey the tags", "prompt": "List the tags", "subagent_type": "Explore"}
 	r.appendTranscript(
 		map[string]any{"type": "assistant", "uuid": "a-bash", "message": map[string]any{"id": "m-bash", "role": "assistant",
 			"usage":   map[string]any{"input_tokens": 1200, "output_tokens": 300},
@@ -100,12 +101,15 @@ func hostileSession(t *testing.T, r *sessionRepo) string {
 			"content": []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_bash", "content": "<html><script>window.pwned=1</script></html>"}}}},
 		map[string]any{"type": "assistant", "uuid": "a-task", "message": map[string]any{"id": "m-task", "role": "assistant",
 			"usage":   map[string]any{"input_tokens": 900, "output_tokens": 120},
-			"content": []any{map[string]any{"type": "tool_use", "id": "toolu_task", "name": "Task", "input": map[string]any{"description": "Survey the tags", "prompt": "List the tags"}}}}},
+			"content": []any{map[string]any{"type": "tool_use", "id": "toolu_task", "name": "Agent", "input": taskInput}}}},
 		map[string]any{"type": "assistant", "uuid": "a-sub", "isSidechain": true, "message": map[string]any{"id": "m-sub", "role": "assistant",
 			"content": []any{map[string]any{"type": "text", "text": "The subagent found three tags."}}}},
-		map[string]any{"type": "user", "uuid": "u-task", "message": map[string]any{"role": "user",
-			"content": []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_task", "content": "Three tags: a, b, img."}}}},
 	)
+	r.hook("pre-task", map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Agent", "tool_use_id": "toolu_task", "tool_input": taskInput})
+	r.hook("post-task", map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Agent", "tool_use_id": "toolu_task", "tool_input": taskInput,
+		"tool_response": map[string]any{"status": "completed", "agentId": "ag1", "content": []any{map[string]any{"type": "text", "text": subagentFinal}}}})
+	r.appendTranscript(map[string]any{"type": "user", "uuid": "u-task", "message": map[string]any{"role": "user",
+		"content": []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_task", "content": "Three tags: a, b, img."}}}})
 	r.writeFiles(map[string]string{"parser.go": "package parser\n\n// Parse reads tags.\nfunc Parse(s string) []string { return nil }\n"})
 	r.endTurn(r.dir, "Added the parser.")
 	r.playTurn("Document the parser", map[string]string{"README.md": "# parser\n\nReads tags.\n"})
@@ -214,8 +218,9 @@ func TestWebInABrowser(t *testing.T) {
 	if n := text(`String(document.querySelectorAll("svg.chart rect.bar").length)`); n != "2" {
 		t.Errorf("the token chart has %s bars, want 2", n)
 	}
-	if sub := text(`Array.from(document.querySelectorAll("details.call .subagent")).map(e => e.textContent).join("|")`); !strings.Contains(sub, "The subagent found three tags.") {
-		t.Errorf("no subagent nested in its call: %q", sub)
+	if sub := text(`Array.from(document.querySelectorAll("details.call .subagent")).map(e => e.textContent).join("|")`); !strings.Contains(sub, "The subagent found three tags.") ||
+		!strings.Contains(sub, "Documented the layout of the project.") {
+		t.Errorf("no subagent nested in its call, with its conclusion: %q", sub)
 	}
 	if diff := text(`Array.from(document.querySelectorAll("table.diff")).map(e => e.textContent).join("|")`); !strings.Contains(diff, "func Parse(s string) []string") {
 		t.Errorf("the diff: %q", diff)

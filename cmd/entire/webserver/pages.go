@@ -81,6 +81,7 @@ func (s *Server) checkpoint(w http.ResponseWriter, r *http.Request) {
 			s.opts.Log.Warn("web: read conversation", "checkpoint", id, "error", err)
 		}
 		if sp.Conv != nil {
+			sp.Conv.AttachTasks(l.TaskTexts(ctx, sess))
 			for _, t := range sp.Conv.Turns {
 				sp.Tokens = append(sp.Tokens, t.Tokens)
 			}

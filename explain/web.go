@@ -16,6 +16,7 @@ import (
 	"github.com/entirecli/entire/hide"
 	"github.com/entirecli/entire/notes"
 	"github.com/entirecli/entire/strategy/subagent"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // The read model of the local web view (`entire web`): the timeline of a
@@ -189,17 +190,7 @@ func (l *Loader) ReadConversation(s *checkpoint.Session, from int) (*Conversatio
 			ag = agent.Recognize(first)
 		}
 	}
-	return readConversation(ag, func() (io.ReadCloser, error) { return l.storedReader(s) }, from)
-}
-
-// ReadConversationOf reads a page of the conversation of transcript
-// content, written by agent type t (a shadow step's).
-func ReadConversationOf(t agent.AgentType, content []byte, from int) (*Conversation, error) {
-	ag, _ := agent.GetByAgentType(t)
-	if ag == nil {
-		ag = agent.Recognize(content)
-	}
-	return readConversation(ag, func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(content)), nil }, from)
+	return readConversation(ag, func() (io.ReadCloser, error) { return l.storedReader(st, s.Metadata.Agent) }, from)
 }
 
 func readConversation(ag agent.Agent, open func() (io.ReadCloser, error), from int) (*Conversation, error) {
@@ -366,12 +357,11 @@ func ImageURI(mediaType, data string) (string, bool) {
 	return "", false
 }
 
-// storedReader streams session s's stored transcript: JSONL line by line
-// (values moved out of long lines put back), a JSON document whole.
-func (l *Loader) storedReader(s *checkpoint.Session) (io.ReadCloser, error) {
-	st := s.StoredTranscript()
+// storedReader streams a stored transcript: JSONL line by line (values
+// moved out of long lines put back), a JSON document whole.
+func (l *Loader) storedReader(st checkpoint.Stored, t agent.AgentType) (io.ReadCloser, error) {
 	if len(st.Chunks) == 0 {
-		return nil, errors.New("the session stores no transcript")
+		return nil, errors.New("no transcript is stored")
 	}
 	pr, pw := io.Pipe()
 	go func() {
@@ -384,13 +374,101 @@ func (l *Loader) storedReader(s *checkpoint.Session) (io.ReadCloser, error) {
 		})
 		if err == nil && !jsonl {
 			var content []byte
-			if content, err = s.Transcript(); err == nil {
+			if content, err = checkpoint.ReadTranscript(l.Repo, st, t); err == nil {
 				_, err = pw.Write(content)
 			}
 		}
 		pw.CloseWithError(err)
 	}()
 	return pr, nil
+}
+
+// Step is one temporary checkpoint (a shadow commit) of a session: a turn
+// end, with what it changed against the step before it.
+type Step struct {
+	SHA     string
+	Subject string
+	Time    time.Time
+	Diff    []FileDiff
+	DiffCut bool
+	// DiffErr says why the diff could not be read.
+	DiffErr string
+}
+
+// SessionSteps is the page of an active session's temporary checkpoints.
+type SessionSteps struct {
+	SessionID string
+	Agent     agent.AgentType
+	Prompts   []string
+	// Steps are the session's newest steps up to TurnsPerPage, newest
+	// first, from the one the page was asked for.
+	Steps []Step
+	// Conversation is the transcript the newest step stores.
+	Conversation *Conversation
+}
+
+// TemporarySteps loads the steps of the session of shadow commit c (from c
+// back along its branch), each with its diff, and the conversation c
+// stores, from turn from on.
+func (l *Loader) TemporarySteps(ctx context.Context, c *object.Commit, from int) (*SessionSteps, error) {
+	info := checkpoint.ParseStep(c)
+	out := &SessionSteps{SessionID: info.SessionID}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("read shadow commit %s: %w", short7(c.Hash.String()), err)
+	}
+	var st checkpoint.Stored
+	if sub, err := tree.Tree(checkpoint.MetadataDirPrefix + info.SessionID); err == nil {
+		if b, err := l.blob(sub, checkpoint.PromptFile); err == nil && len(b) > 0 {
+			out.Prompts = strings.Split(string(b), "\n\n---\n\n")
+		}
+		st = checkpoint.StoredIn(sub)
+		var meta checkpoint.SessionMetadata
+		if b, err := l.blob(sub, checkpoint.MetadataFile); err == nil && json.Unmarshal(b, &meta) == nil {
+			out.Agent = meta.Agent
+		}
+	}
+	head := ""
+	if h, err := l.Repo.Head(); err == nil && !h.IsZero() {
+		head = h.String()
+	}
+	l.walkShadow(c.Hash, func(sc *object.Commit) bool {
+		if checkpoint.ParseStep(sc).SessionID != info.SessionID || len(out.Steps) >= TurnsPerPage {
+			return false
+		}
+		step := Step{SHA: sc.Hash.String(), Subject: strings.SplitN(sc.Message, "\n", 2)[0], Time: sc.Author.When}
+		// A shadow branch's first step has no parent: it is compared with
+		// HEAD, the commit the session's shadow branch is based on.
+		base := head
+		if len(sc.ParentHashes) > 0 {
+			base = sc.ParentHashes[0].String()
+		}
+		if base != "" {
+			var err error
+			if step.Diff, step.DiffCut, err = l.TreeDiff(ctx, base, sc.Hash.String()); err != nil {
+				step.DiffErr = err.Error()
+			}
+		}
+		out.Steps = append(out.Steps, step)
+		return true
+	})
+	ag, _ := agent.GetByAgentType(out.Agent)
+	if ag == nil && len(st.Chunks) > 0 {
+		if first, err := l.Repo.ReadBlob(st.Chunks[0]); err == nil {
+			ag = agent.Recognize(first)
+		}
+	}
+	if ag == nil {
+		ag = agent.Default() // a step records no agent type: the default one's format
+	}
+	if len(st.Chunks) > 0 {
+		conv, err := readConversation(ag, func() (io.ReadCloser, error) { return l.storedReader(st, out.Agent) }, from)
+		if err != nil {
+			return nil, err
+		}
+		out.Conversation = conv
+	}
+	return out, nil
 }
 
 // HidePage is a page of a hide, for the page that shows hides.
@@ -470,5 +548,25 @@ func (c *Conversation) AttachTasks(tasks map[string]string) {
 	}
 	for _, t := range c.Turns {
 		walk(t.Items)
+	}
+}
+
+// Redact applies redact to every string of the conversation: what it
+// shows from this machine's state goes through the redactor.
+func (c *Conversation) Redact(redact func(string) string) {
+	var walk func(items []Item)
+	walk = func(items []Item) {
+		for i := range items {
+			it := &items[i]
+			it.Text = redact(it.Text)
+			if call := it.Call; call != nil {
+				call.Input, call.Output, call.Task = redact(call.Input), redact(call.Output), redact(call.Task)
+				walk(call.Subagent)
+			}
+		}
+	}
+	for i := range c.Turns {
+		c.Turns[i].Prompt = redact(c.Turns[i].Prompt)
+		walk(c.Turns[i].Items)
 	}
 }

@@ -237,6 +237,18 @@ func TestWebInABrowser(t *testing.T) {
 		t.Errorf("script from the transcript ran: window.pwned=%s, %d dialogs", pwned, dialogs.Load())
 	}
 	png := shot("checkpoint.png")
+
+	// A turn after the commit: its session is active, uncommitted.
+	r.playTurn("Add tests for <b>the parser</b>", map[string]string{"parser_test.go": "package parser\n\nimport \"testing\"\n\nfunc TestParse(t *testing.T) {}\n"})
+	must("open the active session", chromedp.Do(ctx, chromedp.Navigate(w.base+"/"), chromedp.WaitVisible(chromedp.CSS("li.cp.temporary a")),
+		chromedp.Click(chromedp.CSS("li.cp.temporary a")), chromedp.WaitVisible(chromedp.CSS("section.diffs"))))
+	body = text(`document.querySelector("main").innerText`)
+	for _, want := range []string{"uncommitted", "Add tests for <b>the parser</b>", "parser_test.go", "func TestParse", "entire rewind --to"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the active session's page lacks %q:\n%.3000s", want, body)
+		}
+	}
+	shot("session.png")
 	t.Logf("screenshots in %s", shots)
 	if p := os.Getenv("ENTIRE_WEB_README_SHOT"); p != "" {
 		must("save the README's screenshot", os.WriteFile(p, png, 0o644))

@@ -108,41 +108,43 @@ func (s *Server) checkpoint(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// temporary serves the temporary checkpoints of an active session: its
-// newest step, its prompts and transcript, and what the step changed
-// against HEAD.
+// temporary serves an active session's temporary checkpoints from the
+// step asked for back: each with its diff, and the conversation that step
+// stores from turn ?turn=K on. Everything on it comes from this machine's
+// shadow branches, so it goes through the redactor.
 func (s *Server) temporary(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	l := s.opts.Loader
-	c, err := l.Temporary(r.PathValue("id"))
+	c, err := l.Temporary(r.PathValue("sha"))
 	if err != nil {
 		s.fail(w, http.StatusNotFound, err.Error())
 		return
 	}
-	v, err := l.TemporaryView(c, explain.ModeFull)
+	turn := atoiMin(r.URL.Query().Get("turn"), 0)
+	steps, err := l.TemporarySteps(ctx, c, turn)
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	for i := range v.Sessions {
-		sv := &v.Sessions[i]
-		for j := range sv.Prompts {
-			sv.Prompts[j] = s.opts.Redact(sv.Prompts[j])
-		}
-		for j := range sv.Transcript {
-			sv.Transcript[j].Text = s.opts.Redact(sv.Transcript[j].Text)
-		}
+	redact := s.opts.Redact
+	for i := range steps.Prompts {
+		steps.Prompts[i] = redact(steps.Prompts[i])
 	}
-	var diffs []explain.FileDiff
-	diffCut := false
-	if head, err := l.Repo.Head(); err == nil && !head.IsZero() {
-		diffs, diffCut, err = l.TreeDiff(ctx, head.String(), c.Hash.String())
-		if err != nil {
-			s.opts.Log.Warn("web: diff", "step", c.Hash.String(), "error", err)
+	for i := range steps.Steps {
+		steps.Steps[i].Subject = redact(steps.Steps[i].Subject)
+	}
+	if conv := steps.Conversation; conv != nil {
+		conv.Redact(redact)
+	}
+	var tokens []int
+	if steps.Conversation != nil {
+		for _, t := range steps.Conversation.Turns {
+			tokens = append(tokens, t.Tokens)
 		}
 	}
 	s.render(w, http.StatusOK, "temporary.html", map[string]any{
-		"Title": "Session " + r.PathValue("id"), "V": v, "Step": c.Hash.String(), "Diffs": diffs, "DiffCut": diffCut,
+		"Title": "Session " + steps.SessionID, "S": steps, "Step": c.Hash.String(), "Tokens": tokens, "Turn": turn,
+		"Next": turn + explain.TurnsPerPage, "Prev": max(turn-explain.TurnsPerPage, 0),
 	})
 }
 

@@ -85,7 +85,7 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("GET /assets/chroma.css", s.chromaCSS)
 	s.mux.HandleFunc("GET /{$}", s.timeline)
 	s.mux.HandleFunc("GET /checkpoint/{id}", s.checkpoint)
-	s.mux.HandleFunc("GET /session/{id}", s.temporary)
+	s.mux.HandleFunc("GET /step/{sha}", s.temporary)
 	s.mux.HandleFunc("GET /hide/{id}", s.hidePage)
 	return s, nil
 }

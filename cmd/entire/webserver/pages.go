@@ -102,8 +102,12 @@ func (s *Server) checkpoint(w http.ResponseWriter, r *http.Request) {
 			s.opts.Log.Warn("web: diff", "commit", v.Commits[0].SHA, "error", err)
 		}
 	}
+	branch := "<branch>"
+	if b := cp.Sessions[len(cp.Sessions)-1].Metadata.Branch; b != "" {
+		branch = b
+	}
 	s.render(w, http.StatusOK, "checkpoint.html", map[string]any{
-		"Title": "Checkpoint " + string(id), "V": v, "Sessions": sessions, "Turn": turn,
+		"Title": "Checkpoint " + string(id), "V": v, "Sessions": sessions, "Turn": turn, "Branch": branch,
 		"Diffs": diffs, "DiffCut": diffCut, "Next": turn + explain.TurnsPerPage, "Prev": max(turn-explain.TurnsPerPage, 0),
 	})
 }

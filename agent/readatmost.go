@@ -37,22 +37,15 @@ func ReadAtMost(r io.Reader, limit int64) (data []byte, tooLarge bool, err error
 		}
 		return b.Bytes(), false, nil
 	}
-	var head bytes.Buffer
-	n, err := head.ReadFrom(io.LimitReader(lr, spoolAbove))
-	if err != nil {
-		return nil, false, err
-	}
-	if n < spoolAbove {
-		if n > limit {
-			return nil, true, nil
-		}
-		return head.Bytes(), false, nil
+	head, whole, tooLarge, err := readHead(lr, limit)
+	if err != nil || tooLarge || whole {
+		return head, tooLarge, err
 	}
 	var spooled []byte
 	ok := false
 	if f, ferr := os.CreateTemp("", "entire-input-*"); ferr == nil {
 		unlinked := os.Remove(f.Name()) == nil // not on Windows, while open
-		spooled, ok, err = spool(f, head.Bytes(), lr)
+		spooled, ok, err = spool(f, head, lr)
 		f.Close()
 		if !unlinked {
 			os.Remove(f.Name())
@@ -63,7 +56,7 @@ func ReadAtMost(r io.Reader, limit int64) (data []byte, tooLarge bool, err error
 	}
 	if ok {
 		data = spooled
-	} else if data, err = io.ReadAll(io.MultiReader(bytes.NewReader(head.Bytes()), lr)); err != nil {
+	} else if data, err = io.ReadAll(io.MultiReader(bytes.NewReader(head), lr)); err != nil {
 		return nil, false, err
 	}
 	if int64(len(data)) > limit {
@@ -144,26 +137,37 @@ func readHookPayload(r io.Reader, limit int64) (data []byte, tooLarge bool, err 
 	if _, regular := regularSize(r); regular {
 		return ReadAtMost(r, limit)
 	}
-	var head bytes.Buffer
 	lr := io.LimitReader(r, limit+1)
-	n, err := head.ReadFrom(io.LimitReader(lr, spoolAbove))
-	if err != nil {
-		return nil, false, err
+	head, whole, tooLarge, err := readHead(lr, limit)
+	if err != nil || tooLarge || whole {
+		return head, tooLarge, err
 	}
-	if n < spoolAbove {
-		if n > limit {
-			return nil, true, nil
-		}
-		return head.Bytes(), false, nil
-	}
-	data, ok, err := readMapped(head.Bytes(), lr, limit)
+	data, ok, err := readMapped(head, lr, limit)
 	switch {
 	case !ok:
-		return ReadAtMost(io.MultiReader(bytes.NewReader(head.Bytes()), lr), limit)
+		return ReadAtMost(io.MultiReader(bytes.NewReader(head), lr), limit)
 	case errors.Is(err, errTooLarge):
 		return nil, true, nil
 	case err != nil:
 		return nil, false, err
 	}
 	return data, false, nil
+}
+
+// readHead reads the first spoolAbove bytes of lr (r limited to limit+1
+// bytes): whole reports that they are all of it (tooLarge, that they are
+// more than limit), else the caller reads the rest.
+func readHead(lr io.Reader, limit int64) (head []byte, whole, tooLarge bool, err error) {
+	var b bytes.Buffer
+	n, err := b.ReadFrom(io.LimitReader(lr, spoolAbove))
+	if err != nil {
+		return nil, false, false, err
+	}
+	if n < spoolAbove {
+		if n > limit {
+			return nil, true, true, nil
+		}
+		return b.Bytes(), true, false, nil
+	}
+	return b.Bytes(), false, false, nil
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/entirecli/entire/internal/panics"
+	"github.com/entirecli/entire/internal/logging"
 	"github.com/entirecli/entire/strategy"
 )
 
@@ -17,29 +17,9 @@ const pendingWait = 60 * time.Second
 // (strategy.Env.CondenseLater): it completes the condensations marked
 // pending, the post-commit's among them. Failures are logged (the marks
 // stay for the next hook or command); the exit status is 0.
-func RunCondense(ctx context.Context, env Env) (code int) {
-	var perr error
-	defer func() {
-		if perr != nil {
-			env.warnf("[entire] condense: %v\n", perr)
-			code = 0
-		}
-	}()
-	defer panics.Recover(&perr)
-	repo, err := env.OpenRepo()
-	if err != nil {
-		return 0
-	}
-	hs := loadSettings(repo.Root)
-	if !hs.enabled() {
-		return 0
-	}
-	senv, log, err := open(env, repo, "condense", hs)
-	if err != nil {
-		return 0
-	}
-	defer log.Close()
-	done := strategy.CompletePendingWait(ctx, senv, pendingWait)
-	log.Info("condense: finished", "condensations", len(done))
-	return 0
+func RunCondense(ctx context.Context, env Env) int {
+	return runDetached(ctx, env, "condense", true, &struct{}{}, func(ctx context.Context, senv *strategy.Env, log *logging.Logger) {
+		done := strategy.CompletePendingWait(ctx, senv, pendingWait)
+		log.Info("condense: finished", "condensations", len(done))
+	})
 }

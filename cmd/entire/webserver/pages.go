@@ -26,6 +26,10 @@ import (
 func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 	l := *s.opts.Loader
 	if b := r.URL.Query().Get("branch"); b != "" {
+		if !validBranch(b) {
+			s.fail(w, http.StatusNotFound, "no such branch")
+			return
+		}
 		l.Branch = b
 	}
 	q := r.URL.Query().Get("q")
@@ -325,3 +329,18 @@ func indexURL(s string) int {
 }
 
 var _ = context.Background
+
+// validBranch reports whether b can name a local branch: what a URL asks
+// for never reaches git or the refs directory otherwise.
+func validBranch(b string) bool {
+	if len(b) > 200 || strings.HasPrefix(b, "-") || strings.HasPrefix(b, "/") || strings.HasSuffix(b, "/") ||
+		strings.Contains(b, "..") || strings.Contains(b, "//") || strings.HasSuffix(b, ".lock") {
+		return false
+	}
+	for _, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._/-+", c)) {
+			return false
+		}
+	}
+	return true
+}

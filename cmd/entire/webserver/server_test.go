@@ -109,6 +109,9 @@ func TestAuth(t *testing.T) {
 		{"a bad checkpoint ID", "/checkpoint/..%2f..%2fetc", withCookie, http.StatusNotFound},
 		{"an unknown hide", "/hide/nope", withCookie, http.StatusNotFound},
 		{"an unknown page", "/nope", withCookie, http.StatusNotFound},
+		{"a branch out of the refs", "/?branch=../../config", withCookie, http.StatusNotFound},
+		{"a branch that is an option", "/?branch=--output%3D%2Ftmp%2Fx", withCookie, http.StatusNotFound},
+		{"an unknown branch", "/?branch=nope", withCookie, http.StatusOK},
 	} {
 		if resp := get(tc.path, tc.mod); resp.StatusCode != tc.status {
 			t.Errorf("%s: %d, want %d", tc.what, resp.StatusCode, tc.status)

@@ -79,34 +79,95 @@ func NewLookup(ctx context.Context, repo *gitrepo.Repo) Lookup {
 	}
 }
 
-// Card renders a reference as one line, "[<type> <id>] <title>": the title
-// comes from lookup (the live entity); when lookup cannot resolve the type
-// (or is nil) the preview title stands in, marked "(preview)"; a gone
-// entity gives "[<type> <id>] (gone: the <type> no longer exists)"; other
-// lookup errors give "(unavailable: <error>)".
-func Card(ref renderrefs.Reference, lookup Lookup) string {
-	head := "[" + ref.Type + " " + ref.ID + "]"
-	preview := func() string {
-		if ref.Preview != nil && strings.TrimSpace(ref.Preview.Title) != "" {
-			return head + " " + firstLine(ref.Preview.Title) + " (preview)"
-		}
-		return head
+// CardState says where a RefCard's title comes from.
+type CardState int
+
+// The states of a RefCard.
+const (
+	// CardLive: the title is the live entity's.
+	CardLive CardState = iota
+	// CardPreview: the lookup cannot resolve the type (or there is none), so
+	// the reference's own preview title stands in; it may be stale.
+	CardPreview
+	// CardGone: the entity no longer exists.
+	CardGone
+	// CardUnavailable: the lookup failed; Err says why.
+	CardUnavailable
+)
+
+// RefCard is a reference resolved for display: the reference, the title
+// to show (first line only) and where that title came from.
+type RefCard struct {
+	Ref   renderrefs.Reference
+	Title string
+	State CardState
+	// Err is the lookup's error when State is CardUnavailable.
+	Err string
+}
+
+// ResolveCard looks ref up with lookup (nil: no lookup) and returns its
+// card: the live title; the preview title when the lookup cannot resolve
+// the type; CardGone when the entity is gone; CardUnavailable with the
+// error for other lookup failures.
+func ResolveCard(ref renderrefs.Reference, lookup Lookup) RefCard {
+	c := RefCard{Ref: ref, State: CardPreview}
+	if ref.Preview != nil {
+		c.Title = firstLine(ref.Preview.Title)
 	}
 	if lookup == nil {
-		return preview()
+		return c
 	}
 	title, err := lookup(ref)
 	switch {
 	case errors.Is(err, ErrGone):
-		return head + " (gone: the " + ref.Type + " no longer exists)"
+		return RefCard{Ref: ref, State: CardGone}
 	case errors.Is(err, ErrUnknownType):
-		return preview()
+		return c
 	case err != nil:
-		return head + " (unavailable: " + err.Error() + ")"
-	case strings.TrimSpace(title) == "":
-		return head
+		return RefCard{Ref: ref, State: CardUnavailable, Err: err.Error()}
 	}
-	return head + " " + firstLine(title)
+	return RefCard{Ref: ref, Title: firstLine(title), State: CardLive}
+}
+
+// String renders the card as one line, "[<type> <id>] <title>": a preview
+// title is marked "(preview)"; a gone entity gives "[<type> <id>] (gone:
+// the <type> no longer exists)"; a failed lookup "(unavailable: <error>)".
+func (c RefCard) String() string {
+	head := "[" + c.Ref.Type + " " + c.Ref.ID + "]"
+	switch {
+	case c.State == CardGone:
+		return head + " (gone: the " + c.Ref.Type + " no longer exists)"
+	case c.State == CardUnavailable:
+		return head + " (unavailable: " + c.Err + ")"
+	case c.Title == "":
+		return head
+	case c.State == CardPreview:
+		return head + " " + c.Title + " (preview)"
+	}
+	return head + " " + c.Title
+}
+
+// Card renders a reference as one line: ResolveCard(ref, lookup).String().
+func Card(ref renderrefs.Reference, lookup Lookup) string {
+	return ResolveCard(ref, lookup).String()
+}
+
+// SessionCards returns the render references of session s's slot as
+// cards, looked up with lookup (nil means NewLookup(repo)). Errors come
+// from reading the slot (a corrupt record).
+func SessionCards(ctx context.Context, repo *gitrepo.Repo, s *checkpoint.Session, lookup Lookup) ([]RefCard, error) {
+	refs, err := references.ReadSlot(s)
+	if err != nil || len(refs) == 0 {
+		return nil, err
+	}
+	if lookup == nil {
+		lookup = NewLookup(ctx, repo)
+	}
+	cards := make([]RefCard, len(refs))
+	for i, r := range refs {
+		cards[i] = ResolveCard(r, lookup)
+	}
+	return cards, nil
 }
 
 // firstLine is the first non-blank line of s, trimmed.

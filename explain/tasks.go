@@ -10,7 +10,6 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/notes"
-	"github.com/entirecli/entire/strategy/references"
 	"github.com/entirecli/entire/strategy/subagent"
 )
 
@@ -45,7 +44,11 @@ func WriteTasks(ctx context.Context, w io.Writer, repo *gitrepo.Repo, sess *chec
 	if err != nil {
 		return err
 	}
-	refs, err := references.ReadSlot(sess)
+	lookup := opts.Lookup
+	if lookup == nil {
+		lookup = NewLookup(ctx, repo)
+	}
+	cards, err := SessionCards(ctx, repo, sess, lookup)
 	if err != nil {
 		return err
 	}
@@ -65,17 +68,13 @@ func WriteTasks(ctx context.Context, w io.Writer, repo *gitrepo.Repo, sess *chec
 			b.WriteString(indent(subagent.Format(t, artifacts, memory)) + "\n")
 		}
 	}
-	if len(refs) > 0 {
+	if len(cards) > 0 {
 		if b.Len() > 0 {
 			b.WriteString("\n")
 		}
-		lookup := opts.Lookup
-		if lookup == nil {
-			lookup = NewLookup(ctx, repo)
-		}
 		b.WriteString("References:\n")
-		for _, r := range refs {
-			b.WriteString("  " + Card(r, lookup) + "\n")
+		for _, c := range cards {
+			b.WriteString("  " + c.String() + "\n")
 		}
 	}
 	if b.Len() == 0 {

@@ -515,32 +515,47 @@ func (l *Loader) AgentNotes(ctx context.Context, t agent.AgentType) []notes.Note
 	return list[:min(len(list), maxWebNotes)]
 }
 
-// TaskTexts returns session s's subagent tasks as WriteTasks shows each,
-// by task ID (the tool use ID of the call that started it, for most).
-func (l *Loader) TaskTexts(ctx context.Context, s *checkpoint.Session) map[string]string {
+// TaskText is one subagent task of a session as WriteTasks shows it.
+type TaskText struct {
+	// ID is the task's ID: the tool use ID of the call that started it,
+	// for most agents.
+	ID   string
+	Text string
+}
+
+// TaskTexts returns session s's subagent tasks in the slot's order, each
+// as WriteTasks shows it; none when the slot has none or cannot be read.
+func (l *Loader) TaskTexts(ctx context.Context, s *checkpoint.Session) []TaskText {
 	tasks, err := subagent.ReadSlot(l.Repo, s)
 	if err != nil || len(tasks) == 0 {
 		return nil
 	}
 	artifacts := subagent.NewPresenceResolver(l.Repo.Root)
 	memory := noteResolver(ctx, l.Repo, string(s.Metadata.Agent))
-	out := make(map[string]string, len(tasks))
-	for _, t := range tasks {
-		out[t.ID] = subagent.Format(t, artifacts, memory)
+	out := make([]TaskText, len(tasks))
+	for i, t := range tasks {
+		out[i] = TaskText{ID: t.ID, Text: subagent.Format(t, artifacts, memory)}
 	}
 	return out
 }
 
 // AttachTasks puts each task of tasks (TaskTexts) on the call that
 // started it.
-func (c *Conversation) AttachTasks(tasks map[string]string) {
+func (c *Conversation) AttachTasks(tasks []TaskText) {
+	if len(tasks) == 0 {
+		return
+	}
+	byID := make(map[string]string, len(tasks))
+	for _, t := range tasks {
+		byID[t.ID] = t.Text
+	}
 	var walk func(items []Item)
 	walk = func(items []Item) {
 		for _, it := range items {
 			if it.Call == nil {
 				continue
 			}
-			if text, ok := tasks[it.Call.ID]; ok {
+			if text, ok := byID[it.Call.ID]; ok {
 				it.Call.Task = text
 			}
 			walk(it.Call.Subagent)

@@ -81,6 +81,13 @@ func (w *webServer) stop(t *testing.T) {
 	}
 }
 
+// announced is what a command run by the agent printed to announce the
+// entities it touched (render references): a note that exists, a
+// checkpoint that does not, and an undo point whose preview carries markup.
+const announced = `::entire-ref/v1::{"v":1,"type":"note","id":"build-cmd","intent":"referenced"}
+::entire-ref/v1::{"v":1,"type":"checkpoint","id":"0123456789ab","intent":"referenced"}
+::entire-ref/v1::{"v":1,"type":"undo_point","id":"u-1","intent":"created","preview":{"title":"<i>before</i> the rewind"}}`
+
 // hostileSession plays a session whose prompt and tool output hold markup,
 // with a subagent task, two turns and a commit; it returns the
 // checkpoint ID.
@@ -98,7 +105,7 @@ func hostileSession(t *testing.T, r *sessionRepo) string {
 			"usage":   map[string]any{"input_tokens": 1200, "output_tokens": 300},
 			"content": []any{map[string]any{"type": "tool_use", "id": "toolu_bash", "name": "Bash", "input": map[string]any{"command": "cat page.html"}}}}},
 		map[string]any{"type": "user", "uuid": "u-bash", "message": map[string]any{"role": "user",
-			"content": []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_bash", "content": "<html><script>window.pwned=1</script></html>"}}}},
+			"content": []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_bash", "content": "<html><script>window.pwned=1</script></html>\n" + announced}}}},
 		map[string]any{"type": "assistant", "uuid": "a-task", "message": map[string]any{"id": "m-task", "role": "assistant",
 			"usage":   map[string]any{"input_tokens": 900, "output_tokens": 120},
 			"content": []any{map[string]any{"type": "tool_use", "id": "toolu_task", "name": "Agent", "input": taskInput}}}},
@@ -221,6 +228,16 @@ func TestWebInABrowser(t *testing.T) {
 	if sub := text(`Array.from(document.querySelectorAll("details.call .subagent")).map(e => e.textContent).join("|")`); !strings.Contains(sub, "The subagent found three tags.") ||
 		!strings.Contains(sub, "Documented the layout of the project.") {
 		t.Errorf("no subagent nested in its call, with its conclusion: %q", sub)
+	}
+	cards := text(`Array.from(document.querySelectorAll("li.card")).map(e => e.className + ": " + e.textContent.replace(/\s+/g, " ").trim()).join("|")`)
+	for _, want := range []string{"card live: note build-cmd run <b>make all</b> before committing referenced",
+		"card gone: checkpoint 0123456789ab the checkpoint no longer exists", "card preview: undo_point u-1 <i>before</i> the rewind (as recorded) created"} {
+		if !strings.Contains(cards, want) {
+			t.Errorf("the reference cards lack %q: %q", want, cards)
+		}
+	}
+	if href := text(`document.querySelector("li.card.live a").getAttribute("href")`); href != "#note-build-cmd" {
+		t.Errorf("the note's card links to %q", href)
 	}
 	if diff := text(`Array.from(document.querySelectorAll("table.diff")).map(e => e.textContent).join("|")`); !strings.Contains(diff, "func Parse(s string) []string") {
 		t.Errorf("the diff: %q", diff)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/explain"
 	"github.com/entirecli/entire/notes"
+	"github.com/entirecli/entire/strategy/references"
 )
 
 // timeline serves the branch's checkpoints (?branch=B, ?q=search).
@@ -51,10 +53,60 @@ type sessionPage struct {
 	Index  int
 	View   explain.SessionView
 	Conv   *explain.Conversation
-	Tasks  string
+	Tasks  []explain.TaskText
+	Cards  []refCard
 	Hides  []string
 	Notes  []notes.Note
 	Tokens []int
+}
+
+// refCard is a render reference as the checkpoint page shows it: the
+// resolved card and, when the entity can be shown in this view, where.
+type refCard struct {
+	explain.RefCard
+	Href string
+}
+
+// Class names the card's state, for its CSS class.
+func (c refCard) Class() string {
+	switch c.RefCard.State {
+	case explain.CardLive:
+		return "live"
+	case explain.CardGone:
+		return "gone"
+	case explain.CardUnavailable:
+		return "unavailable"
+	}
+	return "preview"
+}
+
+// webCards links each card to the page that shows its entity: a
+// checkpoint's page, a hide's first page, a note listed on this page. A
+// gone entity, an undo point (the view never reads undo data) and types
+// this view does not know get no link.
+func webCards(cards []explain.RefCard, listed []notes.Note) []refCard {
+	out := make([]refCard, len(cards))
+	for i, c := range cards {
+		out[i] = refCard{RefCard: c}
+		if c.State == explain.CardGone || c.State == explain.CardUnavailable {
+			continue
+		}
+		switch c.Ref.Type {
+		case references.TypeCheckpoint:
+			if id, err := checkpoint.ParseID(c.Ref.ID); err == nil {
+				out[i].Href = "/checkpoint/" + string(id)
+			}
+		case references.TypeHide:
+			out[i].Href = "/hide/" + url.PathEscape(c.Ref.ID) + "?page=1"
+		case references.TypeNote:
+			for _, n := range listed {
+				if n.Key == c.Ref.ID {
+					out[i].Href = "#note-" + n.Key
+				}
+			}
+		}
+	}
+	return out
 }
 
 // checkpoint serves a committed checkpoint: ?session=N picks the session
@@ -84,18 +136,20 @@ func (s *Server) checkpoint(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			s.opts.Log.Warn("web: read conversation", "checkpoint", id, "error", err)
 		}
+		sp.Tasks = l.TaskTexts(ctx, sess)
 		if sp.Conv != nil {
-			sp.Conv.AttachTasks(l.TaskTexts(ctx, sess))
+			sp.Conv.AttachTasks(sp.Tasks)
 			for _, t := range sp.Conv.Turns {
 				sp.Tokens = append(sp.Tokens, t.Tokens)
 			}
 		}
-		var tasks bytes.Buffer
-		if err := explain.WriteTasks(ctx, &tasks, l.Repo, sess, explain.TaskOptions{}); err == nil {
-			sp.Tasks = tasks.String()
-		}
 		sp.Hides = l.SessionHides(sess.Metadata.SessionID)
 		sp.Notes = l.AgentNotes(ctx, sess.Metadata.Agent)
+		cards, err := explain.SessionCards(ctx, l.Repo, sess, nil)
+		if err != nil {
+			s.opts.Log.Warn("web: read references", "checkpoint", id, "error", err)
+		}
+		sp.Cards = webCards(cards, sp.Notes)
 		sessions = append(sessions, sp)
 	}
 	var diffs []explain.FileDiff

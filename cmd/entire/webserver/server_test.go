@@ -14,6 +14,8 @@ import (
 	"github.com/entirecli/entire/explain"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/notes"
+	"github.com/entirecli/entire/renderrefs"
 )
 
 // newTestServer serves an empty repository's view through a real
@@ -175,5 +177,31 @@ func TestImageURI(t *testing.T) {
 		if uri, ok := explain.ImageURI(tc[0], tc[1]); ok {
 			t.Errorf("ImageURI(%q, %.20q) = %q", tc[0], tc[1], uri)
 		}
+	}
+}
+
+func TestWebCardsLinkOnlyWhatThePageCanShow(t *testing.T) {
+	t.Parallel()
+	card := func(typ, id string, state explain.CardState) explain.RefCard {
+		return explain.RefCard{Ref: renderrefs.Reference{V: 1, Type: typ, ID: id}, State: state}
+	}
+	cards := webCards([]explain.RefCard{
+		card("checkpoint", "a3b2c4d5e6f7", explain.CardLive),
+		card("checkpoint", "../../etc", explain.CardLive),
+		card("checkpoint", "a3b2c4d5e6f8", explain.CardGone),
+		card("hide", "h 1/x", explain.CardLive),
+		card("note", "listed", explain.CardLive),
+		card("note", "unlisted", explain.CardLive),
+		card("undo_point", "u1", explain.CardPreview),
+		card("hide", "h2", explain.CardUnavailable),
+	}, []notes.Note{{Key: "listed"}})
+	want := []string{"/checkpoint/a3b2c4d5e6f7", "", "", "/hide/h%201%2Fx?page=1", "#note-listed", "", "", ""}
+	for i, c := range cards {
+		if c.Href != want[i] {
+			t.Errorf("card %d (%s %s): href %q, want %q", i, c.Ref.Type, c.Ref.ID, c.Href, want[i])
+		}
+	}
+	if got := cards[2].Class() + " " + cards[6].Class() + " " + cards[7].Class() + " " + cards[0].Class(); got != "gone preview unavailable live" {
+		t.Errorf("classes: %s", got)
 	}
 }

@@ -22,7 +22,7 @@ import (
 // spread over killWorkers repositories played in parallel.
 // ENTIRE_KILL_ROUNDS deals more (or fewer).
 const (
-	killRounds  = 90
+	killRounds  = 60
 	killWorkers = 3
 )
 

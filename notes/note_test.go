@@ -2,6 +2,7 @@ package notes
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -103,4 +104,17 @@ func TestRenderInContextBlock(t *testing.T) {
 	if got != want {
 		t.Fatalf("got\n%q\nwant\n%q", got, want)
 	}
+}
+
+// The key check accepts what the documented pattern accepts.
+func FuzzValidKey(f *testing.F) {
+	rule := regexp.MustCompile(`^` + keyPattern + `$`)
+	for _, s := range []string{"", "a", "_a", "a_-b", "A", "é", "a b", strings.Repeat("a", 64), strings.Repeat("a", 65)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		if got, want := validKey(key), rule.MatchString(key); got != want {
+			t.Errorf("validKey(%q) = %v, the pattern says %v", key, got, want)
+		}
+	})
 }

@@ -2,20 +2,22 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
-	"runtime"
-	"syscall"
+	"path/filepath"
+	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/cmd/entire/webserver"
-	"github.com/entirecli/entire/explain"
-	"github.com/entirecli/entire/internal/redact"
 )
+
+// webProgram is the program that serves the web view. It is a binary of
+// its own, installed beside entire, so that what only the web view needs
+// (a syntax highlighter whose registry takes tens of milliseconds to
+// build when a process starts) never slows the hooks down.
+const webProgram = "entire-web"
 
 // webOptions are the flags of `entire web`.
 type webOptions struct {
@@ -23,8 +25,6 @@ type webOptions struct {
 	Port   int
 	NoOpen bool
 	Branch string
-	// open opens a URL in the browser (nil: the system's opener).
-	open func(url string) error
 }
 
 func newWebCmd(f *factory, runF func(context.Context, *webOptions) error) *cobra.Command {
@@ -36,7 +36,9 @@ func newWebCmd(f *factory, runF func(context.Context, *webOptions) error) *cobra
 branch's timeline, each checkpoint's conversation with its tool calls, the
 files it changed as a diff, tokens per turn, and the commands to rewind or
 resume it. Nothing is uploaded. The printed URL carries a random token; it
-opens the browser unless --no-open. Stop it with Ctrl-C.`,
+opens the browser unless --no-open. Stop it with Ctrl-C.
+
+The server is the entire-web program, installed beside entire.`,
 		Example: `  entire web
   entire web --no-open --port 8765
   entire web --branch feature`,
@@ -57,56 +59,56 @@ opens the browser unless --no-open. Stop it with Ctrl-C.`,
 	return cmd
 }
 
+// runWeb runs entire-web with the flags, in the working directory, its
+// streams the command's own. Ctrl-C reaches it (it shares the terminal);
+// a cancelled command passes the interrupt on and waits for it to stop.
 func runWeb(ctx context.Context, opts *webOptions) error {
 	f := opts.f
-	repo, err := f.OpenRepo()
+	if _, err := f.OpenRepo(); err != nil {
+		return err
+	}
+	bin, err := findWebProgram()
 	if err != nil {
 		return err
 	}
-	s := loadSettings(repo)
-	l := &explain.Loader{Repo: repo, Store: checkpoint.NewStore(repo, f.Now), DefaultBranch: repo.DefaultBranch(),
-		Remote: s.CheckpointRemote(), Branch: opts.Branch}
-	srv, err := webserver.New(webserver.Options{Loader: l, Redact: redact.FromSettings(s, nil, nil).Text})
-	if err != nil {
-		return err
+	args := []string{"--port", strconv.Itoa(opts.Port), "--branch", opts.Branch}
+	if opts.NoOpen {
+		args = append(args, "--no-open")
 	}
-	ln, url, err := srv.Listen(opts.Port)
-	if err != nil {
-		return err
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = f.IO.In, f.IO.Out, f.IO.ErrOut
+	if wd, err := f.Getwd(); err == nil {
+		cmd.Dir = wd
 	}
-	fmt.Fprintln(f.IO.Out, url)
-	fmt.Fprintln(f.IO.ErrOut, "Serving this repository's checkpoints on 127.0.0.1 (read-only); Ctrl-C stops.")
-	if !opts.NoOpen {
-		open := opts.open
-		if open == nil {
-			open = openBrowser
-		}
-		if err := open(url); err != nil {
-			fmt.Fprintf(f.IO.ErrOut, "Could not open a browser (%v): open the URL above.\n", err)
-		}
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
+	stopWithParent(cmd)
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &exit) && exit.ExitCode() > 0:
+		return exitWith(exit.ExitCode()) // it said why
+	case ctx.Err() != nil:
+		return nil // stopped by the interrupt it was passed
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := srv.Serve(ctx, ln); err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	fmt.Fprintln(f.IO.ErrOut, "Stopped.")
-	return nil
+	return fmt.Errorf("run %s: %w", bin, err)
 }
 
-// openBrowser opens url with the system's opener, without waiting for it.
-func openBrowser(url string) error {
-	name := "xdg-open"
-	switch runtime.GOOS {
-	case "darwin":
-		name = "open"
-	case "windows":
-		return exec.Command("rundll32", "url.dll,FileProtocolHandler", url).Start()
+// findWebProgram finds entire-web beside the running entire, else on PATH.
+func findWebProgram() (string, error) {
+	if self, err := os.Executable(); err == nil {
+		if resolved, err := filepath.EvalSymlinks(self); err == nil {
+			self = resolved
+		}
+		p := filepath.Join(filepath.Dir(self), webProgram)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
 	}
-	cmd := exec.Command(name, url)
-	if err := cmd.Start(); err != nil {
-		return err
+	if p, err := exec.LookPath(webProgram); err == nil {
+		return p, nil
 	}
-	go func() { _ = cmd.Wait() }()
-	return nil
+	return "", fmt.Errorf("entire web needs the %s program, which is neither beside entire nor on PATH: install it with scripts/install.sh (or go install github.com/entirecli/entire/cmd/%s@latest)", webProgram, webProgram)
 }

@@ -8,8 +8,7 @@ import (
 
 	// Each agent registers itself with the agent registry; this is the one
 	// place the binary imports them.
-	_ "github.com/entirecli/entire/agent/claudecode"
-	_ "github.com/entirecli/entire/agent/geminicli"
+	_ "github.com/entirecli/entire/agent/all"
 
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/iostreams"

@@ -48,6 +48,12 @@ func TestMain(m *testing.M) {
 	if err := build.Run(); err != nil {
 		panic("build entire: " + err.Error())
 	}
+	// entire web runs the entire-web program installed beside entire.
+	build = exec.Command("go", "build", "-o", filepath.Join(dir, "entire-web"), "../entire-web")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("build entire-web: " + err.Error())
+	}
 	code := m.Run()
 	if summary, _ := hookTimes.summary(); summary != "" {
 		// The real-agent tier's hook times, as the clients reported them;

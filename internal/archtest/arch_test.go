@@ -119,8 +119,8 @@ func TestImportsFollowTheArchitecture(t *testing.T) {
 			if to == "" {
 				continue
 			}
-			if slices.Contains(concreteAgents, imp) && fromPart != "agent" && from != "cmd/entire" {
-				t.Errorf("%s imports the concrete agent %s: only agent/ and cmd/entire's registration may", from, to)
+			if slices.Contains(concreteAgents, imp) && fromPart != "agent" {
+				t.Errorf("%s imports the concrete agent %s: only agent/ may (agent/all registers them)", from, to)
 			}
 			// The benchmark program measures the whole tool (it writes a
 			// long history through the checkpoint writer): a command, like
@@ -142,29 +142,37 @@ func TestImportsFollowTheArchitecture(t *testing.T) {
 	}
 }
 
+// The concrete agents are registered in one place, agent/all, which each
+// program imports once: entire's factory.go and entire-web's main.go.
 func TestConcreteAgentsRegisteredOnce(t *testing.T) {
 	t.Parallel()
-	root := repoRoot(t)
-	var files []string
+	const all = module + "/agent/all"
+	var registrations, programs []string
 	for _, p := range packages(t) {
-		if rel(p.ImportPath) != "cmd/entire" {
-			continue
-		}
+		r := rel(p.ImportPath)
 		for _, f := range p.GoFiles {
 			src, err := parser.ParseFile(token.NewFileSet(), filepath.Join(p.Dir, f), nil, parser.ImportsOnly)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, imp := range src.Imports {
-				if path, _ := strconv.Unquote(imp.Path.Value); slices.Contains(concreteAgents, path) {
-					files = append(files, f)
-					break
+				path, _ := strconv.Unquote(imp.Path.Value)
+				if slices.Contains(concreteAgents, path) && !slices.Contains(concreteAgents, p.ImportPath) {
+					registrations = append(registrations, r+"/"+f)
+				}
+				if path == all {
+					programs = append(programs, r+"/"+f)
 				}
 			}
 		}
 	}
-	if !slices.Equal(files, []string{"factory.go"}) {
-		t.Errorf("cmd/entire files importing a concrete agent: %v, want only factory.go (under %s)", files, root)
+	slices.Sort(registrations)
+	slices.Sort(programs)
+	if !slices.Equal(registrations, []string{"agent/all/all.go", "agent/all/all.go"}) {
+		t.Errorf("files importing a concrete agent: %v, want only agent/all/all.go", registrations)
+	}
+	if !slices.Equal(programs, []string{"cmd/entire-web/main.go", "cmd/entire/factory.go"}) {
+		t.Errorf("files importing agent/all: %v, want cmd/entire-web/main.go and cmd/entire/factory.go", programs)
 	}
 }
 
@@ -205,10 +213,10 @@ func namesAgent(s string) bool {
 func TestNoConcreteAgentOutsideAgent(t *testing.T) {
 	t.Parallel()
 	for _, f := range sourceFiles(t) {
-		// cmd/entire is held to the rule too, but for the one file that
-		// registers the agents. The real-agent tier and the scale
+		// The commands are held to the rule too (agent/all registers the
+		// agents for them). The real-agent tier and the scale
 		// benchmark play a concrete agent's side of the protocol.
-		if strings.HasPrefix(f.rel, "agent/") || f.rel == "cmd/entire/factory.go" || strings.HasPrefix(f.rel, "internal/realagent/") || strings.HasPrefix(f.rel, "internal/scalebench/") {
+		if strings.HasPrefix(f.rel, "agent/") || strings.HasPrefix(f.rel, "internal/realagent/") || strings.HasPrefix(f.rel, "internal/scalebench/") {
 			continue
 		}
 		ast.Inspect(f.file, func(n ast.Node) bool {
@@ -347,4 +355,24 @@ func hasGo(dir string) bool {
 		return nil
 	})
 	return found
+}
+
+// The hooks run `entire` while the agent waits, and every package the
+// binary links builds its package-level state before main: the web view's
+// syntax highlighter alone built a lexer registry that doubled a hook
+// process's start (37 to 74 ms). What only the web view needs lives in
+// entire-web.
+func TestHookBinaryLinksNoWebOnlyPackages(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("go", "list", "-deps", "./cmd/entire")
+	cmd.Dir = repoRoot(t)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "github.com/alecthomas/chroma") || strings.HasPrefix(dep, module+"/cmd/entire-web") {
+			t.Errorf("cmd/entire links %s, which only the web view needs: keep it in cmd/entire-web", dep)
+		}
+	}
 }

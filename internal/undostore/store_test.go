@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -151,4 +152,17 @@ func firstN(b []byte) string {
 		return string(b[:40])
 	}
 	return string(b)
+}
+
+// ValidName accepts what the rule's regular expression accepts.
+func FuzzValidName(f *testing.F) {
+	rule := regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._-]{0,127}$`)
+	for _, s := range []string{"", "a", "..", "_x", "a..b", "ab c", "é", "a\x00", strings.Repeat("a", 128), strings.Repeat("a", 129), "20260102T030405.000000000Z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if got, want := ValidName(name), rule.MatchString(name); got != want {
+			t.Errorf("ValidName(%q) = %v, the rule says %v", name, got, want)
+		}
+	})
 }

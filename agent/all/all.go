@@ -1,0 +1,9 @@
+// Package all registers every concrete agent with the agent registry. A
+// program imports it once, for its side effect; everything else asks the
+// agent package's interfaces.
+package all
+
+import (
+	_ "github.com/entirecli/entire/agent/claudecode" // registers itself
+	_ "github.com/entirecli/entire/agent/geminicli"  // registers itself
+)

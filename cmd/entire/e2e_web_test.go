@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -336,20 +337,30 @@ func fetchTime(t *testing.T, c *http.Client, w *webServer, path string) (string,
 	return string(body), best
 }
 
-// peakRSS is a process's peak resident set (Linux; 0 elsewhere).
+// peakRSS is the largest peak resident set of a process and its children
+// (entire and the entire-web it runs; Linux; 0 elsewhere).
 func peakRSS(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
-			var kb int64
-			fmt.Sscan(f[1], &kb)
-			return kb << 10
+	var peak int64
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid)); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+				var kb int64
+				fmt.Sscan(f[1], &kb)
+				peak = kb << 10
+			}
 		}
 	}
-	return 0
+	// Each thread lists the children it forked.
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, task := range tasks {
+		b, _ := os.ReadFile(task)
+		for _, c := range strings.Fields(string(b)) {
+			if child, err := strconv.Atoi(c); err == nil {
+				peak = max(peak, peakRSS(child))
+			}
+		}
+	}
+	return peak
 }
 
 // The timeline and the checkpoint page of a session of the shared bench's

@@ -33,7 +33,8 @@ type Message struct {
 	Role string
 	Time time.Time
 	// Prompt reports a message the person wrote (not a tool result or
-	// text the client added).
+	// text the client added): what PromptText keeps, as condensation
+	// counts prompts.
 	Prompt bool
 	// Sidechain reports a message of a subagent's conversation.
 	Sidechain bool

@@ -41,3 +41,29 @@ func TestWriteSessionCheckpointFiles(t *testing.T) {
 		t.Errorf("a refused write changed the tree:\n%s", files2)
 	}
 }
+
+// A slot file larger than MaxSlotFile (a crafted push) is refused as
+// corrupt, not read whole; a small one reads back.
+func TestSessionFileBounded(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	store := NewStore(openRepo(t, dir), fixedNow)
+	id := ID("1a2b3c4d5e6f")
+	w := SessionWrite{
+		Metadata: SessionMetadata{SessionID: "s1", Strategy: StrategyManualCommit},
+		Files:    map[string][]byte{"references.json": make([]byte, MaxSlotFile+1), "small.json": []byte("[]")},
+	}
+	if _, err := store.WriteSession(context.Background(), id, w, CommitInfo{}); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := store.Read(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cp.Sessions[0].File("references.json"); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("an oversized slot file: %v", err)
+	}
+	if b, err := cp.Sessions[0].File("small.json"); err != nil || string(b) != "[]" {
+		t.Errorf("a small slot file: %q, %v", b, err)
+	}
+}

@@ -247,13 +247,22 @@ func (s *Store) Unreadable() ([]error, error) {
 	return out, nil
 }
 
+// MaxSlotFile bounds a slot file File reads: the slot's small files
+// (prompts, task records, references, hide links) come from whoever
+// pushed the checkpoint, and a crafted one must not be read whole.
+const MaxSlotFile = 32 << 20
+
 // File returns the content of a file of the session slot by slash path
 // ("prompt.txt", "tasks/<id>/conclusion.json"). It returns an error wrapping
-// object.ErrFileNotFound when the file is absent.
+// object.ErrFileNotFound when the file is absent, and ErrCorrupt when it
+// is larger than MaxSlotFile (it is not read).
 func (s *Session) File(name string) ([]byte, error) {
 	f, err := s.tree.File(name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, object.ErrFileNotFound)
+	}
+	if size, err := s.repo.ObjectSize(f.Hash); err == nil && size > MaxSlotFile {
+		return nil, fmt.Errorf("%w: %s is %d bytes (at most %d read)", ErrCorrupt, name, size, MaxSlotFile)
 	}
 	return s.repo.ReadBlob(f.Hash)
 }

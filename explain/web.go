@@ -183,14 +183,24 @@ type Conversation struct {
 // ReadConversation reads turns from..from+TurnsPerPage-1 of session s's
 // stored transcript, reading no further than that page.
 func (l *Loader) ReadConversation(s *checkpoint.Session, from int) (*Conversation, error) {
-	ag, _ := agent.GetByAgentType(s.Metadata.Agent)
 	st := s.StoredTranscript()
-	if ag == nil && len(st.Chunks) > 0 {
-		if first, err := l.Repo.ReadBlob(st.Chunks[0]); err == nil {
-			ag = agent.Recognize(first)
+	ag := l.transcriptAgent(st, s.Metadata.Agent)
+	return readConversation(ag, func() (io.ReadCloser, error) { return l.storedReader(st, typeOf(ag)) }, from)
+}
+
+// transcriptAgent returns the agent that wrote stored transcript st, by
+// agent.ForTranscript: the content of its first chunk before the label
+// (Entire 0.4.x labelled Claude Code JSONL "Gemini CLI"), then the default
+// agent. A first chunk larger than any the writer makes (a crafted push)
+// is not read: ForTranscript goes by the label as far as it trusts it.
+func (l *Loader) transcriptAgent(st checkpoint.Stored, label agent.AgentType) agent.Agent {
+	var first []byte
+	if len(st.Chunks) > 0 {
+		if size, err := l.Repo.ObjectSize(st.Chunks[0]); err == nil && size <= 2*agent.MaxChunkSize {
+			first, _ = l.Repo.ReadBlob(st.Chunks[0])
 		}
 	}
-	return readConversation(ag, func() (io.ReadCloser, error) { return l.storedReader(st, s.Metadata.Agent) }, from)
+	return agent.ForTranscript(label, first)
 }
 
 func readConversation(ag agent.Agent, open func() (io.ReadCloser, error), from int) (*Conversation, error) {
@@ -357,6 +367,14 @@ func ImageURI(mediaType, data string) (string, bool) {
 	return "", false
 }
 
+// typeOf is a's type; "" for none (no agent is registered).
+func typeOf(a agent.Agent) agent.AgentType {
+	if a == nil {
+		return ""
+	}
+	return a.Type()
+}
+
 // storedReader streams a stored transcript: JSONL line by line (values
 // moved out of long lines put back), a JSON document whole.
 func (l *Loader) storedReader(st checkpoint.Stored, t agent.AgentType) (io.ReadCloser, error) {
@@ -452,17 +470,9 @@ func (l *Loader) TemporarySteps(ctx context.Context, c *object.Commit, from int)
 		out.Steps = append(out.Steps, step)
 		return true
 	})
-	ag, _ := agent.GetByAgentType(out.Agent)
-	if ag == nil && len(st.Chunks) > 0 {
-		if first, err := l.Repo.ReadBlob(st.Chunks[0]); err == nil {
-			ag = agent.Recognize(first)
-		}
-	}
-	if ag == nil {
-		ag = agent.Default() // a step records no agent type: the default one's format
-	}
 	if len(st.Chunks) > 0 {
-		conv, err := readConversation(ag, func() (io.ReadCloser, error) { return l.storedReader(st, out.Agent) }, from)
+		ag := l.transcriptAgent(st, out.Agent)
+		conv, err := readConversation(ag, func() (io.ReadCloser, error) { return l.storedReader(st, typeOf(ag)) }, from)
 		if err != nil {
 			return nil, err
 		}

@@ -66,7 +66,7 @@ func (a *Agent) ReadConversation(r io.Reader, limit int, fn func(agent.Message) 
 		var text string
 		if json.Unmarshal(l.Message.Content, &text) == nil {
 			m.Text = text
-			m.Prompt = l.Type == "user" && !isClientText(text)
+			m.Prompt = l.Type == "user" && agent.PromptText(text) != ""
 		} else {
 			var blocks []convBlock
 			if json.Unmarshal(l.Message.Content, &blocks) != nil {
@@ -88,7 +88,7 @@ func (a *Agent) ReadConversation(r io.Reader, limit int, fn func(agent.Message) 
 				}
 			}
 			m.Text = strings.Join(texts, "\n\n")
-			m.Prompt = l.Type == "user" && len(m.Results) == 0 && m.Text != "" && !isClientText(m.Text)
+			m.Prompt = l.Type == "user" && len(m.Results) == 0 && agent.PromptText(m.Text) != ""
 		}
 		if !fn(m) {
 			return errStop
@@ -99,19 +99,6 @@ func (a *Agent) ReadConversation(r io.Reader, limit int, fn func(agent.Message) 
 		return nil
 	}
 	return err
-}
-
-// isClientText reports text the client writes as a user line: a local
-// command's output and caveats, not the person's prompt (a slash command
-// the person typed is one).
-func isClientText(text string) bool {
-	t := strings.TrimSpace(text)
-	for _, p := range []string{"<local-command-", "Caveat:", "<system-reminder>", "[Request interrupted"} {
-		if strings.HasPrefix(t, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // blockImage returns the base64 image of an image block.

@@ -97,7 +97,7 @@ func (a *Agent) ReadConversation(r io.Reader, limit int, fn func(agent.Message) 
 			}
 			m.Text = strings.Join(texts, "\n")
 		}
-		m.Prompt = m.Role == "user" && m.Text != ""
+		m.Prompt = m.Role == "user" && agent.PromptText(m.Text) != ""
 		if t := cm.Tokens; t != nil && m.Role == "assistant" {
 			m.Usage = &agent.TokenUsage{InputTokens: t.Input - t.Cached, CacheReadTokens: t.Cached, OutputTokens: t.Output, APICallCount: 1}
 		}

@@ -109,8 +109,8 @@ func webCards(cards []explain.RefCard, listed []notes.Note) []refCard {
 	return out
 }
 
-// checkpoint serves a committed checkpoint: ?session=N picks the session
-// whose conversation is shown from turn ?turn=K on.
+// checkpoint serves a committed checkpoint: every session of it, each
+// session's conversation from turn ?turn=K on.
 func (s *Server) checkpoint(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	l := s.opts.Loader

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -98,7 +99,8 @@ func (r *runner) pushUntilLanded(ctx context.Context, remote string, targets []t
 // with its remote tip. It returns what to push next: the joined tips that
 // the remote lacks.
 func (r *runner) join(ctx context.Context, remote string, rejected []string, deadline time.Time, now func() time.Time, log io.Writer) ([]target, error) {
-	if err := r.withDeadline(deadline).fetch(ctx, remote, withBranch(rejected, checkpoint.MetadataBranch)); err != nil {
+	absent, err := r.withDeadline(deadline).fetchPresent(ctx, remote, withBranch(rejected, checkpoint.MetadataBranch))
+	if err != nil {
 		return nil, err
 	}
 	repo := r.repo
@@ -109,6 +111,9 @@ func (r *runner) join(ctx context.Context, remote string, rejected []string, dea
 	if err := errors.Join(lerr, rerr); err != nil {
 		return nil, err
 	}
+	if slices.Contains(absent, checkpoint.MetadataBranch) {
+		remoteMeta = plumbing.ZeroHash // a stale tracking ref holds no purge of the remote's
+	}
 	purges, err := purgesOf(repo, localMeta, remoteMeta)
 	if err != nil {
 		return nil, err
@@ -116,6 +121,17 @@ func (r *runner) join(ctx context.Context, remote string, rejected []string, dea
 	var again []target
 	var errs []error
 	for _, b := range rejected {
+		if slices.Contains(absent, b) {
+			// Refused as busy, yet not there: the push that held it
+			// failed too. Nothing to join: push it again as it is.
+			tip, err := repo.ReadRef(headRef(b))
+			if err != nil || tip.IsZero() {
+				errs = append(errs, fmt.Errorf("%s was deleted during the push", b))
+				continue
+			}
+			again = append(again, target{branch: b, tip: tip})
+			continue
+		}
 		remoteTip, err := repo.ReadRef(trackingRef(remote, b))
 		if err != nil {
 			errs = append(errs, err)
@@ -152,6 +168,30 @@ func (r *runner) join(ctx context.Context, remote string, rejected []string, dea
 		}
 	}
 	return again, errors.Join(errs...)
+}
+
+// fetchPresent fetches branches from remote into their remote-tracking
+// refs and returns the ones the remote does not have (git fetch fails as a
+// whole on one missing ref: then each is fetched on its own).
+func (r *runner) fetchPresent(ctx context.Context, remote string, branches []string) (absent []string, err error) {
+	err = r.fetch(ctx, remote, branches)
+	if err == nil || !isMissingRemoteRef(err) {
+		return nil, err
+	}
+	for _, b := range branches {
+		if err := r.fetch(ctx, remote, []string{b}); isMissingRemoteRef(err) {
+			absent = append(absent, b)
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	return absent, nil
+}
+
+// isMissingRemoteRef reports whether err is git fetch's answer for a ref
+// the remote does not have.
+func isMissingRemoteRef(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "couldn't find remote ref")
 }
 
 // withDeadline returns a copy of r whose calls end by deadline.

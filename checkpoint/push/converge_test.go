@@ -6,8 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -179,5 +182,86 @@ func TestPrePushWaitsForTheUsersFirstBranch(t *testing.T) {
 	}
 	if got, want := remoteRef(t, bare, metaRef), localRef(t, repo, metaRef); got != want {
 		t.Fatalf("remote metadata %q, local %q", got, want)
+	}
+}
+
+// busyRemoteHook is a proc-receive hook (git's protocol for a remote that
+// handles some refs itself) that answers every update of the refs it is
+// given as another push holding the ref would: "failed to update ref". It
+// counts the updates it refused, a line each, in the file named by $1.
+const busyRemoteHook = `#!/usr/bin/perl
+use strict;
+$| = 1;
+sub pkt { my ($len, $d); read(STDIN, $len, 4) == 4 or return undef; $len = hex($len); return "" if $len == 0; read(STDIN, $d, $len - 4); $d =~ s/\n$//; return $d; }
+sub put { my $s = shift() . "\n"; printf "%04x%s", length($s) + 4, $s; }
+while (defined(my $l = pkt())) { last if $l eq ""; }
+put("version=1"); print "0000";
+my @refs;
+while (defined(my $l = pkt())) { last if $l eq ""; push @refs, (split / /, $l)[2]; }
+open(my $log, ">>", "COUNT") or die;
+for my $r (@refs) { put("ng $r failed to update ref"); print $log "$r\n"; }
+print "0000";
+`
+
+// A metadata push the remote keeps refusing as busy is retried until the
+// budget is spent, no longer: then PrePush returns (the user's push goes
+// on) and its last line names the checkpoints the remote lacks. Whether
+// the remote has the branch already or not (two clones creating it at
+// once can both be refused).
+func TestPrePushOutOfBudgetNamesCheckpoints(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("perl"); err != nil {
+		t.Skip("perl not found (the remote's proc-receive hook is a perl script)")
+	}
+	for _, onRemote := range []bool{false, true} {
+		t.Run(fmt.Sprintf("on the remote already: %v", onRemote), func(t *testing.T) {
+			t.Parallel()
+			work, bare := newClone(t)
+			repo := openRepo(t, work)
+			var pushed string
+			if onRemote {
+				writeCheckpoint(t, repo, "fedcba987654", "s0")
+				if err := PrePush(context.Background(), repo, Options{Remote: "origin", PushSessions: true, Env: testEnv(t)}); err != nil {
+					t.Fatal(err)
+				}
+				if pushed = remoteRef(t, bare, metaRef); pushed == "" {
+					t.Fatal("setup: the first push did not land")
+				}
+			}
+			count := filepath.Join(t.TempDir(), "refused")
+			hook := strings.Replace(busyRemoteHook, `"COUNT"`, strconv.Quote(count), 1)
+			gittest.WriteFile(t, bare, "hooks/proc-receive", hook)
+			if err := os.Chmod(filepath.Join(bare, "hooks", "proc-receive"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			gittest.Git(t, bare, "config", "receive.procReceiveRefs", metaRef)
+			writeCheckpoint(t, repo, "a3b2c4d5e6f7", "s1")
+			writeCheckpoint(t, repo, "0123456789ab", "s2")
+			const budget = 1500 * time.Millisecond
+			var log syncBuffer
+			start := time.Now()
+			if err := PrePush(context.Background(), repo, Options{Remote: "origin", PushSessions: true, Log: &log, Env: testEnv(t), Budget: budget}); err != nil {
+				t.Fatalf("PrePush returned %v; a push that cannot land is a warning", err)
+			}
+			if took := time.Since(start); took > budget+time.Second {
+				t.Errorf("PrePush took %s with a budget of %s", took, budget)
+			}
+			data, err := os.ReadFile(count)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(data), "\n"); n < 2 {
+				t.Errorf("the remote refused %d push(es); a busy remote is worth retrying", n)
+			}
+			for _, want := range []string{"out of time",
+				"[entire] 2 checkpoint(s) not yet on origin: 0123456789ab, a3b2c4d5e6f7; the next push sends them\n"} {
+				if !strings.Contains(log.String(), want) {
+					t.Errorf("log %q\nlacks %q", log.String(), want)
+				}
+			}
+			if got := remoteRef(t, bare, metaRef); got != pushed {
+				t.Errorf("the remote's metadata branch moved: %q, was %q", got, pushed)
+			}
+		})
 	}
 }

@@ -98,6 +98,62 @@ func TestTeamPushesConverge(t *testing.T) {
 	gittest.Fsck(t, bare)
 }
 
+// A metadata push the remote refuses does not stop the user's: git push
+// succeeds, its output and `entire status` name the checkpoint not yet on
+// the remote, and the next push, once the remote takes it, sends it.
+func TestPushThatCannotLandNamesCheckpoints(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	origin := filepath.Join(t.TempDir(), "origin.git")
+	gittest.Git(t, filepath.Dir(origin), "init", "-q", "--bare", "-b", "main", origin)
+	gittest.Git(t, r.dir, "push", "-q", origin, "main") // without hooks: the remote has the user's branch
+	gittest.Git(t, r.dir, "remote", "add", "origin", origin)
+	gittest.Git(t, r.dir, "fetch", "-q", "origin")
+	decline := filepath.Join(origin, "hooks", "update")
+	hook := "#!/bin/sh\ncase \"$1\" in refs/heads/entire/*) echo 'session data refused here' >&2; exit 1;; esac\n"
+	if err := os.WriteFile(decline, []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.agentTurn("Add a", map[string]string{"a.txt": "a\n"})
+	r.mustGit("add", "a.txt")
+	r.mustGit("commit", "-q", "-m", "Add a")
+	first := checkpointAt(t, r.dir, "HEAD")
+	out := r.mustGit("push", "origin", "main")
+	want := "1 checkpoint(s) not yet on origin: " + first + "; the next push sends them"
+	if !strings.Contains(out, want) {
+		t.Errorf("push output lacks %q:\n%s", want, out)
+	}
+	if got, head := gittest.Git(t, origin, "rev-parse", "main"), gittest.Git(t, r.dir, "rev-parse", "HEAD"); got != head {
+		t.Errorf("the user's push did not land: remote main %s, HEAD %s", got, head)
+	}
+	if hasCheckpoint(t, origin, first) {
+		t.Fatal("the remote holds the checkpoint its hook refused")
+	}
+	status, _, code := r.entire("status")
+	if code != 0 || !strings.Contains(status, want) {
+		t.Errorf("entire status (exit %d) lacks %q:\n%s", code, want, status)
+	}
+
+	if err := os.Remove(decline); err != nil {
+		t.Fatal(err)
+	}
+	r.agentTurn("Add b", map[string]string{"b.txt": "b\n"})
+	r.mustGit("add", "b.txt")
+	r.mustGit("commit", "-q", "-m", "Add b")
+	second := checkpointAt(t, r.dir, "HEAD")
+	if out := r.mustGit("push", "origin", "main"); strings.Contains(out, "not yet on") || strings.Contains(out, "could not push") {
+		t.Errorf("second push:\n%s", out)
+	}
+	for _, id := range []string{first, second} {
+		if !hasCheckpoint(t, origin, id) {
+			t.Errorf("checkpoint %s is not on the remote after the next push", id)
+		}
+	}
+	if status, _, _ := r.entire("status"); strings.Contains(status, "not yet on") {
+		t.Errorf("entire status after the push:\n%s", status)
+	}
+}
+
 // The first push to an empty remote sends the user's branch first: a forge
 // would make the first branch pushed its default. The session logs follow
 // once it landed, from a background push.

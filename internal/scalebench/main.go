@@ -4,7 +4,9 @@
 // hook is asked to bear: a turn whose transcript gains one 60 MB tool result
 // (with the PostToolUse hook carrying the same 60 MB as Claude Code sends
 // it), a session whose transcript grows from nothing to 75 MB in one turn,
-// and the commit after each of them. It drives the built binary and git as
+// and the commit after each of them; and a team's use (--scenarios
+// history,team): a metadata branch of 20,000 checkpoints, and eight clones
+// pushing to one remote at once. It drives the built binary and git as
 // Claude Code and a user do: a real repository, `entire enable`, hook
 // payloads on stdin, transcript lines in the agent's own file, and
 // `git commit` through the installed git hooks.
@@ -45,6 +47,11 @@ const shimTargetEnv = "SCALEBENCH_SHIM_TARGET"
 // shimProfileEnv names a directory for CPU profiles of the shim's children.
 const shimProfileEnv = "SCALEBENCH_SHIM_PROFILES"
 
+// shimCommandEnv, set, names a program the shim runs (found on PATH)
+// instead of the target, once: the variable is not passed on, so that
+// the program's own `entire` calls reach the target.
+const shimCommandEnv = "SCALEBENCH_SHIM_COMMAND"
+
 // errOverBound is run's answer when a hook exceeded a bound.
 var errOverBound = errors.New("a hook exceeded a bound")
 
@@ -64,6 +71,8 @@ type options struct {
 	// historyCheckpoints is the size of the history scenario's metadata
 	// branch.
 	historyCheckpoints int
+	// teamClones and teamRounds size the team scenario.
+	teamClones, teamRounds int
 }
 
 func main() {
@@ -75,13 +84,15 @@ func main() {
 	flag.StringVar(&o.jsonOut, "json", "", "also write the measurements to this JSON file")
 	flag.StringVar(&o.workdir, "workdir", "", "scratch directory (default: a new temporary directory, removed unless --keep)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the scratch directory")
-	flag.StringVar(&o.scenarios, "scenarios", "tool60,long75", "comma-separated scenarios: tool60 (one 60 MB tool result), long75 (a 75 MB turn), history (a metadata branch of --history checkpoints)")
+	flag.StringVar(&o.scenarios, "scenarios", "tool60,long75", "comma-separated scenarios: tool60 (one 60 MB tool result), long75 (a 75 MB turn), history (a metadata branch of --history checkpoints), team (--team-clones clones pushing at once)")
 	flag.IntVar(&o.toolMB, "tool-mb", 60, "size of the tool result in tool60, MB")
 	flag.IntVar(&o.transcriptMB, "transcript-mb", 75, "transcript size reached in long75's one turn, MB")
 	flag.DurationVar(&o.wallLimit, "wall-limit", time.Second, "wall-time bound of one hook")
 	flag.IntVar(&o.rssLimitMB, "rss-limit-mb", 150, "peak-RSS bound of one hook, MB")
 	flag.StringVar(&o.profiles, "cpuprofile-dir", "", "write a CPU profile of every entire process into this directory (ENTIRE_CPUPROFILE)")
 	flag.IntVar(&o.historyCheckpoints, "history", 20000, "checkpoints on the metadata branch of the history scenario")
+	flag.IntVar(&o.teamClones, "team-clones", 8, "clones of the team scenario (half over file://, half over git daemon)")
+	flag.IntVar(&o.teamRounds, "team-rounds", 3, "rounds of the team scenario: a turn, a commit and a push in every clone, the pushes at once")
 	flag.BoolVar(&o.savePayloads, "save-payloads", false, "keep each hook's stdin as <workdir>/<scenario>/payload-<n>-<verb>.json, to replay it under a profiler")
 	flag.Parse()
 	if err := run(o); errors.Is(err, errOverBound) {
@@ -136,10 +147,12 @@ func run(o options) (err error) {
 			play = b.longTurn
 		case "history":
 			play = b.history
+		case "team":
+			play = b.team
 		case "":
 			continue
 		default:
-			return fmt.Errorf("unknown scenario %q (tool60, long75, history)", name)
+			return fmt.Errorf("unknown scenario %q (tool60, long75, history, team)", name)
 		}
 		s, err := b.newScenario(name)
 		if err != nil {
@@ -206,6 +219,10 @@ type shimRecord struct {
 // appends the measurement to the log; it exits with the child's status.
 func runShim(args []string) int {
 	cmd := exec.Command(os.Getenv(shimTargetEnv), args...)
+	if name := os.Getenv(shimCommandEnv); name != "" {
+		cmd = exec.Command(name, args...)
+		os.Unsetenv(shimCommandEnv)
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if dir := os.Getenv(shimProfileEnv); dir != "" {
 		cmd.Env = append(os.Environ(), "ENTIRE_CPUPROFILE="+filepath.Join(dir, strings.Join(args[min(1, len(args)):min(3, len(args))], "-")+"-%p.pprof"))
@@ -270,6 +287,8 @@ type bench struct {
 	work    string
 	shimDir string
 	results []result
+	// sessions counts the sessions made, for their IDs.
+	sessions int
 }
 
 // scenario is one repository and one Claude Code session in it.
@@ -284,14 +303,62 @@ type scenario struct {
 	shimLog    string
 	results    []result
 	turn       int
+	// quiet: the agent's hooks run unmeasured (the team scenario measures
+	// its pushes only).
+	quiet bool
+	// branch and transport are a team clone's branch and how it reaches
+	// the remote.
+	branch, transport string
 }
 
 // newScenario makes a repository with a few files and a first commit, runs
 // `entire enable --agent claude-code` in it and commits what enable wrote.
 func (b *bench) newScenario(name string) (*scenario, error) {
-	root := filepath.Join(b.work, name)
+	s, err := b.scenarioAt(name, filepath.Join(b.work, name))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.git("init", "-q", "-b", "main"); err != nil {
+		return nil, err
+	}
+	for i := range 40 {
+		if err := s.writeFile(fmt.Sprintf("src/file%02d.go", i), sourceText(i, 4<<10)); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.writeFile("README.md", "# bench\n"); err != nil {
+		return nil, err
+	}
+	if err := s.commitPlain("initial"); err != nil {
+		return nil, err
+	}
+	if err := s.enable(); err != nil {
+		return nil, err
+	}
+	if err := s.commitPlain("enable entire"); err != nil {
+		return nil, err
+	}
+	os.Remove(s.shimLog)
+	return s, nil
+}
+
+// enable runs `entire enable` in the repository, unmeasured, once, as a
+// user does.
+func (s *scenario) enable() error {
+	cmd := exec.Command(s.b.bin, "enable", "--agent", "claude-code", "--strategy", "manual-commit", "--telemetry=false")
+	cmd.Dir, cmd.Env = s.repo, s.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("entire enable: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// scenarioAt prepares the directories and environment of a scenario whose
+// repository is to be root/repo, with a home of its own and a new session.
+func (b *bench) scenarioAt(name, root string) (*scenario, error) {
+	b.sessions++
 	s := &scenario{b: b, name: name, repo: filepath.Join(root, "repo"), home: filepath.Join(root, "home"),
-		sessionID: fmt.Sprintf("5ca1ebe0-0000-4000-8000-%012d", len(b.results)), shimLog: filepath.Join(root, "shim.jsonl")}
+		sessionID: fmt.Sprintf("5ca1ebe0-0000-4000-8000-%012d", b.sessions), shimLog: filepath.Join(root, "shim.jsonl")}
 	for _, d := range []string{s.repo, s.home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("scenario %s: %w", name, err)
@@ -316,30 +383,6 @@ func (b *bench) newScenario(name string) (*scenario, error) {
 	if err := os.MkdirAll(filepath.Dir(s.transcript), 0o755); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", name, err)
 	}
-	if _, err := s.git("init", "-q", "-b", "main"); err != nil {
-		return nil, err
-	}
-	for i := range 40 {
-		if err := s.writeFile(fmt.Sprintf("src/file%02d.go", i), sourceText(i, 4<<10)); err != nil {
-			return nil, err
-		}
-	}
-	if err := s.writeFile("README.md", "# bench\n"); err != nil {
-		return nil, err
-	}
-	if err := s.commitPlain("initial"); err != nil {
-		return nil, err
-	}
-	// enable runs unmeasured, once, as a user does.
-	cmd := exec.Command(b.bin, "enable", "--agent", "claude-code", "--strategy", "manual-commit", "--telemetry=false")
-	cmd.Dir, cmd.Env = s.repo, s.env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("entire enable: %w\n%s", err, out)
-	}
-	if err := s.commitPlain("enable entire"); err != nil {
-		return nil, err
-	}
-	os.Remove(s.shimLog)
 	return s, nil
 }
 
@@ -434,7 +477,9 @@ func (s *scenario) hookRaw(verb, input string, stdin []byte) error {
 	if err != nil || len(recs) != 1 {
 		return fmt.Errorf("hook %s: %d measurements: %v", verb, len(recs), err)
 	}
-	s.record("claude-code "+verb, input, recs[0].measurement())
+	if !s.quiet {
+		s.record("claude-code "+verb, input, recs[0].measurement())
+	}
 	return nil
 }
 
@@ -467,7 +512,7 @@ func (s *scenario) record(hook, input string, m measurement) {
 	r := result{Scenario: s.name, Hook: hook, Input: input, WallMS: ms(m.wall), CPUMS: ms(m.user + m.sys),
 		MaxRSSMB: float64(m.maxRSSK) / 1024, Code: m.code}
 	limit := o.wallLimit
-	if d, ok := historyBounds[hook]; ok {
+	if d, ok := stepBounds[hook]; ok {
 		limit = d
 	}
 	r.Pass = m.code == 0 && m.wall <= limit && r.MaxRSSMB <= float64(o.rssLimitMB)

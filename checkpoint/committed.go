@@ -46,6 +46,10 @@ type Store struct {
 	// redact, when set, redacts the metadata strings of every write
 	// (redact.go).
 	redact func(string) string
+	// isPinned: every read sees pinned, the metadata branch's root tree
+	// when Pinned was called (nil: there was no branch).
+	isPinned bool
+	pinned   *object.Tree
 }
 
 // NewStore returns a store over repo. now is the clock for commit and

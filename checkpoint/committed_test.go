@@ -274,3 +274,44 @@ func TestReadFallsBackToOrigin(t *testing.T) {
 	}
 	gittest.Fsck(t, clone)
 }
+
+// A pinned store reads the metadata branch as it was when pinned: no
+// branch then is no checkpoint; later writes are seen by the store it came
+// from and by a new pin, not by the old one.
+func TestPinnedStore(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	store := NewStore(openRepo(t, dir), fixedNow)
+	ctx := context.Background()
+	write := func(id ID) {
+		t.Helper()
+		if _, err := store.WriteSession(ctx, id, SessionWrite{Metadata: SessionMetadata{SessionID: "s-" + string(id), Strategy: StrategyManualCommit}}, CommitInfo{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	empty, err := store.Pinned()
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("0123456789ab")
+	if _, err := empty.Read("0123456789ab"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("pinned before the branch existed: %v", err)
+	}
+	pinned, err := store.Pinned()
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("a3b2c4d5e6f7")
+	if cp, err := pinned.Read("0123456789ab"); err != nil || cp.Sessions[0].Metadata.SessionID != "s-0123456789ab" {
+		t.Errorf("pinned read: %v, %v", cp, err)
+	}
+	if pinned.Exists("a3b2c4d5e6f7") {
+		t.Error("a pinned store sees a checkpoint written after the pin")
+	}
+	if !store.Exists("a3b2c4d5e6f7") {
+		t.Error("the store does not see its own write")
+	}
+	if again, err := store.Pinned(); err != nil || !again.Exists("a3b2c4d5e6f7") {
+		t.Errorf("a new pin does not see the write: %v", err)
+	}
+}

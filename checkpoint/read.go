@@ -47,9 +47,27 @@ func (s *Store) tip() (plumbing.Hash, error) {
 	return s.repo.ReadRef(RemoteMetadataRef)
 }
 
+// Pinned returns a store whose reads all see the metadata branch as it is
+// now: its root tree is read once, not once a read. It is for a series of
+// reads by one goroutine (a listing of many checkpoints); its reads do not
+// see later writes (its writes go to the branch as any store's do), and it
+// is not safe for concurrent use (a tree's lookups cache what they find).
+func (s *Store) Pinned() (*Store, error) {
+	root, err := s.rootTree()
+	if err != nil {
+		return nil, err
+	}
+	c := *s
+	c.isPinned, c.pinned = true, root
+	return &c, nil
+}
+
 // rootTree returns the tree of the metadata branch tip, or nil when there is
 // no metadata branch.
 func (s *Store) rootTree() (*object.Tree, error) {
+	if s.isPinned {
+		return s.pinned, nil
+	}
 	tip, err := s.tip()
 	if err != nil {
 		return nil, err

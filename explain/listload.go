@@ -49,6 +49,11 @@ func (l *Loader) List(ctx context.Context, session string) (*ListView, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A hundred checkpoints are read below: from one root tree.
+	store, err := l.Store.Pinned()
+	if err != nil {
+		return nil, err
+	}
 	type group struct {
 		ListGroup
 		newest int64
@@ -65,7 +70,7 @@ func (l *Loader) List(ctx context.Context, session string) (*ListView, error) {
 			if len(groups) >= listLimit {
 				continue // only the checkpoints listed count
 			}
-			cp, err := l.Store.Read(id)
+			cp, err := store.Read(id)
 			if err != nil && !errors.Is(err, checkpoint.ErrNotFound) {
 				// Not "no checkpoint": say which one cannot be read.
 				v.Unreadable = append(v.Unreadable, err)

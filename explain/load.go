@@ -369,13 +369,9 @@ func (l *Loader) author(ctx context.Context, id checkpoint.ID) string {
 // has path (nil when tip does not have it), following merged-in sides up to
 // depth merges deep.
 func (l *Loader) introducedBy(ctx context.Context, tip plumbing.Hash, path string, depth int) *object.Commit {
-	hashes, err := l.Repo.FirstParentChain(ctx, tip)
+	chain, err := l.Repo.FirstParentChain(ctx, tip)
 	if err != nil {
 		return nil
-	}
-	chain := make([]string, len(hashes))
-	for i, h := range hashes {
-		chain[i] = h.String()
 	}
 	has := func(h plumbing.Hash) bool {
 		c, err := l.Repo.Git.CommitObject(h)
@@ -389,12 +385,12 @@ func (l *Loader) introducedBy(ctx context.Context, tip plumbing.Hash, path strin
 		_, err = t.FindEntry(path)
 		return err == nil
 	}
-	if len(chain) == 0 || !has(plumbing.NewHash(chain[0])) {
+	if len(chain) == 0 || !has(chain[0]) {
 		return nil
 	}
 	// has is true for chain[0..k] and false after: find k.
-	k := sort.Search(len(chain), func(i int) bool { return !has(plumbing.NewHash(chain[i])) }) - 1
-	c, err := l.Repo.Git.CommitObject(plumbing.NewHash(chain[k]))
+	k := sort.Search(len(chain), func(i int) bool { return !has(chain[i]) }) - 1
+	c, err := l.Repo.Git.CommitObject(chain[k])
 	if err != nil {
 		return nil
 	}

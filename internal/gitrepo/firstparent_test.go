@@ -2,6 +2,9 @@ package gitrepo
 
 import (
 	"context"
+	"encoding/binary"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,4 +50,43 @@ func TestFirstParentChain(t *testing.T) {
 	commit("after the graph")
 	commit("after the graph, 2")
 	check("a commit-graph of the older commits")
+	gittest.Git(t, dir, "commit-graph", "write", "--reachable")
+	check("a commit-graph of every commit")
+}
+
+// A damaged commit-graph whose first parents make a loop ends the walk
+// with an error.
+func TestFirstParentChainDamagedGraph(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	for range 3 {
+		gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "more")
+	}
+	gittest.Git(t, dir, "commit-graph", "write", "--reachable")
+	path := filepath.Join(dir, ".git", "objects", "info", "commit-graph")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := readGraphColumns(data, 4)
+	if g == nil {
+		t.Fatal("the commit-graph git wrote was not read")
+	}
+	for pos := range 4 { // every first parent: position 0
+		binary.BigEndian.PutUint32(g.cdat[pos*(g.hashLen+16)+g.hashLen:], 0)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := openTest(t, dir)
+	head, err := r.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chain, err := r.FirstParentChain(context.Background(), head); err == nil {
+		t.Fatalf("a looping graph gave a chain of %d", len(chain))
+	}
 }

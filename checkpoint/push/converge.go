@@ -99,7 +99,7 @@ func (r *runner) pushUntilLanded(ctx context.Context, remote string, targets []t
 // with its remote tip. It returns what to push next: the joined tips that
 // the remote lacks.
 func (r *runner) join(ctx context.Context, remote string, rejected []string, deadline time.Time, now func() time.Time, log io.Writer) ([]target, error) {
-	absent, err := r.withDeadline(deadline).fetchPresent(ctx, remote, withBranch(rejected, checkpoint.MetadataBranch))
+	absent, err := r.fetchPresent(ctx, remote, withBranch(rejected, checkpoint.MetadataBranch), deadline)
 	if err != nil {
 		return nil, err
 	}
@@ -171,15 +171,16 @@ func (r *runner) join(ctx context.Context, remote string, rejected []string, dea
 }
 
 // fetchPresent fetches branches from remote into their remote-tracking
-// refs and returns the ones the remote does not have (git fetch fails as a
-// whole on one missing ref: then each is fetched on its own).
-func (r *runner) fetchPresent(ctx context.Context, remote string, branches []string) (absent []string, err error) {
-	err = r.fetch(ctx, remote, branches)
+// refs, every call ending by deadline, and returns the ones the remote does
+// not have (git fetch fails as a whole on one missing ref: then each is
+// fetched on its own).
+func (r *runner) fetchPresent(ctx context.Context, remote string, branches []string, deadline time.Time) (absent []string, err error) {
+	err = r.withDeadline(deadline).fetch(ctx, remote, branches)
 	if err == nil || !isMissingRemoteRef(err) {
 		return nil, err
 	}
 	for _, b := range branches {
-		if err := r.fetch(ctx, remote, []string{b}); isMissingRemoteRef(err) {
+		if err := r.withDeadline(deadline).fetch(ctx, remote, []string{b}); isMissingRemoteRef(err) {
 			absent = append(absent, b)
 		} else if err != nil {
 			return nil, err

@@ -237,13 +237,14 @@ func TestPrePushOutOfBudgetNamesCheckpoints(t *testing.T) {
 			gittest.Git(t, bare, "config", "receive.procReceiveRefs", metaRef)
 			writeCheckpoint(t, repo, "a3b2c4d5e6f7", "s1")
 			writeCheckpoint(t, repo, "0123456789ab", "s2")
-			const budget = 1500 * time.Millisecond
+			// Long enough for a few attempts on a loaded machine.
+			const budget = 5 * time.Second
 			var log syncBuffer
 			start := time.Now()
 			if err := PrePush(context.Background(), repo, Options{Remote: "origin", PushSessions: true, Log: &log, Env: testEnv(t), Budget: budget}); err != nil {
 				t.Fatalf("PrePush returned %v; a push that cannot land is a warning", err)
 			}
-			if took := time.Since(start); took > budget+time.Second {
+			if took := time.Since(start); took > budget+2*time.Second {
 				t.Errorf("PrePush took %s with a budget of %s", took, budget)
 			}
 			data, err := os.ReadFile(count)
@@ -253,11 +254,10 @@ func TestPrePushOutOfBudgetNamesCheckpoints(t *testing.T) {
 			if n := strings.Count(string(data), "\n"); n < 2 {
 				t.Errorf("the remote refused %d push(es); a busy remote is worth retrying", n)
 			}
-			for _, want := range []string{"out of time",
-				"[entire] 2 checkpoint(s) not yet on origin: 0123456789ab, a3b2c4d5e6f7; the next push sends them\n"} {
-				if !strings.Contains(log.String(), want) {
-					t.Errorf("log %q\nlacks %q", log.String(), want)
-				}
+			// The last attempt ends as the budget does: refused, or cut
+			// off by the deadline.
+			if want := "[entire] 2 checkpoint(s) not yet on origin: 0123456789ab, a3b2c4d5e6f7; the next push sends them\n"; !strings.HasSuffix(log.String(), want) {
+				t.Errorf("log %q\ndoes not end with %q", log.String(), want)
 			}
 			if got := remoteRef(t, bare, metaRef); got != pushed {
 				t.Errorf("the remote's metadata branch moved: %q, was %q", got, pushed)

@@ -154,9 +154,9 @@ func readGraphColumns(data []byte, n uint32) *graphColumns {
 // appendChain appends the first-parent chain from position pos to chain.
 func (g *graphColumns) appendChain(chain []plumbing.Hash, pos uint32) ([]plumbing.Hash, error) {
 	// The chain's length is not known before the walk; the graph's size
-	// bounds it (a few hundred KB), where growing it by appending would
-	// copy it a dozen times.
-	chain = slices.Grow(chain, int(g.n))
+	// bounds it. Room for up to 65,536 commits (1.3 MB) at once, where
+	// growing it by appending would copy it a dozen times.
+	chain = slices.Grow(chain, int(min(g.n, 1<<16)))
 	for steps := uint32(0); ; steps++ {
 		if pos >= g.n || steps >= g.n {
 			// A position out of range, or more steps than commits: a

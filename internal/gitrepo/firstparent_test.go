@@ -90,3 +90,30 @@ func TestFirstParentChainDamagedGraph(t *testing.T) {
 		t.Fatalf("a looping graph gave a chain of %d", len(chain))
 	}
 }
+
+// Whatever a commit-graph file holds, reading its columns and walking them
+// ends, without a panic, in a chain no longer than the graph.
+func FuzzGraphColumns(f *testing.F) {
+	dir := gittest.InitWithCommit(f)
+	for range 3 {
+		gittest.Git(f, dir, "commit", "-q", "--allow-empty", "-m", "more")
+	}
+	gittest.Git(f, dir, "commit-graph", "write", "--reachable")
+	data, err := os.ReadFile(filepath.Join(dir, ".git", "objects", "info", "commit-graph"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data, uint32(4), uint32(3))
+	f.Add(data[:200], uint32(4), uint32(0))
+	f.Fuzz(func(t *testing.T, data []byte, n, start uint32) {
+		n %= 1 << 12
+		g := readGraphColumns(data, n)
+		if g == nil {
+			return
+		}
+		chain, err := g.appendChain(nil, start)
+		if err == nil && (len(chain) == 0 || len(chain) > int(n)) {
+			t.Fatalf("a chain of %d in a graph of %d", len(chain), n)
+		}
+	})
+}

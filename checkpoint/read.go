@@ -215,18 +215,7 @@ func ReadJSON(repo *gitrepo.Repo, t *object.Tree, name string, v any) error {
 
 // readJSONAtMost is ReadJSON with a bound of limit bytes.
 func readJSONAtMost(repo *gitrepo.Repo, t *object.Tree, name string, v any, limit int64) error {
-	e, err := t.FindEntry(name)
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, object.ErrFileNotFound)
-	}
-	size, err := repo.ObjectSize(e.Hash)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", name, err)
-	}
-	if size > limit {
-		return &corruptError{name: name, err: fmt.Errorf("%d bytes, more than the %d read", size, limit)}
-	}
-	data, err := repo.ReadBlob(e.Hash)
+	data, err := readFileAtMost(repo, t, name, limit)
 	if err != nil {
 		return err
 	}
@@ -234,6 +223,25 @@ func readJSONAtMost(repo *gitrepo.Repo, t *object.Tree, name string, v any, limi
 		return &corruptError{name: name, err: err}
 	}
 	return nil
+}
+
+// readFileAtMost returns the content of file name (a slash path) of tree
+// t. It returns an error wrapping object.ErrFileNotFound when there is no
+// such file, and a corruptError when it holds more than limit bytes (it is
+// not read: the branch comes from whoever pushed it).
+func readFileAtMost(repo *gitrepo.Repo, t *object.Tree, name string, limit int64) ([]byte, error) {
+	e, err := t.FindEntry(name)
+	if err != nil || !e.Mode.IsFile() {
+		return nil, fmt.Errorf("%s: %w", name, object.ErrFileNotFound)
+	}
+	size, err := repo.ObjectSize(e.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if size > limit {
+		return nil, &corruptError{name: name, err: fmt.Errorf("%d bytes, more than the %d read", size, limit)}
+	}
+	return repo.ReadBlob(e.Hash)
 }
 
 // corruptError is a file of a checkpoint that cannot be decoded; it is
@@ -275,14 +283,7 @@ const MaxSlotFile = 32 << 20
 // object.ErrFileNotFound when the file is absent, and ErrCorrupt when it
 // is larger than MaxSlotFile (it is not read).
 func (s *Session) File(name string) ([]byte, error) {
-	f, err := s.tree.File(name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, object.ErrFileNotFound)
-	}
-	if size, err := s.repo.ObjectSize(f.Hash); err == nil && size > MaxSlotFile {
-		return nil, fmt.Errorf("%w: %s is %d bytes (at most %d read)", ErrCorrupt, name, size, MaxSlotFile)
-	}
-	return s.repo.ReadBlob(f.Hash)
+	return readFileAtMost(s.repo, s.tree, name, MaxSlotFile)
 }
 
 // maxContentHash bounds the content_hash.txt ContentHashIn reads

@@ -34,6 +34,10 @@ const teamPush = "git push (all clones at once)"
 var trailerRe = regexp.MustCompile(`(?m)^Entire-Checkpoint: ([0-9a-f]{12})$`)
 
 func (b *bench) team(seed *scenario) error {
+	n, rounds := b.opts.teamClones, b.opts.teamRounds
+	if n < 1 || rounds < 1 {
+		return fmt.Errorf("--team-clones and --team-rounds must be at least 1")
+	}
 	root := filepath.Join(b.work, seed.name)
 	served := filepath.Join(root, "served")
 	bare := filepath.Join(served, "team.git")
@@ -52,10 +56,6 @@ func (b *bench) team(seed *scenario) error {
 	}
 	defer stop()
 
-	n, rounds := b.opts.teamClones, b.opts.teamRounds
-	if n < 1 || rounds < 1 {
-		return fmt.Errorf("--team-clones and --team-rounds must be at least 1")
-	}
 	devs := make([]*scenario, n)
 	for i := range devs {
 		from, how := bare, "file://"

@@ -2,7 +2,6 @@ package webserver
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"html/template"
@@ -381,8 +380,6 @@ func indexURL(s string) int {
 	}
 	return min(i, j)
 }
-
-var _ = context.Background
 
 // validBranch reports whether b can name a local branch: what a URL asks
 // for never reaches git or the refs directory otherwise.

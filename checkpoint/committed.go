@@ -23,7 +23,8 @@ const MetadataBranch = "entire/checkpoints/v1"
 const MetadataRef = plumbing.ReferenceName("refs/heads/" + MetadataBranch)
 
 // RemoteMetadataRef is origin's copy of MetadataBranch, read when the local
-// branch is missing (a fresh clone).
+// branch is missing (a fresh clone), unless the store was given the
+// checkpoint destination's copy (WithRemoteRef).
 const RemoteMetadataRef = plumbing.ReferenceName("refs/remotes/origin/" + MetadataBranch)
 
 // ErrNotFound is returned when a checkpoint does not exist.
@@ -50,6 +51,27 @@ type Store struct {
 	// when Pinned was called (nil: there was no branch).
 	isPinned bool
 	pinned   *object.Tree
+	// remoteRef is the checkpoint destination's copy of MetadataBranch
+	// ("": RemoteMetadataRef).
+	remoteRef plumbing.ReferenceName
+}
+
+// WithRemoteRef returns a store over the same repository that reads ref
+// (the checkpoint destination's remote-tracking ref of MetadataBranch)
+// where the local branch is missing, instead of origin's.
+func (s *Store) WithRemoteRef(ref plumbing.ReferenceName) *Store {
+	c := *s
+	c.remoteRef = ref
+	return &c
+}
+
+// RemoteRef is the remote-tracking ref of MetadataBranch the store reads
+// where the local branch is missing.
+func (s *Store) RemoteRef() plumbing.ReferenceName {
+	if s.remoteRef != "" {
+		return s.remoteRef
+	}
+	return RemoteMetadataRef
 }
 
 // NewStore returns a store over repo. now is the clock for commit and
@@ -81,7 +103,7 @@ func (s *Store) EnsureBranch(ctx context.Context) (bool, error) {
 			created = false
 			return cur, nil
 		}
-		if remote, err := s.repo.ReadRef(RemoteMetadataRef); err == nil && !remote.IsZero() {
+		if remote, err := s.repo.ReadRef(s.RemoteRef()); err == nil && !remote.IsZero() {
 			created = false
 			return remote, nil
 		}
@@ -165,7 +187,7 @@ func (s *Store) WriteSession(ctx context.Context, id ID, w SessionWrite, info Co
 	slot := 0
 	_, err := s.repo.UpdateRefFunc(ctx, MetadataRef, func(tip plumbing.Hash) (plumbing.Hash, error) {
 		if tip.IsZero() {
-			if remote, _ := s.repo.ReadRef(RemoteMetadataRef); !remote.IsZero() {
+			if remote, _ := s.repo.ReadRef(s.RemoteRef()); !remote.IsZero() {
 				tip = remote
 			}
 		}

@@ -44,7 +44,7 @@ func (s *Store) tip() (plumbing.Hash, error) {
 	if err != nil || !h.IsZero() {
 		return h, err
 	}
-	return s.repo.ReadRef(RemoteMetadataRef)
+	return s.repo.ReadRef(s.RemoteRef())
 }
 
 // Pinned returns a store whose reads all see the metadata branch as it is

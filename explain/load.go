@@ -341,7 +341,7 @@ func (l *Loader) metadataRev() string {
 	if h, err := l.Repo.ReadRef(checkpoint.MetadataRef); err == nil && !h.IsZero() {
 		return h.String()
 	}
-	if h, err := l.Repo.ReadRef(checkpoint.RemoteMetadataRef); err == nil && !h.IsZero() {
+	if h, err := l.Repo.ReadRef(l.Store.RemoteRef()); err == nil && !h.IsZero() {
 		return h.String()
 	}
 	return ""

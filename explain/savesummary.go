@@ -22,12 +22,18 @@ import (
 // repository's git user at time now. Concurrent writers are
 // handled by compare-and-swap. The local branch is created from origin's
 // copy when only that exists.
-func SaveSummary(ctx context.Context, repo *gitrepo.Repo, id checkpoint.ID, slot int, sum *checkpoint.Summary, now time.Time) error {
+//
+// remote is the checkpoint destination's remote-tracking ref of the
+// metadata branch ("": origin's).
+func SaveSummary(ctx context.Context, repo *gitrepo.Repo, remote plumbing.ReferenceName, id checkpoint.ID, slot int, sum *checkpoint.Summary, now time.Time) error {
+	if remote == "" {
+		remote = checkpoint.RemoteMetadataRef
+	}
 	path := id.Shard() + "/" + strconv.Itoa(slot) + "/" + checkpoint.MetadataFile
 	_, err := repo.UpdateRefFunc(ctx, checkpoint.MetadataRef, func(tip plumbing.Hash) (plumbing.Hash, error) {
 		if tip.IsZero() {
-			if remote, _ := repo.ReadRef(checkpoint.RemoteMetadataRef); !remote.IsZero() {
-				tip = remote
+			if h, _ := repo.ReadRef(remote); !h.IsZero() {
+				tip = h
 			}
 		}
 		if tip.IsZero() {

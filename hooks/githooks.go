@@ -97,7 +97,7 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 		if errors.Is(err, push.ErrDeferred) {
 			// The user's branch goes first; the session logs follow once
 			// it landed.
-			env.warnf("[entire] Session logs are pushed to %s once this push has landed\n", senv.Settings.CheckpointRemote())
+			env.warnf("[entire] Session logs are pushed to %s once this push has landed\n", destination(ctx, senv, arg(0)).Name())
 			err = pushAfter(senv, arg(0), push.UserBranches(refs))
 		}
 		if errors.Is(err, push.ErrSecretsFound) {
@@ -170,11 +170,17 @@ func refusePush(env Env, log *logging.Logger) int {
 // branch. refs is git's list of pushed refs.
 func guardPush(ctx context.Context, senv *strategy.Env, remote string, refs []byte) error {
 	s := senv.Settings
-	err := push.Guard(ctx, senv.Repo, bytes.NewReader(refs), push.Options{Remote: remote, CheckpointRemote: s.CheckpointRemote(), PushSessions: s.PushSessions()})
+	err := push.Guard(ctx, senv.Repo, bytes.NewReader(refs), push.Options{Remote: remote, Destination: destination(ctx, senv, remote), PushSessions: s.PushSessions()})
 	if errors.Is(err, push.ErrRefused) {
 		return err
 	}
 	return nil
+}
+
+// destination is where the checkpoint data of a push to remote goes, as
+// the settings say (push.Resolve).
+func destination(ctx context.Context, senv *strategy.Env, remote string) push.Destination {
+	return push.Resolve(ctx, senv.Repo, senv.Settings, push.ResolveOptions{Pushed: remote, Getenv: senv.Getenv})
 }
 
 // maxPushedRefs bounds git's list of pushed refs read by the pre-push hook
@@ -205,14 +211,14 @@ func namedEntireBranches(refs []byte) []string {
 func prePush(ctx context.Context, senv *strategy.Env, remote string, explicit []string, refs []byte) error {
 	s := senv.Settings
 	opts := push.Options{
-		Remote:           remote,
-		CheckpointRemote: s.CheckpointRemote(),
-		PushSessions:     s.PushSessions(),
-		Timeout:          s.PushTimeout(),
-		Log:              senv.Stderr,
-		Now:              senv.Now,
-		Explicit:         explicit,
-		Refs:             refs,
+		Remote:       remote,
+		Destination:  destination(ctx, senv, remote),
+		PushSessions: s.PushSessions(),
+		Timeout:      s.PushTimeout(),
+		Log:          senv.Stderr,
+		Now:          senv.Now,
+		Explicit:     explicit,
+		Refs:         refs,
 	}
 	// What leaves is scanned with the rules in force now.
 	if lr, ok := senv.Redactor.(*redact.Lazy); ok {

@@ -22,11 +22,8 @@ type hookSettings struct {
 
 // loadSettings reads the settings of the repository at root for a hook.
 func loadSettings(root string) hookSettings {
-	s, err := settings.Load(root)
-	if err != nil {
-		return hookSettings{Settings: settings.Defaults(), err: err}
-	}
-	return hookSettings{Settings: s}
+	s := settings.LoadOrDefaults(root)
+	return hookSettings{Settings: s, err: s.Unreadable}
 }
 
 // enabled reports whether entire records in the repository: unreadable

@@ -79,7 +79,7 @@ func BenchmarkGuard(b *testing.B) {
 			line := "refs/heads/main " + gittest.Git(b, dir, "rev-parse", "main") + " refs/heads/main " + gittest.Git(b, dir, "rev-parse", "main~1") + "\n"
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if err := Guard(context.Background(), repo, strings.NewReader(line), Options{Remote: "fork", PushSessions: true}); err != nil {
+				if err := Guard(context.Background(), repo, strings.NewReader(line), Options{Destination: origin, Remote: "fork", PushSessions: true}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -56,11 +56,11 @@ func retryPause(n int) time.Duration {
 // again, until all landed or the deadline. It returns the branches that
 // did not land and every failure on the way (a branch that failed for
 // another reason is not retried; the others go on).
-func (r *runner) pushUntilLanded(ctx context.Context, remote string, targets []target, deadline time.Time, now func() time.Time, log io.Writer) ([]string, error) {
+func (r *runner) pushUntilLanded(ctx context.Context, dest Destination, targets []target, deadline time.Time, now func() time.Time, log io.Writer) ([]string, error) {
 	var failures []error
 	pending := targets
 	for attempt := 1; ; attempt++ {
-		rejected, err := r.withDeadline(deadline).push(ctx, remote, pending)
+		rejected, err := r.withDeadline(deadline).push(ctx, dest, pending)
 		if err != nil {
 			failures = append(failures, err)
 			if len(rejected) == 0 {
@@ -80,7 +80,7 @@ func (r *runner) pushUntilLanded(ctx context.Context, remote string, targets []t
 			return rejected, errors.Join(append(failures, ctx.Err())...)
 		case <-time.After(pause):
 		}
-		again, err := r.join(ctx, remote, rejected, deadline, now, log)
+		again, err := r.join(ctx, dest, rejected, deadline, now, log)
 		if err != nil {
 			failures = append(failures, err)
 			if len(again) == 0 {
@@ -98,8 +98,8 @@ func (r *runner) pushUntilLanded(ctx context.Context, remote string, targets []t
 // record decides how the others are joined) and joins each local branch
 // with its remote tip. It returns what to push next: the joined tips that
 // the remote lacks.
-func (r *runner) join(ctx context.Context, remote string, rejected []string, deadline time.Time, now func() time.Time, log io.Writer) ([]target, error) {
-	absent, err := r.fetchPresent(ctx, remote, withBranch(rejected, checkpoint.MetadataBranch), deadline)
+func (r *runner) join(ctx context.Context, dest Destination, rejected []string, deadline time.Time, now func() time.Time, log io.Writer) ([]target, error) {
+	absent, err := r.fetchPresent(ctx, dest, withBranch(rejected, checkpoint.MetadataBranch), deadline)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func (r *runner) join(ctx context.Context, remote string, rejected []string, dea
 	// A metadata ref that cannot be read would look like "no purges" and
 	// let purged history be joined back in: nothing is joined then.
 	localMeta, lerr := repo.ReadRef(headRef(checkpoint.MetadataBranch))
-	remoteMeta, rerr := repo.ReadRef(trackingRef(remote, checkpoint.MetadataBranch))
+	remoteMeta, rerr := repo.ReadRef(dest.TrackingRef(checkpoint.MetadataBranch))
 	if err := errors.Join(lerr, rerr); err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (r *runner) join(ctx context.Context, remote string, rejected []string, dea
 			again = append(again, target{branch: b, tip: tip})
 			continue
 		}
-		remoteTip, err := repo.ReadRef(trackingRef(remote, b))
+		remoteTip, err := repo.ReadRef(dest.TrackingRef(b))
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -161,7 +161,7 @@ func (r *runner) join(ctx context.Context, remote string, rejected []string, dea
 			}
 		}
 		if force {
-			fmt.Fprintf(log, "[entire] %s on %s holds history a purge removed: replacing it\n", b, remote)
+			fmt.Fprintf(log, "[entire] %s on %s holds history a purge removed: replacing it\n", b, dest.Name())
 		}
 		if joined != remoteTip {
 			again = append(again, target{branch: b, tip: joined, tracking: remoteTip, lease: force})
@@ -174,13 +174,13 @@ func (r *runner) join(ctx context.Context, remote string, rejected []string, dea
 // refs, every call ending by deadline, and returns the ones the remote does
 // not have (git fetch fails as a whole on one missing ref: then each is
 // fetched on its own).
-func (r *runner) fetchPresent(ctx context.Context, remote string, branches []string, deadline time.Time) (absent []string, err error) {
-	err = r.withDeadline(deadline).fetch(ctx, remote, branches)
+func (r *runner) fetchPresent(ctx context.Context, dest Destination, branches []string, deadline time.Time) (absent []string, err error) {
+	err = r.withDeadline(deadline).fetch(ctx, dest, branches)
 	if err == nil || !isMissingRemoteRef(err) {
 		return nil, err
 	}
 	for _, b := range branches {
-		if err := r.withDeadline(deadline).fetch(ctx, remote, []string{b}); isMissingRemoteRef(err) {
+		if err := r.withDeadline(deadline).fetch(ctx, dest, []string{b}); isMissingRemoteRef(err) {
 			absent = append(absent, b)
 		} else if err != nil {
 			return nil, err
@@ -211,15 +211,15 @@ func names(ts []target) []string {
 }
 
 // Unpushed returns the checkpoints of the local metadata branch that the
-// remote's, as last fetched or pushed (refs/remotes/<remote>/...), lacks
+// destination's, as last fetched or pushed (its remote-tracking ref), lacks
 // or holds in an older version (a session added since), sorted. Only the
 // shards whose trees differ are read.
-func Unpushed(repo *gitrepo.Repo, remote string) ([]checkpoint.ID, error) {
+func Unpushed(repo *gitrepo.Repo, dest Destination) ([]checkpoint.ID, error) {
 	local, err := repo.ReadRef(headRef(checkpoint.MetadataBranch))
 	if err != nil || local.IsZero() {
 		return nil, err
 	}
-	remoteTip, err := repo.ReadRef(trackingRef(remote, checkpoint.MetadataBranch))
+	remoteTip, err := repo.ReadRef(dest.TrackingRef(checkpoint.MetadataBranch))
 	if err != nil || remoteTip == local {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func TestConcurrentPushesConverge(t *testing.T) {
 				mu.Unlock()
 				var log syncBuffer
 				start := time.Now()
-				if err := PrePush(context.Background(), repo, Options{Remote: "origin", PushSessions: true, Log: &log, Env: testEnv(t)}); err != nil {
+				if err := PrePush(context.Background(), repo, Options{Destination: origin, Remote: "origin", PushSessions: true, Log: &log, Env: testEnv(t)}); err != nil {
 					t.Errorf("clone %d round %d: %v", i, round, err)
 				}
 				took := time.Since(start)
@@ -117,19 +117,19 @@ func TestUnpushed(t *testing.T) {
 	repo := openRepo(t, work)
 	writeCheckpoint(t, repo, "a3b2c4d5e6f7", "s1")
 	writeCheckpoint(t, repo, "a3ffffffffff", "s1")
-	ids, err := Unpushed(repo, "origin")
+	ids, err := Unpushed(repo, origin)
 	if err != nil || !slices.Equal(ids, []checkpoint.ID{"a3b2c4d5e6f7", "a3ffffffffff"}) {
 		t.Fatalf("before any push: %v, %v", ids, err)
 	}
-	if err := PrePush(context.Background(), repo, Options{Remote: "origin", PushSessions: true, Env: testEnv(t)}); err != nil {
+	if err := PrePush(context.Background(), repo, Options{Destination: origin, Remote: "origin", PushSessions: true, Env: testEnv(t)}); err != nil {
 		t.Fatal(err)
 	}
-	if ids, err := Unpushed(repo, "origin"); err != nil || len(ids) != 0 {
+	if ids, err := Unpushed(repo, origin); err != nil || len(ids) != 0 {
 		t.Fatalf("after the push: %v, %v", ids, err)
 	}
 	writeCheckpoint(t, repo, "a3b2c4d5e6f7", "s2") // a session added
 	writeCheckpoint(t, repo, "0123456789ab", "s3")
-	ids, err = Unpushed(repo, "origin")
+	ids, err = Unpushed(repo, origin)
 	if err != nil || !slices.Equal(ids, []checkpoint.ID{"0123456789ab", "a3b2c4d5e6f7"}) {
 		t.Fatalf("after two new sessions: %v, %v", ids, err)
 	}
@@ -153,7 +153,7 @@ func TestPrePushWaitsForTheUsersFirstBranch(t *testing.T) {
 	refs := []byte("refs/heads/main " + head + " refs/heads/main " + zeroSHA + "\n")
 	ctx := context.Background()
 	var log syncBuffer
-	err := PrePush(ctx, repo, Options{Remote: "origin", PushSessions: true, Refs: refs, Log: &log, Env: testEnv(t)})
+	err := PrePush(ctx, repo, Options{Destination: origin, Remote: "origin", PushSessions: true, Refs: refs, Log: &log, Env: testEnv(t)})
 	if !errors.Is(err, ErrDeferred) {
 		t.Fatalf("first push: %v, log %q", err, log.String())
 	}
@@ -161,7 +161,7 @@ func TestPrePushWaitsForTheUsersFirstBranch(t *testing.T) {
 		t.Fatal("the metadata branch went first")
 	}
 	tags := []byte("refs/tags/v1 " + head + " refs/tags/v1 " + zeroSHA + "\n")
-	if err := PrePush(ctx, repo, Options{Remote: "origin", PushSessions: true, Refs: tags, Log: &log, Env: testEnv(t)}); err != nil {
+	if err := PrePush(ctx, repo, Options{Destination: origin, Remote: "origin", PushSessions: true, Refs: tags, Log: &log, Env: testEnv(t)}); err != nil {
 		t.Fatal(err)
 	}
 	if remoteRef(t, bare, metaRef) != "" || !strings.Contains(log.String(), "wait until origin has a branch of yours") {
@@ -177,7 +177,7 @@ func TestPrePushWaitsForTheUsersFirstBranch(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The next push (the remote has main now) sends them.
-	if err := PrePush(ctx, repo, Options{Remote: "origin", PushSessions: true, Refs: refs, Env: testEnv(t)}); err != nil {
+	if err := PrePush(ctx, repo, Options{Destination: origin, Remote: "origin", PushSessions: true, Refs: refs, Env: testEnv(t)}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := remoteRef(t, bare, metaRef), localRef(t, repo, metaRef); got != want {
@@ -221,7 +221,7 @@ func TestPrePushOutOfBudgetNamesCheckpoints(t *testing.T) {
 			var pushed string
 			if onRemote {
 				writeCheckpoint(t, repo, "fedcba987654", "s0")
-				if err := PrePush(context.Background(), repo, Options{Remote: "origin", PushSessions: true, Env: testEnv(t)}); err != nil {
+				if err := PrePush(context.Background(), repo, Options{Destination: origin, Remote: "origin", PushSessions: true, Env: testEnv(t)}); err != nil {
 					t.Fatal(err)
 				}
 				if pushed = remoteRef(t, bare, metaRef); pushed == "" {
@@ -241,7 +241,7 @@ func TestPrePushOutOfBudgetNamesCheckpoints(t *testing.T) {
 			const budget = 5 * time.Second
 			var log syncBuffer
 			start := time.Now()
-			if err := PrePush(context.Background(), repo, Options{Remote: "origin", PushSessions: true, Log: &log, Env: testEnv(t), Budget: budget}); err != nil {
+			if err := PrePush(context.Background(), repo, Options{Destination: origin, Remote: "origin", PushSessions: true, Log: &log, Env: testEnv(t), Budget: budget}); err != nil {
 				t.Fatalf("PrePush returned %v; a push that cannot land is a warning", err)
 			}
 			if took := time.Since(start); took > budget+2*time.Second {

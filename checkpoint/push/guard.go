@@ -92,11 +92,8 @@ func (p pushedRef) name() string {
 // size of the repository. A git failure in a check is returned as an error
 // that does not wrap ErrRefused (the push goes on).
 func Guard(ctx context.Context, repo *gitrepo.Repo, refs io.Reader, opts Options) error {
-	cp := opts.CheckpointRemote
-	if cp == "" {
-		cp = DefaultCheckpointRemote
-	}
-	toCheckpointRemote := opts.PushSessions && isCheckpointRemote(repo, opts.Remote, cp)
+	dest := opts.Destination
+	toCheckpointRemote := opts.PushSessions && dest.Is(repo, opts.Remote)
 	lines, err := readPushed(refs)
 	if err != nil {
 		return err
@@ -133,8 +130,10 @@ func Guard(ctx context.Context, repo *gitrepo.Repo, refs io.Reader, opts Options
 	switch {
 	case !opts.PushSessions:
 		why = "strategy_options.push_sessions is false; " + why
+	case !dest.Pushes():
+		why = "session data stays local: " + dest.Local + "; " + why
 	case !toCheckpointRemote:
-		why = fmt.Sprintf("only the checkpoint remote %q receives session data; ", cp) + why
+		why = fmt.Sprintf("only the checkpoint remote %q receives session data; ", dest.Name()) + why
 	}
 	var rest []pushedRef
 	for _, p := range lines {

@@ -52,7 +52,7 @@ func TestGuard(t *testing.T) {
 		{"--mirror to origin, remote-tracking metadata", "origin", line("main") + ref("refs/remotes/origin/entire/checkpoints/v1"), true, ""},
 	}
 	for _, tt := range tests {
-		err := Guard(context.Background(), repo, strings.NewReader(tt.refs), Options{Remote: tt.remote, PushSessions: tt.push})
+		err := Guard(context.Background(), repo, strings.NewReader(tt.refs), Options{Destination: origin, Remote: tt.remote, PushSessions: tt.push})
 		if tt.refused == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tt.name, err)
@@ -112,7 +112,7 @@ func TestGuardReachability(t *testing.T) {
 		{"the fork already has it", "fork", line("refs/heads/side", reachMeta, "refs/heads/side", reachMeta), ""},
 	}
 	for _, tt := range tests {
-		err := Guard(context.Background(), repo, strings.NewReader(tt.refs), Options{Remote: tt.remote, PushSessions: true})
+		err := Guard(context.Background(), repo, strings.NewReader(tt.refs), Options{Destination: origin, Remote: tt.remote, PushSessions: true})
 		if tt.refused == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tt.name, err)
@@ -126,13 +126,13 @@ func TestGuardReachability(t *testing.T) {
 	// A user branch under entire/ is no orphan history: pushing main is
 	// not refused for it.
 	gittest.Git(t, dir, "update-ref", "refs/heads/entire/feature", user)
-	if err := Guard(context.Background(), repo, strings.NewReader(line("refs/heads/main", user, "refs/heads/main", zeroSHA)), Options{Remote: "fork", PushSessions: true}); err != nil {
+	if err := Guard(context.Background(), repo, strings.NewReader(line("refs/heads/main", user, "refs/heads/main", zeroSHA)), Options{Destination: origin, Remote: "fork", PushSessions: true}); err != nil {
 		t.Errorf("main with a user branch entire/feature: %v", err)
 	}
 	// Metadata commits the fork's remote-tracking refs show it has are not
 	// new to it.
 	gittest.Git(t, dir, "update-ref", "refs/remotes/fork/side", reachMeta)
-	err := Guard(context.Background(), repo, strings.NewReader(line("refs/tags/leak", tagObj, "refs/tags/leak", zeroSHA)), Options{Remote: "fork", PushSessions: true})
+	err := Guard(context.Background(), repo, strings.NewReader(line("refs/tags/leak", tagObj, "refs/tags/leak", zeroSHA)), Options{Destination: origin, Remote: "fork", PushSessions: true})
 	if err != nil {
 		t.Errorf("history the fork has: %v", err)
 	}
@@ -142,7 +142,7 @@ func TestGuardReachability(t *testing.T) {
 	other := gittest.Git(t, dir, "commit-tree", tree, "-m", "Initialize metadata branch elsewhere")
 	gittest.Git(t, dir, "update-ref", "refs/remotes/entire/entire/checkpoints/v1", other)
 	reachOther := gittest.Git(t, dir, "commit-tree", tree, "-p", head, "-p", other, "-m", "merge the other metadata branch")
-	err = Guard(context.Background(), repo, strings.NewReader(line("refs/heads/side", reachOther, "refs/heads/side", zeroSHA)), Options{Remote: "fork", PushSessions: true})
+	err = Guard(context.Background(), repo, strings.NewReader(line("refs/heads/side", reachOther, "refs/heads/side", zeroSHA)), Options{Destination: origin, Remote: "fork", PushSessions: true})
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "not pushing refs/heads/side (its history") {
 		t.Errorf("history of a remote named entire: %v", err)
 	}
@@ -189,7 +189,7 @@ func TestGuardPurgedHistory(t *testing.T) {
 		{"forced over history this clone lacks, not a purge", line("refs/heads/entire/checkpoints/v1", other, "refs/heads/entire/checkpoints/v1", strings.Repeat("1", 40)), "entire/checkpoints/v1 (forced"},
 	}
 	for _, tt := range tests {
-		err := Guard(context.Background(), repo, strings.NewReader(tt.refs), Options{Remote: "origin", PushSessions: true})
+		err := Guard(context.Background(), repo, strings.NewReader(tt.refs), Options{Destination: origin, Remote: "origin", PushSessions: true})
 		if tt.refused == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tt.name, err)
@@ -206,12 +206,12 @@ func TestGuardPurgedHistory(t *testing.T) {
 	gittest.Git(t, dir, "update-ref", "refs/remotes/origin/entire/checkpoints/v1", new1.String())
 	mirror := line("refs/heads/entire/checkpoints/v1", new1.String(), "refs/heads/entire/checkpoints/v1", strings.Repeat("1", 40)) +
 		line("refs/remotes/origin/entire/checkpoints/v1", new1.String(), "refs/remotes/origin/entire/checkpoints/v1", zeroSHA) + main
-	err = Guard(context.Background(), repo, strings.NewReader(mirror), Options{Remote: "origin", PushSessions: true})
+	err = Guard(context.Background(), repo, strings.NewReader(mirror), Options{Destination: origin, Remote: "origin", PushSessions: true})
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "entire/checkpoints/v1 (forced") || !strings.Contains(err.Error(), "refs/remotes/origin/entire/checkpoints/v1 (the remote's branch has moved past it)") {
 		t.Errorf("forced after the purge's push: %v", err)
 	}
 	// By URL, origin's tracking ref counts the same.
-	err = Guard(context.Background(), repo, strings.NewReader(tests[5].refs), Options{Remote: "https://example.com/me/repo", PushSessions: true})
+	err = Guard(context.Background(), repo, strings.NewReader(tests[5].refs), Options{Destination: origin, Remote: "https://example.com/me/repo", PushSessions: true})
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "entire/checkpoints/v1 (forced") {
 		t.Errorf("forced after the purge's push, by URL: %v", err)
 	}
@@ -219,11 +219,11 @@ func TestGuardPurgedHistory(t *testing.T) {
 	// Another remote's tracking ref says nothing about origin's branch.
 	gittest.Git(t, dir, "remote", "add", "upstream", "https://example.com/upstream/repo.git")
 	gittest.Git(t, dir, "update-ref", "refs/remotes/upstream/entire/checkpoints/v1", other)
-	if err := Guard(context.Background(), repo, strings.NewReader(tests[5].refs), Options{Remote: "origin", PushSessions: true}); err != nil {
+	if err := Guard(context.Background(), repo, strings.NewReader(tests[5].refs), Options{Destination: origin, Remote: "origin", PushSessions: true}); err != nil {
 		t.Errorf("the purge's force push with upstream's tracking ref: %v", err)
 	}
 	gittest.Git(t, dir, "update-ref", "-d", "refs/remotes/upstream/entire/checkpoints/v1")
-	err = Guard(context.Background(), repo, strings.NewReader(tests[0].refs), Options{Remote: "origin", PushSessions: true})
+	err = Guard(context.Background(), repo, strings.NewReader(tests[0].refs), Options{Destination: origin, Remote: "origin", PushSessions: true})
 	if want := "To push the rest:\n  git push origin refs/heads/main:refs/heads/main"; err == nil || !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("rest command: %v", err)
 	}

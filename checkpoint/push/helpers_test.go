@@ -116,3 +116,14 @@ func localRef(t testing.TB, repo *gitrepo.Repo, name plumbing.ReferenceName) str
 	}
 	return h.String()
 }
+
+// origin is the destination of most tests: the remote named origin.
+var origin = RemoteDestination("origin")
+
+// destOr is the destination of the remote named name, origin for "".
+func destOr(name string) Destination {
+	if name == "" {
+		return origin
+	}
+	return RemoteDestination(name)
+}

@@ -27,7 +27,7 @@ func TestPrePushMergesWhenRemoteMoved(t *testing.T) {
 	ctx := context.Background()
 	ra, rb := openRepo(t, a), openRepo(t, b)
 	writeCheckpoint(t, ra, "111111111111", "sa", "a.go")
-	if err := PrePush(ctx, ra, Options{Remote: "origin", PushSessions: true, Env: testEnv(t)}); err != nil {
+	if err := PrePush(ctx, ra, Options{Destination: origin, Remote: "origin", PushSessions: true, Env: testEnv(t)}); err != nil {
 		t.Fatal(err)
 	}
 	writeCheckpoint(t, rb, "222222222222", "sb", "b.go")
@@ -35,7 +35,7 @@ func TestPrePushMergesWhenRemoteMoved(t *testing.T) {
 	remoteBefore := remoteRef(t, bare, metaRef)
 
 	var log syncBuffer
-	if err := PrePush(ctx, rb, Options{Remote: "origin", PushSessions: true, Log: &log, Now: fixedNow, Env: testEnv(t)}); err != nil {
+	if err := PrePush(ctx, rb, Options{Destination: origin, Remote: "origin", PushSessions: true, Log: &log, Now: fixedNow, Env: testEnv(t)}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(log.String(), "could not push") {
@@ -64,7 +64,7 @@ func TestPrePushMergesWhenRemoteMoved(t *testing.T) {
 	gittest.Fsck(t, bare)
 
 	// Clone a fetches the merge as a fast-forward and has nothing to push.
-	if err := FetchBranch(ctx, ra, "origin", checkpoint.MetadataBranch, 0); err != nil {
+	if err := FetchBranch(ctx, ra, origin, checkpoint.MetadataBranch, 0); err != nil {
 		t.Fatal(err)
 	}
 	got, err := MergeCommits(ctx, ra, plumbing.NewHash(localRef(t, ra, metaRef)), plumbing.NewHash(tip), MergeOptions{})
@@ -81,13 +81,13 @@ func TestPrePushMergesSessionsOfOneCheckpoint(t *testing.T) {
 	const id = checkpoint.ID("a3b2c4d5e6f7")
 	writeCheckpoint(t, ra, id, "sa", "a.go", "both.go")
 	writeCheckpoint(t, ra, "111111111111", "sa")
-	if err := PrePush(ctx, ra, Options{Remote: "origin", PushSessions: true, Env: testEnv(t)}); err != nil {
+	if err := PrePush(ctx, ra, Options{Destination: origin, Remote: "origin", PushSessions: true, Env: testEnv(t)}); err != nil {
 		t.Fatal(err)
 	}
 	writeCheckpoint(t, rb, id, "sb", "b.go", "both.go")
 	writeCheckpoint(t, rb, id, "sc", "c.go")
 	var log syncBuffer
-	if err := PrePush(ctx, rb, Options{Remote: "origin", PushSessions: true, Log: &log, Env: testEnv(t)}); err != nil {
+	if err := PrePush(ctx, rb, Options{Destination: origin, Remote: "origin", PushSessions: true, Log: &log, Env: testEnv(t)}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := remoteRef(t, bare, metaRef), localRef(t, rb, metaRef); got != want {

@@ -38,13 +38,13 @@ func TestPrePushThroughGitDaemon(t *testing.T) {
 	ctx := context.Background()
 
 	var log syncBuffer
-	if err := PrePush(ctx, repo, Options{Remote: "fork", PushSessions: true, Log: &log, Timeout: 10 * time.Second, Env: testEnv(t)}); err != nil {
+	if err := PrePush(ctx, repo, Options{Destination: origin, Remote: "fork", PushSessions: true, Log: &log, Timeout: 10 * time.Second, Env: testEnv(t)}); err != nil {
 		t.Fatal(err)
 	}
 	if got := remoteRef(t, fork, metaRef); got != "" || log.String() != "" {
 		t.Fatalf("second remote got %q, log %q", got, log.String())
 	}
-	if err := PrePush(ctx, repo, Options{Remote: url + "/repo.git", PushSessions: true, Log: &log, Timeout: 10 * time.Second, Env: testEnv(t)}); err != nil {
+	if err := PrePush(ctx, repo, Options{Destination: origin, Remote: url + "/repo.git", PushSessions: true, Log: &log, Timeout: 10 * time.Second, Env: testEnv(t)}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := remoteRef(t, bare, metaRef), localRef(t, repo, metaRef); got != want {
@@ -59,12 +59,12 @@ func TestPrePushThroughGitDaemon(t *testing.T) {
 	gittest.Git(t, other, "remote", "set-url", "origin", url+"/repo.git")
 	oRepo := openRepo(t, other)
 	writeCheckpoint(t, oRepo, "111111111111", "s2")
-	if err := PrePush(ctx, oRepo, Options{Remote: "origin", PushSessions: true, Timeout: 10 * time.Second, Env: testEnv(t)}); err != nil {
+	if err := PrePush(ctx, oRepo, Options{Destination: origin, Remote: "origin", PushSessions: true, Timeout: 10 * time.Second, Env: testEnv(t)}); err != nil {
 		t.Fatal(err)
 	}
 	writeCheckpoint(t, repo, "222222222222", "s3")
 	log = syncBuffer{}
-	if err := PrePush(ctx, repo, Options{Remote: "origin", PushSessions: true, Log: &log, Timeout: 10 * time.Second, Env: testEnv(t)}); err != nil {
+	if err := PrePush(ctx, repo, Options{Destination: origin, Remote: "origin", PushSessions: true, Log: &log, Timeout: 10 * time.Second, Env: testEnv(t)}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(log.String(), "could not push") {
@@ -123,7 +123,7 @@ func TestUnresponsiveRemoteDoesNotHang(t *testing.T) {
 
 	var log syncBuffer
 	start := time.Now()
-	err := PrePush(ctx, repo, Options{Remote: "origin", PushSessions: true, Log: &log, Timeout: bound, Env: testEnv(t)})
+	err := PrePush(ctx, repo, Options{Destination: origin, Remote: "origin", PushSessions: true, Log: &log, Timeout: bound, Env: testEnv(t)})
 	elapsed := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func TestUnresponsiveRemoteDoesNotHang(t *testing.T) {
 	}
 
 	start = time.Now()
-	err = FetchBranch(ctx, repo, "origin", checkpoint.MetadataBranch, bound)
+	err = FetchBranch(ctx, repo, origin, checkpoint.MetadataBranch, bound)
 	if elapsed := time.Since(start); elapsed >= 5*time.Second {
 		t.Fatalf("FetchBranch took %s", elapsed)
 	}
@@ -148,7 +148,7 @@ func TestUnresponsiveRemoteDoesNotHang(t *testing.T) {
 	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
 	start = time.Now()
-	err = FetchBranch(cctx, repo, "origin", checkpoint.MetadataBranch, time.Minute)
+	err = FetchBranch(cctx, repo, origin, checkpoint.MetadataBranch, time.Minute)
 	if elapsed := time.Since(start); elapsed >= 2*time.Second || err == nil {
 		t.Fatalf("FetchBranch with a cancelled context: %s, %v", elapsed, err)
 	}
@@ -187,7 +187,7 @@ func TestStuckTransportChildIsKilled(t *testing.T) {
 	var log syncBuffer
 	start := time.Now()
 	env := append(testEnv(t), "GIT_SSH="+script, "GIT_SSH_VARIANT=simple")
-	if err := PrePush(context.Background(), repo, Options{Remote: "origin", PushSessions: true, Log: &log, Timeout: time.Second, Env: env}); err != nil {
+	if err := PrePush(context.Background(), repo, Options{Destination: origin, Remote: "origin", PushSessions: true, Log: &log, Timeout: time.Second, Env: env}); err != nil {
 		t.Fatal(err)
 	}
 	if elapsed := time.Since(start); elapsed >= 4*time.Second {

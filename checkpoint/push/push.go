@@ -38,9 +38,9 @@ type Options struct {
 	// hook in $1: a remote name, or a URL when pushing to a URL. "" matches
 	// no remote.
 	Remote string
-	// CheckpointRemote is the remote the entire branches go to (settings
-	// strategy_options.checkpoint_remote); "" means "origin".
-	CheckpointRemote string
+	// Destination is where the entire branches go (Resolve); the zero
+	// value sends nothing.
+	Destination Destination
 	// PushSessions is settings strategy_options.push_sessions; false makes
 	// PrePush do nothing.
 	PushSessions bool
@@ -78,10 +78,13 @@ type Options struct {
 // would push hold secrets by the rules in force: it pushed nothing.
 var ErrSecretsFound = errors.New("push: secrets in session data not yet on the remote")
 
-// PrePush pushes the entire branches to the remote being pushed when it is
-// the checkpoint remote, by name or by configured URL (SPEC 5.4). A branch
-// is skipped when it does not exist locally or equals the remote-tracking
-// ref refs/remotes/<remote>/<branch>. A branch the remote rejects for
+// PrePush pushes the entire branches to opts.Destination when a push to
+// opts.Remote carries them (Destination.Carries: a push to the
+// destination remote, by name or by configured URL, or any push when the
+// data goes to a repository of its own) (SPEC 5.4, 10.1). A destination
+// that keeps the data local is said once on opts.Log, with how to change
+// that. A branch is skipped when it does not exist locally or equals its
+// remote-tracking ref at the destination. A branch the remote rejects for
 // being behind (or busy) is fetched, merged (MergeCommits) and pushed
 // again, until it lands or opts.Budget is spent; then one line names the
 // checkpoints not yet on the remote (Unpushed). With opts.Refs, on a
@@ -113,15 +116,22 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 	if log == nil {
 		log = io.Discard
 	}
-	cpRemote := opts.CheckpointRemote
-	if cpRemote == "" {
-		cpRemote = DefaultCheckpointRemote
-	}
-	if !isCheckpointRemote(repo, opts.Remote, cpRemote) {
+	dest := opts.Destination
+	if !dest.Pushes() {
+		if dest.Local != "" && !dest.NoRemote && opts.Remote != "" && hasLocalBranches(repo) {
+			fmt.Fprintf(log, "[entire] Session data not pushed: %s. To change that: %s\n", dest.Local, dest.Fix)
+		}
 		return nil
 	}
+	if dest.Note != "" {
+		fmt.Fprintf(log, "[entire] %s\n", dest.Note)
+	}
+	if !dest.Carries(repo, opts.Remote) {
+		return nil
+	}
+	cpName := dest.Name()
 	warn := func(err error) {
-		fmt.Fprintf(log, "[entire] could not push session logs to %s: %v\n", cpRemote, err)
+		fmt.Fprintf(log, "[entire] could not push session logs to %s: %v\n", cpName, err)
 	}
 	branches := opts.Branches
 	if branches == nil {
@@ -138,7 +148,7 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 			warn(err)
 			continue
 		}
-		tracking, err := repo.ReadRef(trackingRef(cpRemote, b))
+		tracking, err := repo.ReadRef(dest.TrackingRef(b))
 		if err != nil {
 			warn(err)
 			continue
@@ -158,18 +168,20 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 	}
 
 	if opts.Redactor != nil {
-		if n, err := scanOutgoing(ctx, repo, opts.Redactor, cpRemote, append(pending, explicit...)); err != nil {
+		if n, err := scanOutgoing(ctx, repo, opts.Redactor, dest, append(pending, explicit...)); err != nil {
 			warn(err)
 		} else if n > 0 {
-			fmt.Fprintf(log, "[entire] Not pushing session logs to %s: %d secret(s) in data it does not have yet; see `entire doctor --secrets`\n", cpRemote, n)
+			fmt.Fprintf(log, "[entire] Not pushing session logs to %s: %d secret(s) in data it does not have yet; see `entire doctor --secrets`\n", cpName, n)
 			return fmt.Errorf("%w: %d", ErrSecretsFound, n)
 		}
 	}
 	if len(pending) == 0 {
 		return nil
 	}
-	if opts.Refs != nil {
-		has, err := remoteHasUserBranch(ctx, repo, cpRemote, opts)
+	if opts.Refs != nil && dest.Remote != "" {
+		// (A repository of its own holds nothing but checkpoint data:
+		// its default branch is no one's concern.)
+		has, err := remoteHasUserBranch(ctx, repo, dest.Remote, opts)
 		if err != nil {
 			warn(err)
 			return nil
@@ -180,13 +192,13 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 			// session logs after it (or with a later push, when this
 			// one brings no branch).
 			if len(UserBranches(opts.Refs)) == 0 {
-				fmt.Fprintf(log, "[entire] Session logs wait until %s has a branch of yours\n", cpRemote)
+				fmt.Fprintf(log, "[entire] Session logs wait until %s has a branch of yours\n", cpName)
 				return nil
 			}
 			return ErrDeferred
 		}
 	}
-	fmt.Fprintf(log, "[entire] Pushing session logs to %s...\n", cpRemote)
+	fmt.Fprintf(log, "[entire] Pushing session logs to %s...\n", cpName)
 	now := opts.Now
 	if now == nil {
 		now = time.Now
@@ -195,14 +207,14 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
-	r := &runner{repo: repo, timeout: timeoutOr(opts.Timeout), env: opts.Env}
-	left, err := r.pushUntilLanded(ctx, cpRemote, pending, time.Now().Add(budget), now, log)
+	r := &runner{repo: repo, timeout: timeoutOr(opts.Timeout), env: append(slices.Clone(opts.Env), dest.env...)}
+	left, err := r.pushUntilLanded(ctx, dest, pending, time.Now().Add(budget), now, log)
 	if err != nil {
 		warn(err)
 	}
 	if len(left) > 0 && slices.Contains(left, checkpoint.MetadataBranch) {
-		if ids, uerr := Unpushed(repo, cpRemote); uerr == nil {
-			if line := DescribeUnpushed(ids, cpRemote); line != "" {
+		if ids, uerr := Unpushed(repo, dest); uerr == nil {
+			if line := DescribeUnpushed(ids, cpName); line != "" {
 				fmt.Fprintf(log, "[entire] %s\n", line)
 			}
 		}
@@ -217,16 +229,31 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 // PrePush without Options.Refs).
 var ErrDeferred = errors.New("push: session logs wait until the remote has a branch of yours")
 
-// FetchBranch fetches branch (entire/<name>/v1) from remote, a configured
-// remote name, into refs/remotes/<remote>/<branch>, bounded by timeout
-// (zero: DefaultTimeout) and ctx, with the same no-hang guarantees as
-// PrePush. A remote without the branch is an error.
-func FetchBranch(ctx context.Context, repo *gitrepo.Repo, remote, branch string, timeout time.Duration) error {
+// FetchBranch fetches branch (entire/<name>/v1) from dest into its
+// remote-tracking ref (dest.TrackingRef), bounded by timeout (zero:
+// DefaultTimeout) and ctx, with the same no-hang guarantees as PrePush. A
+// destination without the branch is an error, and so is one that keeps
+// the data local (ErrLocal).
+func FetchBranch(ctx context.Context, repo *gitrepo.Repo, dest Destination, branch string, timeout time.Duration) error {
 	if !branchPattern.MatchString(branch) {
 		return fmt.Errorf("%w: %q", ErrBadBranch, branch)
 	}
-	r := &runner{repo: repo, timeout: timeoutOr(timeout)}
-	return r.fetch(ctx, remote, []string{branch})
+	if !dest.Fetches() {
+		return fmt.Errorf("%w: %s", ErrLocal, dest.Local)
+	}
+	r := &runner{repo: repo, timeout: timeoutOr(timeout), env: dest.env}
+	return r.fetch(ctx, dest, []string{branch})
+}
+
+// ErrLocal is returned (wrapped) by FetchBranch when the settings keep
+// checkpoint data on this machine.
+var ErrLocal = errors.New("push: checkpoint data stays local")
+
+// hasLocalBranches reports whether there is checkpoint data to keep local
+// (a local entire/<name>/v1 branch): only then is a push told so.
+func hasLocalBranches(repo *gitrepo.Repo) bool {
+	b, err := localBranches(repo)
+	return err == nil && len(b) > 0
 }
 
 // target is a branch to push: the commit to push and the remote-tracking
@@ -255,15 +282,15 @@ func withBranch(branches []string, b string) []string {
 	return append(slices.Clone(branches), b)
 }
 
-// scanOutgoing scans what pushing targets to remote sends: their commits'
-// objects that no remote-tracking ref of remote's entire branches reaches.
+// scanOutgoing scans what pushing targets to dest sends: their commits'
+// objects that no remote-tracking ref of dest's entire branches reaches.
 // It returns the number of findings.
-func scanOutgoing(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, remote string, targets []target) (int, error) {
+func scanOutgoing(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, dest Destination, targets []target) (int, error) {
 	var include, exclude []plumbing.Hash
 	for _, t := range targets {
 		include = append(include, t.tip)
 	}
-	known, err := repo.ListRefs("refs/remotes/" + remote + "/entire/")
+	known, err := repo.ListRefs("refs/remotes/" + dest.Track() + "/entire/")
 	if err != nil {
 		return 0, err
 	}
@@ -284,14 +311,15 @@ func scanOutgoing(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, r
 // for other reasons. The remote-tracking ref of a pushed branch is set to
 // what was pushed, also when the remote's fetch refspec does not cover it
 // (a single-branch clone), so that the next push can skip it.
-func (r *runner) push(ctx context.Context, remote string, targets []target) (nonFF []string, err error) {
+func (r *runner) push(ctx context.Context, dest Destination, targets []target) (nonFF []string, err error) {
 	args := []string{"push", "--porcelain", "--no-verify"}
 	for _, t := range targets {
 		if t.lease {
 			args = append(args, "--force-with-lease="+string(headRef(t.branch))+":"+t.tracking.String())
 		}
 	}
-	args = append(args, remote)
+	// "--" ends the options: a destination is never read as one.
+	args = append(args, "--", dest.arg())
 	for _, t := range targets {
 		args = append(args, t.tip.String()+":"+string(headRef(t.branch)))
 	}
@@ -305,7 +333,7 @@ func (r *runner) push(ctx context.Context, remote string, targets []target) (non
 		case !ok:
 			missing = true // no status line: the call failed as a whole
 		case res.flag != '!':
-			r.setTracking(remote, t)
+			r.setTracking(dest, t)
 		case retryable(res.summary):
 			nonFF = append(nonFF, t.branch)
 		default:
@@ -337,23 +365,23 @@ func retryable(summary string) bool {
 // setTracking moves refs/remotes/<remote>/<branch> to the pushed commit
 // unless git already did. Losing a race to a concurrent fetch is fine: the
 // ref then holds the newer value.
-func (r *runner) setTracking(remote string, t target) {
-	name := trackingRef(remote, t.branch)
+func (r *runner) setTracking(dest Destination, t target) {
+	name := dest.TrackingRef(t.branch)
 	if cur, err := r.repo.ReadRef(name); err != nil || cur == t.tip || cur != t.tracking {
 		return
 	}
 	_ = r.repo.UpdateRef(name, t.tip, t.tracking)
 }
 
-// fetch fetches branches from remote into their remote-tracking refs, in
+// fetch fetches branches from dest into their remote-tracking refs, in
 // one bounded call.
-func (r *runner) fetch(ctx context.Context, remote string, branches []string) error {
-	args := []string{"-c", "gc.auto=0", "-c", "maintenance.auto=false", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote}
+func (r *runner) fetch(ctx context.Context, dest Destination, branches []string) error {
+	args := []string{"-c", "gc.auto=0", "-c", "maintenance.auto=false", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", dest.arg()}
 	for _, b := range branches {
-		args = append(args, "+"+string(headRef(b))+":"+string(trackingRef(remote, b)))
+		args = append(args, "+"+string(headRef(b))+":"+string(dest.TrackingRef(b)))
 	}
 	if _, err := r.run(ctx, args...); err != nil {
-		return fmt.Errorf("fetch %s from %s: %w", strings.Join(branches, ", "), remote, err)
+		return fmt.Errorf("fetch %s from %s: %w", strings.Join(branches, ", "), dest.Name(), err)
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ func TestPrePushTargets(t *testing.T) {
 			remote := strings.NewReplacer("<origin>", origin, "<fork>", fork).Replace(tt.remote)
 			var log syncBuffer
 			err := PrePush(context.Background(), repo, Options{
-				Remote: remote, CheckpointRemote: tt.checkpointRemote, PushSessions: tt.pushSessions,
+				Remote: remote, Destination: destOr(tt.checkpointRemote), PushSessions: tt.pushSessions,
 				Log: &log, Env: testEnv(t),
 			})
 			if err != nil {
@@ -83,7 +83,7 @@ func TestPrePushSkipsWhenUpToDate(t *testing.T) {
 	work, bare := newClone(t)
 	repo := openRepo(t, work)
 	ctx := context.Background()
-	opts := Options{Remote: "origin", PushSessions: true, Env: testEnv(t)}
+	opts := Options{Destination: origin, Remote: "origin", PushSessions: true, Env: testEnv(t)}
 
 	var log syncBuffer
 	opts.Log = &log
@@ -119,11 +119,11 @@ func TestPrePushRejectsNonEntireBranches(t *testing.T) {
 	work, _ := newClone(t)
 	repo := openRepo(t, work)
 	for _, b := range []string{"entire/abc1234-def456", "main", "entire/checkpoints/v1/x", "entire//v1"} {
-		err := PrePush(context.Background(), repo, Options{Remote: "origin", PushSessions: true, Branches: []string{b}})
+		err := PrePush(context.Background(), repo, Options{Destination: origin, Remote: "origin", PushSessions: true, Branches: []string{b}})
 		if !errors.Is(err, ErrBadBranch) {
 			t.Errorf("branch %q: err = %v, want ErrBadBranch", b, err)
 		}
-		if err := FetchBranch(context.Background(), repo, "origin", b, 0); !errors.Is(err, ErrBadBranch) {
+		if err := FetchBranch(context.Background(), repo, origin, b, 0); !errors.Is(err, ErrBadBranch) {
 			t.Errorf("FetchBranch %q: err = %v, want ErrBadBranch", b, err)
 		}
 	}
@@ -138,7 +138,7 @@ func TestPrePushSeveralBranches(t *testing.T) {
 	gittest.Git(t, work, "branch", "entire/hides/v1", "main")
 
 	// Only the listed branches go.
-	err := PrePush(context.Background(), repo, Options{Remote: "origin", PushSessions: true, Env: testEnv(t),
+	err := PrePush(context.Background(), repo, Options{Destination: origin, Remote: "origin", PushSessions: true, Env: testEnv(t),
 		Branches: []string{checkpoint.MetadataBranch, "entire/notes/v1"}})
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestPrePushSeveralBranches(t *testing.T) {
 		t.Fatal("unlisted branch pushed")
 	}
 	// Nil Branches: every local entire/<name>/v1 branch.
-	if err := PrePush(context.Background(), repo, Options{Remote: "origin", PushSessions: true, Env: testEnv(t)}); err != nil {
+	if err := PrePush(context.Background(), repo, Options{Destination: origin, Remote: "origin", PushSessions: true, Env: testEnv(t)}); err != nil {
 		t.Fatal(err)
 	}
 	if remoteRef(t, bare, "refs/heads/entire/hides/v1") == "" {
@@ -163,19 +163,19 @@ func TestFetchBranch(t *testing.T) {
 	work, bare := newClone(t)
 	repo := openRepo(t, work)
 	writeCheckpoint(t, repo, "a3b2c4d5e6f7", "s1")
-	if err := PrePush(context.Background(), repo, Options{Remote: "origin", PushSessions: true, Env: testEnv(t)}); err != nil {
+	if err := PrePush(context.Background(), repo, Options{Destination: origin, Remote: "origin", PushSessions: true, Env: testEnv(t)}); err != nil {
 		t.Fatal(err)
 	}
 	other := cloneOf(t, bare)
 	gittest.Git(t, other, "update-ref", "-d", "refs/remotes/origin/"+checkpoint.MetadataBranch)
 	orepo := openRepo(t, other)
-	if err := FetchBranch(context.Background(), orepo, "origin", checkpoint.MetadataBranch, 0); err != nil {
+	if err := FetchBranch(context.Background(), orepo, origin, checkpoint.MetadataBranch, 0); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := localRef(t, orepo, "refs/remotes/origin/"+checkpoint.MetadataBranch), localRef(t, repo, metaRef); got != want {
 		t.Fatalf("fetched %q, want %q", got, want)
 	}
-	if err := FetchBranch(context.Background(), orepo, "origin", "entire/none/v1", 0); err == nil {
+	if err := FetchBranch(context.Background(), orepo, origin, "entire/none/v1", 0); err == nil {
 		t.Fatal("fetching a missing branch succeeded")
 	}
 }
@@ -212,7 +212,7 @@ func TestPrePushSetsTrackingRefOfSingleBranchClone(t *testing.T) {
 	gittest.Git(t, work, "config", "remote.origin.fetch", "+refs/heads/main:refs/remotes/origin/main")
 	repo := openRepo(t, work)
 	writeCheckpoint(t, repo, "a3b2c4d5e6f7", "s1")
-	opts := Options{Remote: "origin", PushSessions: true, Env: testEnv(t)}
+	opts := Options{Destination: origin, Remote: "origin", PushSessions: true, Env: testEnv(t)}
 	if err := PrePush(context.Background(), repo, opts); err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestPrePushFailuresAreWarnings(t *testing.T) {
 			writeCheckpoint(t, repo, "a3b2c4d5e6f7", "s1")
 			tt.setup(t, work, bare)
 			var log syncBuffer
-			if err := PrePush(context.Background(), repo, Options{Remote: "origin", PushSessions: true, Log: &log, Env: testEnv(t)}); err != nil {
+			if err := PrePush(context.Background(), repo, Options{Destination: origin, Remote: "origin", PushSessions: true, Log: &log, Env: testEnv(t)}); err != nil {
 				t.Fatalf("PrePush returned %v; failures must be warnings", err)
 			}
 			if want := "[entire] could not push session logs to origin: " + tt.want; !strings.Contains(log.String(), want) {

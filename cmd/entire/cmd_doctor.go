@@ -103,6 +103,12 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 		return err
 	}
 	reported := reportPending(ctx, f, repo)
+	if _, dest := metadataStore(ctx, f, repo); dest.Local != "" && !dest.Disabled && !dest.NoRemote {
+		// A setting that keeps checkpoint data here by accident (one
+		// not understood, an inherited one) is worth one line.
+		fmt.Fprintf(f.IO.Out, "Checkpoint data stays local: %s. To change that: %s.\n", iostreams.Escape(dest.Local), iostreams.Escape(dest.Fix))
+		reported++
+	}
 	store := sessionStore(f, repo)
 	pending, err := doctorCorrupt(f, store, opts.DiscardCorrupt)
 	if err != nil {

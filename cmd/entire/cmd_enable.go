@@ -32,6 +32,9 @@ type enableOptions struct {
 	Project  bool   // --project
 	// SkipPushSessions writes strategy_options.push_sessions=false.
 	SkipPushSessions bool
+	// CheckpointRemote (--checkpoint-remote provider:owner/name) writes
+	// strategy_options.checkpoint_remote as Entire's object.
+	CheckpointRemote string
 	// Telemetry false (--telemetry=false) writes telemetry=false. Nothing
 	// is ever sent: this tool has no telemetry.
 	Telemetry bool
@@ -63,16 +66,23 @@ Use --agent to choose the agent, --strategy to choose the strategy.
 
 Checkpoint metadata (the entire/checkpoints/v1 branch) is pushed with your
 branches to the checkpoint remote (strategy_options.checkpoint_remote, default
-origin) unless strategy_options.push_sessions is false (--skip-push-sessions).`,
+origin) unless strategy_options.push_sessions is false (--skip-push-sessions).
+--checkpoint-remote github:owner/name sends it to a repository of its own
+instead, on the host and with the scheme of the remote you push.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fl := cmd.Flags()
 			opts.AgentSet = fl.Changed("agent")
-			for _, name := range []string{"force", "local", "project", "skip-push-sessions", "telemetry", "local-dev"} {
+			for _, name := range []string{"force", "local", "project", "skip-push-sessions", "checkpoint-remote", "telemetry", "local-dev"} {
 				opts.ConfigFlags = opts.ConfigFlags || fl.Changed(name)
 			}
 			if opts.Local && opts.Project {
 				return usageErrorf("cannot specify both --project and --local")
+			}
+			if fl.Changed("checkpoint-remote") {
+				if _, err := settings.ParseCheckpointRemoteFlag(opts.CheckpointRemote); err != nil {
+					return err
+				}
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -87,6 +97,7 @@ origin) unless strategy_options.push_sessions is false (--skip-push-sessions).`,
 	fl.BoolVar(&opts.Local, "local", false, "write settings to .entire/settings.local.json")
 	fl.BoolVar(&opts.Project, "project", false, "write settings to .entire/settings.json")
 	fl.BoolVar(&opts.SkipPushSessions, "skip-push-sessions", false, "keep checkpoint metadata local (strategy_options.push_sessions=false)")
+	fl.StringVar(&opts.CheckpointRemote, "checkpoint-remote", "", "push checkpoint data to a repository of its own, provider:owner/name (github, gitlab or bitbucket)")
 	fl.BoolVar(&opts.Telemetry, "telemetry", true, "set to false to record a telemetry opt-out (nothing is ever sent)")
 	fl.BoolVar(&opts.LocalDev, "local-dev", false, "hooks run the development build with go run")
 	fl.Bool("ignore-untracked", false, "accepted for compatibility; has no effect")
@@ -155,7 +166,7 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 			fmt.Fprintln(out, "Already enabled. Everything looks good.")
 			fmt.Fprintf(out, "Agent: %s\n", strings.Join(st.agentTypes(), ", "))
 			fmt.Fprintf(out, "Config: %s\n", strings.Join(st.configFiles(), ", "))
-			fmt.Fprintln(out, resolvePushTarget(ctx, repo, current).enableLine())
+			fmt.Fprintln(out, resolvePushTarget(ctx, f, repo, current).enableLine())
 			return nil
 		}
 	}
@@ -233,7 +244,7 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 		ignored[file.Path] = how
 	}
 	printEnableFiles(out, spec, ignored, target, relHooksDir(repo, gitHooks.Dir))
-	fmt.Fprintln(out, resolvePushTarget(ctx, repo, merged).enableLine())
+	fmt.Fprintln(out, resolvePushTarget(ctx, f, repo, merged).enableLine())
 	fmt.Fprintln(out, "\nReady.")
 	return nil
 }
@@ -272,6 +283,16 @@ func writeEnableSettings(root string, opts *enableOptions, mode enableMode, log 
 	}
 	if opts.SkipPushSessions {
 		edit.Options = map[string]any{settings.OptPushSessions: false}
+	}
+	if opts.CheckpointRemote != "" {
+		obj, err := settings.ParseCheckpointRemoteFlag(opts.CheckpointRemote)
+		if err != nil {
+			return "", err
+		}
+		if edit.Options == nil {
+			edit.Options = map[string]any{}
+		}
+		edit.Options[settings.OptCheckpointRemote] = obj
 	}
 	target := project
 	switch {

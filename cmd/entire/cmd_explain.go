@@ -139,8 +139,8 @@ func runExplain(ctx context.Context, opts *explainOptions) error {
 		return err
 	}
 	completePending(ctx, f, repo) // and the steps of turn ends still being written
-	l := &explain.Loader{Repo: repo, Store: checkpoint.NewStore(repo, f.Now), DefaultBranch: repo.DefaultBranch(),
-		Remote: loadSettings(repo).CheckpointRemote()}
+	store, dest := metadataStore(ctx, f, repo)
+	l := &explain.Loader{Repo: repo, Store: store, DefaultBranch: repo.DefaultBranch(), Remote: dest.FetchArg()}
 	var buf bytes.Buffer
 	switch {
 	case opts.Commit != "":
@@ -402,7 +402,8 @@ func generateSummary(ctx context.Context, opts *explainOptions, l *explain.Loade
 	}
 	// The summary is stored like the metadata the hooks write: redacted.
 	summary = summary.Redacted(storeRedactor(f, repo))
-	if err := explain.SaveSummary(ctx, repo, id, s.Index, summary, f.Now()); err != nil {
+	store, _ := metadataStore(ctx, f, repo)
+	if err := explain.SaveSummary(ctx, repo, store.RemoteRef(), id, s.Index, summary, f.Now()); err != nil {
 		return err
 	}
 	fmt.Fprintln(f.IO.Out, "✓ Summary generated and saved")

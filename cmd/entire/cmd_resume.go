@@ -79,7 +79,7 @@ func runResume(ctx context.Context, opts *resumeOptions) error {
 	}
 	completePending(ctx, f, repo)
 	res, err := rewind.Resume(ctx, rewind.ResumeOptions{Repo: repo, Branch: opts.Branch, Force: opts.Force,
-		Now: f.Now, Out: f.IO.ErrOut, Ask: resumeAsker{f}})
+		Now: f.Now, Out: f.IO.ErrOut, Ask: resumeAsker{f}, Getenv: f.Getenv})
 	if err != nil {
 		return err
 	}

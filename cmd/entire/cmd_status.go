@@ -26,6 +26,7 @@ type statusOptions struct {
 	f *factory
 
 	Detailed bool // --detailed: one line per settings file
+	JSON     bool // --json: one JSON object on stdout
 }
 
 func newStatusCmd(f *factory, runF func(context.Context, *statusOptions) error) *cobra.Command {
@@ -50,6 +51,7 @@ the hooks do there: enabled, with the default settings.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Detailed, "detailed", false, "show the settings of each settings file")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the status as one JSON object")
 	return cmd
 }
 
@@ -81,7 +83,10 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	}
 	s, err := settings.Load(repo.Root)
 	if err != nil {
-		return fmt.Errorf("%w (fix or remove the file; meanwhile the hooks use the defaults)", err)
+		return fmt.Errorf("%w (fix or remove the file; meanwhile the hooks use the defaults and keep checkpoint data local)", err)
+	}
+	if opts.JSON {
+		return printStatusJSON(ctx, f, repo, s, defaults)
 	}
 	printRedactionProblems(f, redact.SettingsOptions(s))
 	fmt.Fprintln(out, enabledLabel(s))
@@ -100,13 +105,13 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 			fmt.Fprintf(out, "%s, %s (%s)\n", file.label, enabledWord(fs.Enabled), fs.StrategyName())
 		}
 	}
-	target := resolvePushTarget(ctx, repo, s)
+	target := resolvePushTarget(ctx, f, repo, s)
 	fmt.Fprintln(out, target.statusLine())
-	if !target.Local {
+	if target.Pushes() {
 		// As far as this clone knows (the last fetch or push): a push that
 		// ran out of retries left these for the next one.
-		if ids, err := push.Unpushed(repo, target.Remote); err == nil {
-			if line := push.DescribeUnpushed(ids, target.Remote); line != "" {
+		if ids, err := push.Unpushed(repo, target.Destination); err == nil {
+			if line := push.DescribeUnpushed(ids, target.Name()); line != "" {
 				fmt.Fprintln(out, "  "+line)
 			}
 		}

@@ -82,7 +82,7 @@ func TestStatusStates(t *testing.T) {
 				`{"strategy": "auto-commit", "strategy_options": {"checkpoint_remote": "backup"}}`)
 			return dir
 		}, []string{"--detailed"}, "Enabled (auto-commit)\nProject, enabled (manual-commit)\nLocal, enabled (auto-commit)\n" +
-			"Checkpoints: pushed to 'backup' (/srv/backup.git) with your branches\n", false},
+			"Checkpoints: pushed to 'backup' (/srv/backup.git) with your branches (from strategy_options.checkpoint_remote in .entire/settings.local.json)\n", false},
 		{"push off", func(t *testing.T) string {
 			dir := gittest.InitWithCommit(t)
 			gittest.Git(t, dir, "remote", "add", "origin", "git@example.com:team/repo.git")

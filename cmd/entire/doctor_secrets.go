@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/entirecli/entire/checkpoint/push"
 	"github.com/entirecli/entire/checkpoint/secretscan"
 	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/entirecli/entire/internal/redact"
@@ -53,15 +54,20 @@ func runDoctorSecrets(ctx context.Context, opts *doctorOptions) error {
 	// The remote and the copies' ref names are not ours (settings a
 	// teammate committed, a remote's ls-remote): quoted for the shell the
 	// command is pasted into, escaped for the terminal it is printed on.
-	push := "git push --force " + iostreams.ShellQuote(s.CheckpointRemote())
+	dest := push.Resolve(ctx, repo, s, push.ResolveOptions{Getenv: f.Getenv})
+	remote := dest.FetchArg()
+	if remote == "" {
+		remote = push.DefaultCheckpointRemote
+	}
+	pushCmd := "git push --force " + iostreams.ShellQuote(remote)
 	for _, b := range names {
-		push += " " + iostreams.ShellQuote(b)
+		pushCmd += " " + iostreams.ShellQuote(b)
 	}
 	if !opts.Purge {
 		fmt.Fprintln(out, "\nTo purge them:")
 		fmt.Fprintln(out, "  1. Rotate these credentials: anything pushed may have been copied.")
 		fmt.Fprintln(out, "  2. Run `entire doctor --secrets --purge` to rewrite the branches above with the secrets redacted.")
-		fmt.Fprintf(out, "  3. Push the rewritten branches to the checkpoint remote: %s\n", iostreams.Escape(push))
+		fmt.Fprintf(out, "  3. Push the rewritten branches to the checkpoint remote: %s\n", iostreams.Escape(pushCmd))
 		return silentError(nil)
 	}
 	var recs []secretscan.PurgeRecord
@@ -91,13 +97,13 @@ func runDoctorSecrets(ctx context.Context, opts *doctorOptions) error {
 	}
 	// Copies of the old history on the remote (a mirror pushed before the
 	// purge) are deleted by the same push.
-	copies, err := secretscan.RemoteCopies(ctx, repo, s.CheckpointRemote(), recs)
+	copies, err := secretscan.RemoteCopies(ctx, repo, remote, recs)
 	if err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v; other refs there that hold the old history (from a `git push --mirror`) are not deleted by the push below.\n", err)
 	}
 	for _, ref := range copies {
-		push += " " + iostreams.ShellQuote(":"+ref)
+		pushCmd += " " + iostreams.ShellQuote(":"+ref)
 	}
-	fmt.Fprintf(out, "Now push the rewritten branches (teammates' clones follow at their next push), and rotate the credentials:\n  %s\n", iostreams.Escape(push))
+	fmt.Fprintf(out, "Now push the rewritten branches (teammates' clones follow at their next push), and rotate the credentials:\n  %s\n", iostreams.Escape(pushCmd))
 	return nil
 }

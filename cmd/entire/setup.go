@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/entirecli/entire/checkpoint/push"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/settings"
 )
@@ -55,59 +56,62 @@ func hasCommits(repo *gitrepo.Repo) bool {
 // (SPEC 5.6).
 const noCommitsNote = "Note: this repository has no commits yet. Checkpoints start after the first commit."
 
-// pushTarget says where the metadata branch goes, as decided by settings:
-// either kept local, or pushed to Remote.
+// pushTarget says where checkpoint data goes, as decided by settings
+// (push.Resolve outside a push: origin, or the elected remote, stands for
+// the pushed one), with the remote's URL for a configured remote.
 type pushTarget struct {
-	// Local is true when nothing is pushed.
-	Local bool
-	// NoRemote is true when checkpoints stay local only because the
-	// checkpoint remote does not exist (yet).
-	NoRemote bool
-	// Reason says why checkpoints stay local ("" when they are pushed).
-	Reason string
-	// Remote is the checkpoint remote name (strategy_options.checkpoint_remote).
-	Remote string
-	// URL is the remote's URL as `git remote get-url` prints it; empty when
-	// the remote does not exist.
+	push.Destination
+	// URL is the configured remote's URL as `git remote get-url` prints
+	// it; for a repository of its own, its URL.
 	URL string
 }
 
-// resolvePushTarget works out where checkpoints are pushed for s: nowhere
-// when strategy_options.push_sessions is false or the checkpoint remote does
-// not exist, else to the checkpoint remote. It runs one git command.
-func resolvePushTarget(ctx context.Context, repo *gitrepo.Repo, s *settings.Settings) pushTarget {
-	t := pushTarget{Remote: s.CheckpointRemote()}
-	if !s.PushSessions() {
-		t.Local, t.Reason = true, "strategy_options.push_sessions is false"
-		return t
+// resolvePushTarget works out where checkpoints are pushed for s.
+func resolvePushTarget(ctx context.Context, f *factory, repo *gitrepo.Repo, s *settings.Settings) pushTarget {
+	t := pushTarget{Destination: push.Resolve(ctx, repo, s, push.ResolveOptions{Getenv: f.Getenv})}
+	t.URL = t.Destination.URL
+	if t.Remote != "" && t.Fetches() {
+		if out, err := repo.RunGit(ctx, "remote", "get-url", "--", t.Remote); err == nil {
+			t.URL = strings.TrimSpace(string(out))
+		}
 	}
-	out, err := repo.RunGit(ctx, "remote", "get-url", "--", t.Remote)
-	if err != nil {
-		t.Local, t.NoRemote, t.Reason = true, true, fmt.Sprintf("remote '%s' does not exist", t.Remote)
-		return t
-	}
-	t.URL = strings.TrimSpace(string(out))
 	return t
 }
 
 // enableLine is the sentence enable prints once about where checkpoints go.
 func (t pushTarget) enableLine() string {
 	switch {
-	case !t.Local:
+	case t.Disabled:
+		return "Checkpoints stay local (strategy_options.push_sessions is false)."
+	case t.Pushes() && t.Repo != "":
+		return fmt.Sprintf("Checkpoints will be pushed to %s (%s) whenever you push "+
+			"(%s; push_sessions: false keeps them local).", t.Repo, t.URL, t.Source)
+	case t.Pushes():
 		return fmt.Sprintf("Checkpoints will be pushed to '%s' with your branches "+
 			"(set strategy_options.checkpoint_remote to change, or push_sessions: false to keep them local).", t.Remote)
-	case t.NoRemote:
+	case t.Disabled:
+		return "Checkpoints stay local (strategy_options.push_sessions is false)."
+	case t.NoRemote && t.Repo == "":
 		return fmt.Sprintf("Checkpoints stay local for now: remote '%s' does not exist yet "+
 			"(once it does they are pushed to it with your branches; set strategy_options.push_sessions: false to keep them local).", t.Remote)
 	default:
-		return "Checkpoints stay local (strategy_options.push_sessions is false)."
+		return fmt.Sprintf("Checkpoints stay local: %s. To change that: %s.", t.Local, t.Fix)
 	}
 }
 
 // statusLine is the line status prints about where checkpoints go.
 func (t pushTarget) statusLine() string {
-	if t.Local {
-		return fmt.Sprintf("Checkpoints: kept local (%s)", t.Reason)
+	switch {
+	case t.Disabled:
+		return "Checkpoints: kept local (strategy_options.push_sessions is false)"
+	case t.Local != "" && (t.NoRemote && t.Repo == "" || t.Fix == ""):
+		return fmt.Sprintf("Checkpoints: kept local (%s)", t.Local)
+	case t.Local != "":
+		return fmt.Sprintf("Checkpoints: kept local (%s)\n  To change that: %s", t.Local, t.Fix)
+	case t.Repo != "":
+		return fmt.Sprintf("Checkpoints: pushed to %s (%s) whenever you push (from %s)", t.Repo, t.URL, t.Source)
+	case t.Source != "default":
+		return fmt.Sprintf("Checkpoints: pushed to '%s' (%s) with your branches (from %s)", t.Remote, t.URL, t.Source)
 	}
 	return fmt.Sprintf("Checkpoints: pushed to '%s' (%s) with your branches", t.Remote, t.URL)
 }

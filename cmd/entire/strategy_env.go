@@ -1,6 +1,10 @@
 package main
 
 import (
+	"context"
+
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/push"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/logging"
@@ -12,11 +16,19 @@ import (
 // loadSettings returns the repository's settings, the defaults when they
 // cannot be read (as the hooks do, SPEC 3.2).
 func loadSettings(repo *gitrepo.Repo) *settings.Settings {
-	s, err := settings.Load(repo.Root)
-	if err != nil {
-		return settings.Defaults()
+	return settings.LoadOrDefaults(repo.Root)
+}
+
+// metadataStore is the checkpoint store of repo that reads the checkpoint
+// destination's copy of the metadata branch where the local one is missing
+// (a fresh clone), and that destination.
+func metadataStore(ctx context.Context, f *factory, repo *gitrepo.Repo) (*checkpoint.Store, push.Destination) {
+	dest := push.Resolve(ctx, repo, loadSettings(repo), push.ResolveOptions{Getenv: f.Getenv})
+	store := checkpoint.NewStore(repo, f.Now)
+	if dest.Fetches() {
+		store = store.WithRemoteRef(dest.TrackingRef(checkpoint.MetadataBranch))
 	}
-	return s
+	return store, dest
 }
 
 // sessionStore is the session state store of repo.

@@ -3,7 +3,6 @@ package settings
 import (
 	"encoding/json"
 	"math"
-	"strings"
 	"time"
 )
 
@@ -22,7 +21,6 @@ const (
 
 // Defaults of the strategy_options accessors.
 const (
-	DefaultCheckpointRemote   = "origin"
 	DefaultPushTimeout        = 30 * time.Second
 	DefaultHideThresholdBytes = 11400
 )
@@ -56,16 +54,6 @@ func (s *Settings) SetOption(key string, value any) {
 // pre-push of the metadata branch. Default (absent or not a bool) true.
 func (s *Settings) PushSessions() bool {
 	return boolOpt(s.StrategyOptions, OptPushSessions, true)
-}
-
-// CheckpointRemote returns strategy_options.checkpoint_remote, the remote the
-// metadata branch is pushed to. Default (absent, empty or not a string)
-// "origin".
-func (s *Settings) CheckpointRemote() string {
-	if v, ok := s.StrategyOptions[OptCheckpointRemote].(string); ok && strings.TrimSpace(v) != "" {
-		return strings.TrimSpace(v)
-	}
-	return DefaultCheckpointRemote
 }
 
 // PushTimeout returns strategy_options.push_timeout, given in seconds

@@ -16,7 +16,7 @@ func parseOpts(t *testing.T, opts string) *Settings {
 		t.Fatalf("decode %s: %v", opts, err)
 	}
 	s := Defaults()
-	s.apply(f)
+	s.apply(f, ProjectRel)
 	return s
 }
 
@@ -32,7 +32,7 @@ func TestAccessors(t *testing.T) {
 		Patterns  []string
 		Allow     []string
 	}
-	defaults := result{Push: true, Remote: "origin", Timeout: 30 * time.Second, Hide: 11400, Concl: true}
+	defaults := result{Push: true, Timeout: 30 * time.Second, Hide: 11400, Concl: true}
 	tests := []struct {
 		name string
 		opts string
@@ -58,7 +58,7 @@ func TestAccessors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := parseOpts(t, tt.opts)
-			got := result{s.PushSessions(), s.CheckpointRemote(), s.PushTimeout(), s.SummarizeEnabled(),
+			got := result{s.PushSessions(), s.CheckpointRemoteSetting().String(), s.PushTimeout(), s.SummarizeEnabled(),
 				s.HideThresholdBytes(), s.Conclusions(), s.RedactionPatterns(), s.RedactionAllow()}
 			if want := tt.want(defaults); !reflect.DeepEqual(got, want) {
 				t.Fatalf("got %+v, want %+v", got, want)

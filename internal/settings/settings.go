@@ -55,7 +55,30 @@ type Settings struct {
 	StrategyOptions map[string]any `json:"strategy_options,omitempty"`
 	// Telemetry is nil when the user was never asked, which means off.
 	Telemetry *bool `json:"telemetry,omitempty"`
+	// Checkpoints is today's Entire's "checkpoints" block (SPEC 10.1),
+	// kept as written; a local file's block replaces the project's whole.
+	Checkpoints json.RawMessage `json:"checkpoints,omitempty"`
+
+	// optionFiles maps each strategy_options key to the file that set it
+	// last (relative to the repository root), filled by Load.
+	optionFiles map[string]string
+	// Unreadable is the error of a load that failed: the settings are
+	// then the defaults, and whatever must fail closed (where checkpoint
+	// data goes) does. Set by LoadOrDefaults; never saved.
+	Unreadable error `json:"-"`
 }
+
+// OptionFile returns the settings file, relative to the repository root
+// (".entire/settings.json" or ".entire/settings.local.json"), that set the
+// strategy_options key; "" when no file did (set by a caller, or absent).
+func (s *Settings) OptionFile(key string) string { return s.optionFiles[key] }
+
+// ProjectRel and LocalRel are the settings files' paths relative to the
+// repository root, slash-separated, as OptionFile returns them.
+const (
+	ProjectRel = Dir + "/" + ProjectFile
+	LocalRel   = Dir + "/" + LocalFile
+)
 
 // Defaults returns the settings used when no file exists: strategy
 // manual-commit, enabled.
@@ -76,12 +99,13 @@ func LocalPath(repoRoot string) string {
 // fileSettings is one file as written, with presence preserved so that the
 // merge can tell "absent" from "false".
 type fileSettings struct {
-	Strategy        *string        `json:"strategy"`
-	Enabled         *bool          `json:"enabled"`
-	LocalDev        *bool          `json:"local_dev"`
-	LogLevel        *string        `json:"log_level"`
-	StrategyOptions map[string]any `json:"strategy_options"`
-	Telemetry       *bool          `json:"telemetry"`
+	Strategy        *string         `json:"strategy"`
+	Enabled         *bool           `json:"enabled"`
+	LocalDev        *bool           `json:"local_dev"`
+	LogLevel        *string         `json:"log_level"`
+	StrategyOptions map[string]any  `json:"strategy_options"`
+	Telemetry       *bool           `json:"telemetry"`
+	Checkpoints     json.RawMessage `json:"checkpoints"`
 }
 
 // decodeStrict decodes one settings document, rejecting unknown top-level
@@ -117,7 +141,7 @@ func readFile(path string) (*fileSettings, error) {
 // apply overlays the fields present in f onto s, following the 0.4.x merge
 // rules: strategy and log_level only when non-empty; enabled, local_dev and
 // telemetry when present; strategy_options key by key (shallow).
-func (s *Settings) apply(f *fileSettings) {
+func (s *Settings) apply(f *fileSettings, file string) {
 	if f.Strategy != nil && *f.Strategy != "" {
 		s.Strategy = *f.Strategy
 	}
@@ -139,6 +163,15 @@ func (s *Settings) apply(f *fileSettings) {
 	}
 	for k, v := range f.StrategyOptions {
 		s.StrategyOptions[k] = v
+		if file != "" {
+			if s.optionFiles == nil {
+				s.optionFiles = map[string]string{}
+			}
+			s.optionFiles[k] = file
+		}
+	}
+	if len(f.Checkpoints) > 0 && string(f.Checkpoints) != "null" {
+		s.Checkpoints = append(json.RawMessage(nil), f.Checkpoints...)
 	}
 }
 
@@ -152,7 +185,7 @@ func LoadFile(path string) (*Settings, error) {
 		return nil, err
 	}
 	s := Defaults()
-	s.apply(f)
+	s.apply(f, "")
 	return s, nil
 }
 
@@ -165,7 +198,7 @@ func Parse(path string, data []byte) (*Settings, error) {
 		return nil, fmt.Errorf("parse settings %s: %w", path, err)
 	}
 	s := Defaults()
-	s.apply(f)
+	s.apply(f, "")
 	return s, nil
 }
 
@@ -175,17 +208,32 @@ func Parse(path string, data []byte) (*Settings, error) {
 // Settings); hooks then treat Entire as enabled with the default strategy.
 func Load(repoRoot string) (*Settings, error) {
 	s := Defaults()
-	for _, p := range []string{ProjectPath(repoRoot), LocalPath(repoRoot)} {
-		f, err := readFile(p)
+	for _, p := range []struct{ path, rel string }{
+		{ProjectPath(repoRoot), ProjectRel},
+		{LocalPath(repoRoot), LocalRel},
+	} {
+		f, err := readFile(p.path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		s.apply(f)
+		s.apply(f, p.rel)
 	}
 	return s, nil
+}
+
+// LoadOrDefaults is Load for callers that go on with the defaults when the
+// files cannot be read: the returned settings then carry the error in
+// Unreadable, so that where checkpoint data goes fails closed.
+func LoadOrDefaults(repoRoot string) *Settings {
+	s, err := Load(repoRoot)
+	if err != nil {
+		s = Defaults()
+		s.Unreadable = err
+	}
+	return s
 }
 
 // Exists reports whether repoRoot has a project or a local settings file.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -88,6 +89,7 @@ func TestLoadMerge(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
+			got.optionFiles = nil // TestOptionFileAndLoadOrDefaults
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("Load = %+v, want %+v", got, tt.want)
 			}
@@ -210,16 +212,22 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"strategy":"auto-commit","strategy_options":{"push_timeout":1.5}}`))
 	f.Add([]byte(`{"enabled":false,"telemetry":null}`))
 	f.Add([]byte(`{"x":1}`))
+	f.Add([]byte(`{"strategy_options":{"checkpoint_remote":{"provider":"github","repo":"a/b"},"checkpoint_push_remote":"x"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fs, err := decodeStrict(data)
 		if err != nil {
 			return
 		}
 		s := Defaults()
-		s.apply(fs)
+		s.apply(fs, LocalRel)
 		// Accessors must never panic on arbitrary option values.
 		_ = s.PushSessions()
-		_ = s.CheckpointRemote()
+		if c := s.CheckpointRemoteSetting(); c.Kind == CheckpointRemoteRepo {
+			if _, _, err := SplitRepo(c.Provider, c.Repo); err != nil || strings.ContainsAny(c.Repo, ":\\ ") || strings.HasPrefix(c.Repo, "-") {
+				t.Fatalf("accepted repo %q", c.Repo)
+			}
+		}
+		_, _, _, _ = s.CheckpointPushRemote()
 		_ = s.PushTimeout()
 		_ = s.SummarizeEnabled()
 		_ = s.HideThresholdBytes()

@@ -39,6 +39,9 @@ type ResumeOptions struct {
 	Out io.Writer
 	// Ask asks the user the questions resume may have; it must not be nil.
 	Ask ResumeAsker
+	// Getenv reads the environment (ENTIRE_CHECKPOINT_TOKEN for fetches
+	// from the checkpoint destination); nil reads nothing.
+	Getenv func(string) string
 }
 
 // ResumeAsker asks the user what Resume cannot decide alone. Each method

@@ -14,34 +14,40 @@ import (
 )
 
 // settings returns the repository's settings, the defaults when they
-// cannot be read.
+// cannot be read (checkpoint data then stays local: see push.Resolve).
 func (r *resumer) settings() *settings.Settings {
-	s, err := settings.Load(r.Repo.Root)
-	if err != nil {
-		return settings.Defaults()
-	}
-	return s
+	return settings.LoadOrDefaults(r.Repo.Root)
 }
 
-// syncMetadata brings checkpoint metadata from the checkpoint remote into
-// the local metadata branch: first what was already fetched
-// (refs/remotes/<remote>/entire/checkpoints/v1); then, when has still
+// destination is where checkpoint data is fetched from.
+func (r *resumer) destination(ctx context.Context, s *settings.Settings) push.Destination {
+	return push.Resolve(ctx, r.Repo, s, push.ResolveOptions{Getenv: r.Getenv})
+}
+
+// syncMetadata brings checkpoint metadata from the checkpoint destination
+// into the local metadata branch: first what was already fetched (its
+// remote-tracking ref); then, when has still
 // reports false, a fetch bounded by strategy_options.push_timeout. The local
 // branch is created from the remote one, fast-forwarded, or merged with it
 // as pre-push merges (no checkpoint is lost on either side). A failed fetch
 // is reported and not an error.
 func (r *resumer) syncMetadata(ctx context.Context, has func() bool) error {
 	s := r.settings()
-	remote := s.CheckpointRemote()
-	tracking := plumbing.ReferenceName("refs/remotes/" + remote + "/" + checkpoint.MetadataBranch)
-	if err := r.integrateMetadata(ctx, tracking); err != nil || has() {
-		return err
+	dest := r.destination(ctx, s)
+	tracking := dest.TrackingRef(checkpoint.MetadataBranch)
+	if dest.Fetches() {
+		if err := r.integrateMetadata(ctx, tracking); err != nil || has() {
+			return err
+		}
 	}
-	if _, err := r.Repo.RunGit(ctx, "remote", "get-url", "--", remote); err != nil {
-		return nil // no checkpoint remote: nothing to fetch from
+	if !dest.Fetches() {
+		if !dest.NoRemote {
+			r.printf("Not fetching session metadata: %s\n", dest.Local)
+		}
+		return nil // nothing to fetch from
 	}
-	r.printf("Fetching session metadata from %s...\n", remote)
-	if err := push.FetchBranch(ctx, r.Repo, remote, checkpoint.MetadataBranch, s.PushTimeout()); err != nil {
+	r.printf("Fetching session metadata from %s...\n", dest.Name())
+	if err := push.FetchBranch(ctx, r.Repo, dest, checkpoint.MetadataBranch, s.PushTimeout()); err != nil {
 		r.printf("Could not fetch session metadata: %v\n", err)
 		return nil
 	}
@@ -85,8 +91,8 @@ func sideBranches() []string { return []string{hide.BranchRef.Short(), notes.Bra
 func (r *resumer) syncSideBranches(ctx context.Context) {
 	repo := r.Repo
 	s := r.settings()
-	remote := s.CheckpointRemote()
-	if _, err := repo.RunGit(ctx, "remote", "get-url", "--", remote); err != nil {
+	dest := r.destination(ctx, s)
+	if !dest.Fetches() {
 		return
 	}
 	for _, b := range sideBranches() {
@@ -94,9 +100,9 @@ func (r *resumer) syncSideBranches(ctx context.Context) {
 		if h, _ := repo.ReadRef(local); !h.IsZero() {
 			continue
 		}
-		tracking := plumbing.ReferenceName("refs/remotes/" + remote + "/" + b)
+		tracking := dest.TrackingRef(b)
 		if h, _ := repo.ReadRef(tracking); h.IsZero() {
-			if err := push.FetchBranch(ctx, repo, remote, b, s.PushTimeout()); err != nil {
+			if err := push.FetchBranch(ctx, repo, dest, b, s.PushTimeout()); err != nil {
 				continue // the remote may simply not have it
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/push"
 	"github.com/entirecli/entire/explain"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/redact"
@@ -50,12 +51,14 @@ func Run(ctx context.Context, opts RunOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := settings.Load(repo.Root)
-	if err != nil {
-		s = settings.Defaults()
+	s := settings.LoadOrDefaults(repo.Root)
+	dest := push.Resolve(ctx, repo, s, push.ResolveOptions{Getenv: opts.Getenv})
+	store := checkpoint.NewStore(repo, time.Now)
+	if dest.Fetches() {
+		store = store.WithRemoteRef(dest.TrackingRef(checkpoint.MetadataBranch))
 	}
-	l := &explain.Loader{Repo: repo, Store: checkpoint.NewStore(repo, time.Now), DefaultBranch: repo.DefaultBranch(),
-		Remote: s.CheckpointRemote(), Branch: opts.Branch}
+	l := &explain.Loader{Repo: repo, Store: store, DefaultBranch: repo.DefaultBranch(),
+		Remote: dest.FetchArg(), Branch: opts.Branch}
 	srv, err := New(Options{Loader: l, Redact: redact.FromSettings(s, nil, nil).Text})
 	if err != nil {
 		return err

@@ -3,13 +3,18 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 	"github.com/entirecli/entire/internal/redact/redacttest"
 	"github.com/entirecli/entire/internal/settings"
@@ -290,4 +295,100 @@ func TestE2EFilesTouchedSkipsIgnored(t *testing.T) {
 			t.Errorf("files_touched = %v, want %s", got, want)
 		}
 	})
+}
+
+// punctuatedKeys are keys of kinds whose gitleaks rule ended with a
+// boundary that only a quote, whitespace or ';' satisfied (issue 30): a
+// Stripe key and keys that look like hex, which the entropy check never
+// catches.
+func punctuatedKeys(rng *rand.Rand) []string {
+	pick := func(alphabet string, n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	const hex = "0123456789abcdef"
+	const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	return []string{
+		"sk_" + "live_" + pick(alnum, 24),
+		"dapi" + pick(hex, 32),
+		"dop_" + "v1_" + pick(hex, 64),
+		"pul-" + pick(hex, 40),
+	}
+}
+
+// A key followed by punctuation, or inside a file name, never reaches the
+// remote: not in the transcript chunks, not in files_touched of either
+// metadata.json; and where an older version stored one, doctor --secrets
+// and the pre-push scan find it.
+func TestE2EKeysBeforePunctuationNeverLeave(t *testing.T) {
+	t.Parallel()
+	keys := punctuatedKeys(rand.New(rand.NewPCG(30, 1)))
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gittest.Git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)
+	r := newSessionRepo(t)
+	r.mustGit("remote", "add", "origin", remote)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	var prompt strings.Builder
+	for _, k := range keys {
+		for _, c := range []string{".", ")", "/", ",", ":", "]", "}", ">"} {
+			prompt.WriteString("use " + k + c + " then\n")
+		}
+	}
+	files := map[string]string{"app.txt": "app\n"}
+	for i, k := range keys {
+		files[fmt.Sprintf("cfg%d/stripe=%s.cfg", i, k)] = "rotate me\n"
+	}
+	r.playTurn(prompt.String(), files)
+	r.mustGit("add", "-A")
+	r.mustGit("commit", "-q", "-m", "config")
+	id := checkpointAt(t, r.dir, "HEAD")
+	if id == "" {
+		t.Fatal("the commit is not linked to a checkpoint")
+	}
+	r.mustGit("push", "-q", "origin", "main")
+	awaitPushAfter(t, r.dir)
+	if got := gittest.Git(t, remote, "rev-parse", "entire/checkpoints/v1"); got != gittest.Git(t, r.dir, "rev-parse", "entire/checkpoints/v1") {
+		t.Fatal("the session data did not reach the remote")
+	}
+	for _, k := range keys {
+		// (The user's own commit holds the file names: that is theirs.)
+		if found := objectsHolding(t, remote, k, "--branches=entire/*"); len(found) > 0 {
+			t.Errorf("the remote's session data holds %s... in %v", k[:8], found)
+		}
+		if found := objectsHolding(t, r.dir, k, "entire/checkpoints/v1"); len(found) > 0 {
+			t.Errorf("the metadata branch holds %s... in %v", k[:8], found)
+		}
+	}
+	for _, rel := range []string{"metadata.json", "0/metadata.json"} {
+		if m := showJSON(t, r.dir, cpPath(id, rel)); !strings.Contains(fmt.Sprint(m["files_touched"]), "stripe=REDACTED.cfg") {
+			t.Errorf("%s files_touched = %v", rel, m["files_touched"])
+		}
+	}
+
+	// Stored unredacted, as an older version could have: the scans that
+	// guard the data find what redaction would.
+	old := newSessionRepo(t)
+	old.mustGit("remote", "add", "origin", remote)
+	repo, err := gitrepo.Open(old.dir, gitrepo.Options{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := checkpoint.AppendJSONL(repo, nil, []byte(`{"type":"user","message":{"content":"token (`+keys[1]+`). and `+keys[0]+`."}}`+"\n"))
+	if _, err := checkpoint.NewStore(repo, nil).WriteSession(context.Background(), "b3b2c4d5e6f7", checkpoint.SessionWrite{
+		Metadata: checkpoint.SessionMetadata{SessionID: "s1", Strategy: checkpoint.StrategyManualCommit, FilesTouched: []string{"conf/" + keys[2] + ".cfg"}}, Transcript: ts,
+	}, checkpoint.CommitInfo{}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runEntire(t, old.dir, nil, "", "doctor", "--secrets")
+	if code != 1 || !strings.Contains(out, "rule databricks-api-token") || !strings.Contains(out, "rule stripe-access-token") ||
+		!strings.Contains(out, "0/metadata.json  rule digitalocean-pat") {
+		t.Errorf("doctor --secrets: exit %d\n%s%s", code, out, errOut)
+	}
+	pushOut, err := gitCmd(t, old, "push", "origin", "main:other").CombinedOutput()
+	if err != nil || !strings.Contains(string(pushOut), "secret(s) in data it does not have yet") {
+		t.Errorf("push: %v\n%s", err, pushOut)
+	}
 }

@@ -31,6 +31,9 @@ type rule struct {
 	allowlists  []*config.Allowlist
 	generic     bool      // rule ID contains "generic": yields to specific rules
 	plan        *rulePlan // how the expression runs (plan.go)
+	// extend, when set, are the characters a secret found is extended
+	// over (boundary.go).
+	extend []rune
 }
 
 // ruleSet is the immutable compiled form of a gitleaks configuration.
@@ -87,7 +90,8 @@ func compileGitleaksConfig(text string, known *planTable) (*ruleSet, error) {
 	globalParts.restore(cfg.Allowlists, deferred)
 	rs := &ruleSet{global: cfg.Allowlists}
 	for _, r := range cfg.GetOrderedRules() {
-		src, ok := sources[r.RuleID]
+		rsrc, ok := sources[r.RuleID]
+		src := rsrc.src
 		if !ok || r.SkipReport {
 			// Path-only rules never match content; skip-report rules
 			// exist only as parts of composite rules.
@@ -122,6 +126,7 @@ func compileGitleaksConfig(text string, known *planTable) (*ruleSet, error) {
 			keywords:    kws,
 			allowlists:  r.Allowlists,
 			generic:     strings.Contains(strings.ToLower(r.RuleID), "generic"),
+			extend:      rsrc.extend,
 		})
 	}
 	extra, err := extraRules()
@@ -145,18 +150,26 @@ func compileGitleaksConfig(text string, known *planTable) (*ruleSet, error) {
 // paths never apply to transcript text.
 const neverPath = `\A\z.`
 
+// ruleSource is a rule's content expression as this package runs it, and
+// the characters its secret is extended over (relaxTrailingBoundary).
+type ruleSource struct {
+	src    string
+	extend []rune
+}
+
 // takeRegexes removes the content expressions from a configuration before
 // it is translated, and returns them by rule ID: gitleaks compiles every
 // one of them up front (10 ms at every start of a hook process), while a
 // lazyRegexp compiles only the rules whose keywords a text ever hits.
-func takeRegexes(vc *config.ViperConfig) map[string]string {
-	out := map[string]string{}
+func takeRegexes(vc *config.ViperConfig) map[string]ruleSource {
+	out := map[string]ruleSource{}
 	for i := range vc.Rules {
 		vr := &vc.Rules[i]
 		if vr.Regex == "" {
 			continue
 		}
-		out[vr.ID] = vr.Regex
+		src, extend := relaxTrailingBoundary(vr.Regex)
+		out[vr.ID] = ruleSource{src: src, extend: extend}
 		vr.Regex = ""
 		if vr.Path == "" {
 			vr.Path = neverPath

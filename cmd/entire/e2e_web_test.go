@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,8 +25,9 @@ import (
 // webServer is `entire web --no-open` running in a repository.
 type webServer struct {
 	cmd  *exec.Cmd
-	url  string // as printed, with the token
-	base string // http://127.0.0.1:<port>
+	url    string // as printed, with the token
+	base   string // http://127.0.0.1:<port>/<token>: where pages are
+	origin string // http://127.0.0.1:<port>
 }
 
 // startWeb starts the built binary's web server in r's repository and
@@ -59,7 +59,8 @@ func startWeb(t *testing.T, r *sessionRepo) *webServer {
 	}()
 	select {
 	case url := <-lines:
-		return &webServer{cmd: cmd, url: url, base: strings.SplitN(url, "/?", 2)[0]}
+		base := strings.TrimSuffix(url, "/")
+		return &webServer{cmd: cmd, url: url, base: base, origin: base[:strings.LastIndex(base, "/")]}
 	case <-time.After(20 * time.Second):
 		t.Fatal("entire web printed no URL")
 	}
@@ -155,7 +156,7 @@ func screenshotDir(t *testing.T) string {
 // The web view in a real browser: the timeline shows the prompts (markup
 // as text), the checkpoint page its files, diff, chart and nested
 // subagent, a click opens a tool call whose <script> output stays text,
-// and a request without the token or the cookie is refused.
+// and a request without the token is refused.
 func TestWebInABrowser(t *testing.T) {
 	t.Parallel()
 	chrome := chromiumPath(t)
@@ -164,13 +165,13 @@ func TestWebInABrowser(t *testing.T) {
 	w := startWeb(t, r)
 	defer w.stop(t)
 
-	resp, err := http.Get(w.base + "/checkpoint/" + id)
+	resp, err := http.Get(w.origin + "/checkpoint/" + id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden {
-		t.Errorf("a request without token or cookie: %d", resp.StatusCode)
+		t.Errorf("a request without the token: %d", resp.StatusCode)
 	}
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.DisableGPU,
@@ -299,17 +300,10 @@ func webSession(t *testing.T, r *sessionRepo, turns, mb int) string {
 	return r.commitAll("Build the steps")
 }
 
-// webClient is an HTTP client that has traded the token for the cookie.
+// webClient is an HTTP client for the view (the token is in w.base).
 func webClient(t *testing.T, w *webServer) *http.Client {
 	t.Helper()
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	resp, err := c.Get(w.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return c
+	return &http.Client{Timeout: 30 * time.Second}
 }
 
 // fetchTime returns the body of path and the shortest of five times its
@@ -434,5 +428,56 @@ func TestWebWithoutItsProgram(t *testing.T) {
 	}
 	if _, errOut, code := runEntire(t, repo, nil, "", "web", "--port", "70000"); code != 1 || !strings.Contains(errOut, "--port must be between 0 and 65535") {
 		t.Errorf("entire web --port 70000: exit %d\n%s", code, errOut)
+	}
+}
+
+// Twenty loads of a checkpoint page at once (the same page, and pages of
+// other turns) all arrive whole, and the server stays under 200 MB: loads
+// of one page share one rendering, and at most a few render at a time.
+// The medium session (20 MB) in the suite; with ENTIRE_WEB_LARGE=1 the
+// large one (120 MB) too.
+func TestWebConcurrentLoadsBounded(t *testing.T) {
+	sizes := []int{20}
+	if os.Getenv("ENTIRE_WEB_LARGE") != "" {
+		sizes = append(sizes, 120)
+	}
+	for _, mb := range sizes {
+		t.Run(fmt.Sprintf("%dMB", mb), func(t *testing.T) {
+			r := newSessionRepo(t)
+			id := webSession(t, r, 20, mb)
+			w := startWeb(t, r)
+			defer w.stop(t)
+			c := webClient(t, w)
+			errs := make(chan error, 20)
+			for i := range 20 {
+				path := "/checkpoint/" + id
+				if i%4 == 3 {
+					path += fmt.Sprintf("?turn=%d", i%5)
+				}
+				go func() {
+					resp, err := c.Get(w.base + path)
+					if err != nil {
+						errs <- err
+						return
+					}
+					body, err := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if err == nil && (resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "step20.go")) {
+						err = fmt.Errorf("%s: %d (%d bytes)", path, resp.StatusCode, len(body))
+					}
+					errs <- err
+				}()
+			}
+			for range 20 {
+				if err := <-errs; err != nil {
+					t.Error(err)
+				}
+			}
+			rss := peakRSS(w.cmd.Process.Pid)
+			t.Logf("%d MB session, 20 concurrent loads: server peak RSS %d MB", mb, rss>>20)
+			if rss > 200<<20 {
+				t.Errorf("the server's peak RSS: %d MB", rss>>20)
+			}
+		})
 	}
 }

@@ -83,7 +83,7 @@ func (c refCard) Class() string {
 // checkpoint's page, a hide's first page, a note listed on this page. A
 // gone entity, an undo point (the view never reads undo data) and types
 // this view does not know get no link.
-func webCards(cards []explain.RefCard, listed []notes.Note) []refCard {
+func (s *Server) webCards(cards []explain.RefCard, listed []notes.Note) []refCard {
 	out := make([]refCard, len(cards))
 	for i, c := range cards {
 		out[i] = refCard{RefCard: c}
@@ -93,10 +93,10 @@ func webCards(cards []explain.RefCard, listed []notes.Note) []refCard {
 		switch c.Ref.Type {
 		case references.TypeCheckpoint:
 			if id, err := checkpoint.ParseID(c.Ref.ID); err == nil {
-				out[i].Href = "/checkpoint/" + string(id)
+				out[i].Href = s.link("/checkpoint/" + string(id))
 			}
 		case references.TypeHide:
-			out[i].Href = "/hide/" + url.PathEscape(c.Ref.ID) + "?page=1"
+			out[i].Href = s.link("/hide/" + url.PathEscape(c.Ref.ID) + "?page=1")
 		case references.TypeNote:
 			for _, n := range listed {
 				if n.Key == c.Ref.ID {
@@ -148,7 +148,7 @@ func (s *Server) checkpoint(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			s.opts.Log.Warn("web: read references", "checkpoint", id, "error", err)
 		}
-		sp.Cards = webCards(cards, sp.Notes)
+		sp.Cards = s.webCards(cards, sp.Notes)
 		sessions = append(sessions, sp)
 	}
 	var diffs []explain.FileDiff
@@ -239,6 +239,7 @@ func atoiMin(s string, lo int) int {
 func (s *Server) funcs() template.FuncMap {
 	return template.FuncMap{
 		"short":     func(sha string) string { return sha[:min(7, len(sha))] },
+		"link":      s.link,
 		"when":      func(t time.Time) string { return t.Local().Format("2006-01-02 15:04") },
 		"num":       formatTokens,
 		"chart":     tokenChart,

@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,9 +23,6 @@ import (
 
 // ContentSecurityPolicy is the policy of every response.
 const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-
-// cookieName names the session cookie.
-const cookieName = "entire_web"
 
 //go:embed assets templates
 var files embed.FS
@@ -39,7 +35,8 @@ type Options struct {
 	// Redact is applied to every string shown that comes from local
 	// state (the sessions of this machine), as `entire status` does.
 	Redact func(string) string
-	// Token is the run's secret; "" makes a random one.
+	// Token is the run's secret, the first segment of every path it
+	// serves; "" makes a random one.
 	Token string
 	Log   *slog.Logger
 }
@@ -51,6 +48,8 @@ type Server struct {
 	host  string // 127.0.0.1:<port>, once listening
 	tmpl  *template.Template
 	mux   *http.ServeMux
+	// pages bounds the pages rendered at once (gate.go).
+	pages *gate
 	// lexers caches the syntax of file names by extension.
 	lexers sync.Map
 }
@@ -79,6 +78,7 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("webserver: templates: %w", err)
 	}
 	s.tmpl = t
+	s.pages = newGate()
 	s.mux = http.NewServeMux()
 	assets, _ := fs.Sub(files, "assets")
 	s.mux.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(assets)))
@@ -94,15 +94,28 @@ func New(opts Options) (*Server, error) {
 func (s *Server) Token() string { return s.token }
 
 // Listen listens on 127.0.0.1:port (0: a free port) and returns the
-// listener and the URL to open, which carries the token.
+// listener and the URL to open, which carries the token as its first path
+// segment.
 func (s *Server) Listen(port int) (net.Listener, string, error) {
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
 		return nil, "", fmt.Errorf("listen on 127.0.0.1:%d: %w", port, err)
 	}
 	s.host = ln.Addr().String()
-	return ln, "http://" + s.host + "/?token=" + s.token, nil
+	return ln, "http://" + s.host + s.prefix() + "/", nil
 }
+
+// prefix is the path every page and asset is served under: "/<token>".
+// The token is a capability in the URL rather than a cookie: cookies are
+// not scoped by port, so a cookie for 127.0.0.1 went to every server on
+// the machine (a dev server an agent started on :3000 among them), while
+// a path is sent only to this one. Referrer-Policy no-referrer keeps it
+// out of the requests links make.
+func (s *Server) prefix() string { return "/" + s.token }
+
+// link returns the URL of a path of this server ("/checkpoint/<id>"),
+// under the token.
+func (s *Server) link(path string) string { return s.prefix() + path }
 
 // Serve serves on ln until ctx ends, then shuts down (waiting at most 5 s
 // for requests in flight).
@@ -127,7 +140,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 }
 
 // Handler returns the server's handler: headers, the Host check and the
-// token or cookie check before any route.
+// token check (the first path segment) before any route.
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -140,20 +153,8 @@ func (s *Server) Handler() http.Handler {
 			http.Error(w, "403 forbidden: wrong host", http.StatusForbidden)
 			return
 		}
-		if tok := r.URL.Query().Get("token"); tok != "" {
-			if !s.validToken(tok) {
-				http.Error(w, "403 forbidden", http.StatusForbidden)
-				return
-			}
-			http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			q := r.URL.Query()
-			q.Del("token")
-			u := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
-			http.Redirect(w, r, u.String(), http.StatusSeeOther)
-			return
-		}
-		c, err := r.Cookie(cookieName)
-		if err != nil || !s.validToken(c.Value) {
+		tok, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		if !s.validToken(tok) || r.URL.RawPath != "" && !strings.HasPrefix(r.URL.RawPath, s.prefix()+"/") {
 			http.Error(w, "403 forbidden: open the URL `entire web` printed", http.StatusForbidden)
 			return
 		}
@@ -161,7 +162,21 @@ func (s *Server) Handler() http.Handler {
 			http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		s.mux.ServeHTTP(w, r)
+		// The routes see the path under the token.
+		r2 := new(http.Request)
+		*r2 = *r
+		u := *r.URL
+		u.Path = "/" + rest
+		u.RawPath = ""
+		if r.URL.RawPath != "" {
+			u.RawPath = strings.TrimPrefix(r.URL.RawPath, s.prefix())
+		}
+		r2.URL = &u
+		if strings.HasPrefix(u.Path, "/assets/") {
+			s.mux.ServeHTTP(w, r2)
+			return
+		}
+		s.pages.serve(w, r2, s.mux)
 	})
 }
 

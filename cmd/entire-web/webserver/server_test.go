@@ -1,8 +1,10 @@
 package webserver
 
 import (
+	"io"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -54,30 +56,16 @@ func checkHeaders(t *testing.T, what string, resp *http.Response) {
 	}
 }
 
-// The token of the printed URL is traded for an HttpOnly, SameSite=Strict
-// cookie and the URL without it; a request with neither, with a wrong
-// token or for another Host is refused; every response has the headers.
+// The token is the first segment of every path: a request without it,
+// with a wrong one or for another Host is refused; no cookie is set (a
+// cookie for 127.0.0.1 goes to every port of the machine); every response
+// has the headers; nothing redirects.
 func TestAuth(t *testing.T) {
 	t.Parallel()
-	s, url := newTestServer(t)
-	base := strings.SplitN(url, "/?", 2)[0]
-	resp, err := noRedirect.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	checkHeaders(t, "token exchange", resp)
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
-		t.Fatalf("token exchange: %d, Location %q", resp.StatusCode, resp.Header.Get("Location"))
-	}
-	var cookie *http.Cookie
-	for _, c := range resp.Cookies() {
-		if c.Name == cookieName {
-			cookie = c
-		}
-	}
-	if cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode || cookie.Value != s.Token() {
-		t.Fatalf("cookie %+v", cookie)
+	s, printed := newTestServer(t)
+	base := strings.TrimSuffix(printed, "/"+s.Token()+"/")
+	if printed != base+"/"+s.Token()+"/" || len(s.Token()) != 48 {
+		t.Fatalf("printed URL %q", printed)
 	}
 	get := func(path string, mod func(*http.Request)) *http.Response {
 		t.Helper()
@@ -91,29 +79,35 @@ func TestAuth(t *testing.T) {
 		}
 		resp.Body.Close()
 		checkHeaders(t, path, resp)
+		if len(resp.Cookies()) > 0 || resp.Header.Get("Location") != "" {
+			t.Errorf("%s: cookies %v, Location %q", path, resp.Cookies(), resp.Header.Get("Location"))
+		}
 		return resp
 	}
-	withCookie := func(r *http.Request) { r.AddCookie(cookie) }
+	tok := "/" + s.Token()
 	for _, tc := range []struct {
 		what   string
 		path   string
 		mod    func(*http.Request)
 		status int
 	}{
-		{"no token, no cookie", "/", nil, http.StatusForbidden},
-		{"a wrong token", "/?token=0000", nil, http.StatusForbidden},
-		{"a wrong cookie", "/", func(r *http.Request) { r.AddCookie(&http.Cookie{Name: cookieName, Value: "x"}) }, http.StatusForbidden},
-		{"another Host", "/", func(r *http.Request) { withCookie(r); r.Host = "localhost" + r.Host[strings.Index(r.Host, ":"):] }, http.StatusForbidden},
-		{"the cookie", "/", withCookie, http.StatusOK},
-		{"an asset", "/assets/style.css", withCookie, http.StatusOK},
-		{"the highlighting", "/assets/chroma.css", withCookie, http.StatusOK},
-		{"an unknown checkpoint", "/checkpoint/abcdef123456", withCookie, http.StatusNotFound},
-		{"a bad checkpoint ID", "/checkpoint/..%2f..%2fetc", withCookie, http.StatusNotFound},
-		{"an unknown hide", "/hide/nope", withCookie, http.StatusNotFound},
-		{"an unknown page", "/nope", withCookie, http.StatusNotFound},
-		{"a branch out of the refs", "/?branch=../../config", withCookie, http.StatusNotFound},
-		{"a branch that is an option", "/?branch=--output%3D%2Ftmp%2Fx", withCookie, http.StatusNotFound},
-		{"an unknown branch", "/?branch=nope", withCookie, http.StatusOK},
+		{"no token", "/", nil, http.StatusForbidden},
+		{"the token as a query", "/?token=" + s.Token(), nil, http.StatusForbidden},
+		{"the token as a cookie", "/", func(r *http.Request) { r.AddCookie(&http.Cookie{Name: "entire_web", Value: s.Token()}) }, http.StatusForbidden},
+		{"a wrong token", "/" + strings.Repeat("0", 48) + "/", nil, http.StatusForbidden},
+		{"a token prefix", tok[:20] + "/", nil, http.StatusForbidden},
+		{"an open redirect", "//evil.com/?token=" + s.Token(), nil, http.StatusForbidden},
+		{"another Host", tok + "/", func(r *http.Request) { r.Host = "localhost" + r.Host[strings.Index(r.Host, ":"):] }, http.StatusForbidden},
+		{"the timeline", tok + "/", nil, http.StatusOK},
+		{"an asset", tok + "/assets/style.css", nil, http.StatusOK},
+		{"the highlighting", tok + "/assets/chroma.css", nil, http.StatusOK},
+		{"an unknown checkpoint", tok + "/checkpoint/abcdef123456", nil, http.StatusNotFound},
+		{"a bad checkpoint ID", tok + "/checkpoint/..%2f..%2fetc", nil, http.StatusNotFound},
+		{"an unknown hide", tok + "/hide/nope", nil, http.StatusNotFound},
+		{"an unknown page", tok + "/nope", nil, http.StatusNotFound},
+		{"a branch out of the refs", tok + "/?branch=../../config", nil, http.StatusNotFound},
+		{"a branch that is an option", tok + "/?branch=--output%3D%2Ftmp%2Fx", nil, http.StatusNotFound},
+		{"an unknown branch", tok + "/?branch=nope", nil, http.StatusOK},
 	} {
 		if resp := get(tc.path, tc.mod); resp.StatusCode != tc.status {
 			t.Errorf("%s: %d, want %d", tc.what, resp.StatusCode, tc.status)
@@ -123,12 +117,45 @@ func TestAuth(t *testing.T) {
 	if host, _, _ := net.SplitHostPort(strings.TrimPrefix(base, "http://")); host != "127.0.0.1" {
 		t.Errorf("listening on %s", host)
 	}
-	req := httptest.NewRequest("POST", base+"/", nil)
-	req.AddCookie(cookie)
+	req := httptest.NewRequest("POST", base+tok+"/", nil)
 	rec := httptest.NewRecorder()
 	s.Handler().ServeHTTP(rec, req)
 	if rec.Code != http.StatusMethodNotAllowed {
 		t.Errorf("POST: %d", rec.Code)
+	}
+}
+
+// A browser that opened the view sends nothing of its credential to
+// another server on 127.0.0.1 (a dev server on another port): what the
+// browser keeps for the view is scoped to it.
+func TestCredentialStaysWithTheView(t *testing.T) {
+	t.Parallel()
+	s, printed := newTestServer(t)
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	resp, err := browser.Get(printed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), `href="/`+s.Token()+`/assets/style.css"`) {
+		t.Fatalf("the view: %d\n%s", resp.StatusCode, page)
+	}
+	var seen []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = append(seen, r.Header.Get("Cookie")+" "+r.URL.String()+" "+r.Header.Get("Referer"))
+	}))
+	defer other.Close()
+	resp, err = browser.Get(other.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, got := range seen {
+		if strings.Contains(got, s.Token()) {
+			t.Errorf("the other server received the token: %q", got)
+		}
 	}
 }
 
@@ -185,7 +212,8 @@ func TestWebCardsLinkOnlyWhatThePageCanShow(t *testing.T) {
 	card := func(typ, id string, state explain.CardState) explain.RefCard {
 		return explain.RefCard{Ref: renderrefs.Reference{V: 1, Type: typ, ID: id}, State: state}
 	}
-	cards := webCards([]explain.RefCard{
+	s := &Server{token: "t0k"}
+	cards := s.webCards([]explain.RefCard{
 		card("checkpoint", "a3b2c4d5e6f7", explain.CardLive),
 		card("checkpoint", "../../etc", explain.CardLive),
 		card("checkpoint", "a3b2c4d5e6f8", explain.CardGone),
@@ -195,7 +223,7 @@ func TestWebCardsLinkOnlyWhatThePageCanShow(t *testing.T) {
 		card("undo_point", "u1", explain.CardPreview),
 		card("hide", "h2", explain.CardUnavailable),
 	}, []notes.Note{{Key: "listed"}})
-	want := []string{"/checkpoint/a3b2c4d5e6f7", "", "", "/hide/h%201%2Fx?page=1", "#note-listed", "", "", ""}
+	want := []string{"/t0k/checkpoint/a3b2c4d5e6f7", "", "", "/t0k/hide/h%201%2Fx?page=1", "#note-listed", "", "", ""}
 	for i, c := range cards {
 		if c.Href != want[i] {
 			t.Errorf("card %d (%s %s): href %q, want %q", i, c.Ref.Type, c.Ref.ID, c.Href, want[i])

@@ -24,7 +24,7 @@ import (
 
 // webServer is `entire web --no-open` running in a repository.
 type webServer struct {
-	cmd  *exec.Cmd
+	cmd    *exec.Cmd
 	url    string // as printed, with the token
 	base   string // http://127.0.0.1:<port>/<token>: where pages are
 	origin string // http://127.0.0.1:<port>

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/entirecli/entire/checkpoint/push"
 	"github.com/entirecli/entire/hooks/githook"
@@ -94,11 +95,16 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 			refs = []byte{} // git gave none: still the hook's check
 		}
 		err = prePush(ctx, senv, arg(0), named, refs)
-		if errors.Is(err, push.ErrDeferred) {
+		switch {
+		case errors.Is(err, push.ErrDeferred):
 			// The user's branch goes first; the session logs follow once
 			// it landed.
 			env.warnf("[entire] Session logs are pushed to %s once this push has landed\n", destination(ctx, senv, arg(0)).Name())
 			err = pushAfter(senv, arg(0), push.UserBranches(refs))
+		case errors.Is(err, push.ErrBackground):
+			// More than this push should wait for: the rest goes on
+			// after it returns.
+			err = pushAfter(senv, arg(0), nil)
 		}
 		if errors.Is(err, push.ErrSecretsFound) {
 			// The user's own push goes on, without the session data; a
@@ -177,6 +183,10 @@ func guardPush(ctx context.Context, senv *strategy.Env, remote string, refs []by
 	return nil
 }
 
+// syncPushLimit bounds how long the pre-push hook's push of session data
+// holds the user's push; the rest goes on in the background (push-after).
+const syncPushLimit = 1500 * time.Millisecond
+
 // destination is where the checkpoint data of a push to remote goes, as
 // the settings say (push.Resolve).
 func destination(ctx context.Context, senv *strategy.Env, remote string) push.Destination {
@@ -203,12 +213,22 @@ func namedEntireBranches(refs []byte) []string {
 	return out
 }
 
+// backgroundPush is prePush as the background push does it: no limit but
+// push.BackgroundBudget, large branches in batches.
+func backgroundPush(ctx context.Context, senv *strategy.Env, remote string) error {
+	return runPrePush(ctx, senv, remote, nil, nil, true)
+}
+
 // prePush pushes entire's branches (entire/checkpoints/v1 and the other
 // entire/*/v1 branches) along with the user's push, only to the checkpoint
 // remote and only when push_sessions allows, each network call bounded.
 // Failures are warnings: the user's push goes on. It never reads stdin (a
 // chained pre-existing hook gets git's ref list).
 func prePush(ctx context.Context, senv *strategy.Env, remote string, explicit []string, refs []byte) error {
+	return runPrePush(ctx, senv, remote, explicit, refs, false)
+}
+
+func runPrePush(ctx context.Context, senv *strategy.Env, remote string, explicit []string, refs []byte, background bool) error {
 	s := senv.Settings
 	opts := push.Options{
 		Remote:       remote,
@@ -219,10 +239,16 @@ func prePush(ctx context.Context, senv *strategy.Env, remote string, explicit []
 		Now:          senv.Now,
 		Explicit:     explicit,
 		Refs:         refs,
+		SyncLimit:    syncPushLimit,
+		Background:   background,
+	}
+	if background {
+		opts.SyncLimit = 0
 	}
 	// What leaves is scanned with the rules in force now.
 	if lr, ok := senv.Redactor.(*redact.Lazy); ok {
 		opts.Redactor = lr.Rules()
+		opts.RulesFingerprint = lr.Fingerprint()
 	}
 	return push.PrePush(ctx, senv.Repo, opts)
 }

@@ -7,19 +7,24 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/entirecli/entire/checkpoint/push"
+	"github.com/entirecli/entire/internal/lockfile"
 	"github.com/entirecli/entire/internal/panics"
 	"github.com/entirecli/entire/strategy"
 )
 
-// The first push of the user's to a remote without a branch of theirs
-// must land before the session logs do (see push.ErrDeferred): the
-// pre-push hook starts `entire hooks push-after`, detached, which waits
-// for the user's branch to appear on the remote and then pushes the
-// session logs as the pre-push hook would have.
+// Session logs the pre-push hook does not push itself are pushed by
+// `entire hooks push-after`, which it starts detached: on the first push
+// of the user's to a remote without a branch of theirs (push.ErrDeferred),
+// once the user's branch is on the remote, since it must land first; and
+// when there is more to push than the user's push should wait for
+// (push.ErrBackground), at once. It pushes as the pre-push hook would
+// have, a large branch in batches. One runs at a time in a repository
+// (pushAfterLock); the next waits for it.
 
 // pushAfterLimit bounds the wait for the user's push to land: longer than
 // any push of the user's that has a chance.
@@ -27,9 +32,14 @@ const pushAfterLimit = 10 * time.Minute
 
 // pushAfterRequest is what `entire hooks push-after` reads on stdin.
 type pushAfterRequest struct {
-	Remote string           `json:"remote"`
-	Refs   []push.LandedRef `json:"refs"`
+	Remote string `json:"remote"`
+	// Refs are the user's pushed branches to wait for; none: push at once.
+	Refs []push.LandedRef `json:"refs"`
 }
+
+// pushAfterLock is the lock (in the git common directory) one push-after
+// holds while it pushes.
+const pushAfterLock = "entire-push-after.lock"
 
 // pushAfter starts `<this binary> hooks push-after` detached from git
 // (git's push does not wait for it), with the request as its stdin.
@@ -38,7 +48,7 @@ func pushAfter(senv *strategy.Env, remote string, refs []push.LandedRef) error {
 	if err != nil {
 		return fmt.Errorf("start the push of session logs: %w", err)
 	}
-	senv.Log.Info("pre-push: the session logs wait for the user's push to land", "remote", remote, "pid", pid)
+	senv.Log.Info("pre-push: the session logs are pushed in the background", "remote", remote, "wait_for_landing", len(refs) > 0, "pid", pid)
 	return nil
 }
 
@@ -72,18 +82,27 @@ func RunPushAfter(ctx context.Context, env Env) (code int) {
 		log.Warn("push-after: bad request", "error", err)
 		return 0
 	}
-	if err := push.WaitLanded(ctx, repo, req.Remote, req.Refs, pushAfterLimit, nil); err != nil {
-		log.Warn("push-after: the user's push did not land; the session logs go with the next push", "remote", req.Remote, "error", err)
+	log.Info("push-after: started", "remote", req.Remote)
+	defer log.Info("push-after: finished", "remote", req.Remote)
+	if len(req.Refs) > 0 {
+		if err := push.WaitLanded(ctx, repo, req.Remote, req.Refs, pushAfterLimit, nil); err != nil {
+			log.Warn("push-after: the user's push did not land; the session logs go with the next push", "remote", req.Remote, "error", err)
+			return 0
+		}
+	}
+	lock, err := lockfile.Acquire(filepath.Join(repo.CommonDir, pushAfterLock), lockfile.Options{Timeout: pushAfterLimit})
+	if err != nil {
+		log.Warn("push-after: another push of session logs holds the lock", "error", err)
 		return 0
 	}
+	defer lock.Release()
 	// Its lines go to the log: no terminal waits for them.
 	senv.Stderr = logLines{log.Logger}
 	// PrePush reports its own failures (to the log, through Stderr): the
 	// last line says only that this process is done.
-	if err := prePush(ctx, senv, req.Remote, nil, nil); err != nil && !errors.Is(err, push.ErrDeferred) {
+	if err := backgroundPush(ctx, senv, req.Remote); err != nil && !errors.Is(err, push.ErrDeferred) {
 		log.Warn("push-after", "error", err)
 	}
-	log.Info("push-after: finished", "remote", req.Remote)
 	return 0
 }
 

@@ -2,10 +2,12 @@ package push
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -60,6 +62,10 @@ type Options struct {
 	// Redactor, when set, scans what the push would send with the rules in
 	// force (ErrSecretsFound); nil scans nothing.
 	Redactor *redact.Redactor
+	// RulesFingerprint identifies Redactor's rules (redact.Fingerprint):
+	// with it, large blobs an earlier push scanned clean under the same
+	// rules are not read again. "" scans every new blob.
+	RulesFingerprint string
 	// Explicit are the entire branches the user's own push carries: git
 	// pushes them itself (a push by the hook would make git's fail), so
 	// PrePush only scans them.
@@ -72,6 +78,17 @@ type Options struct {
 	// set, and the remote has no branch but entire's, PrePush pushes
 	// nothing and returns ErrDeferred. nil skips the check.
 	Refs []byte
+	// SyncLimit, when set (the pre-push hook), bounds how long PrePush
+	// holds the user's push: more than a few megabytes of new data, or a
+	// push still running at the limit, is left to a background push
+	// (ErrBackground). Zero: no limit but Budget.
+	SyncLimit time.Duration
+	// Background: this is the background push. Large branches go in
+	// batches; zero Budget means BackgroundBudget.
+	Background bool
+	// BatchBytes is about how much one batch of a background push sends;
+	// zero means 16 MB.
+	BatchBytes int64
 }
 
 // ErrSecretsFound is returned (wrapped) by PrePush when the objects it
@@ -166,16 +183,37 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 	if len(pending)+len(explicit) == 0 {
 		return nil
 	}
+	start := time.Now()
+	known, err := knownTips(repo, dest)
+	if err != nil {
+		warn(err)
+		return nil
+	}
+	// How much is new decides who pushes it: this hook, or a background
+	// push (a large one in batches).
+	var size int64
+	if len(pending) > 0 && (opts.SyncLimit > 0 || opts.Background) {
+		if size, err = newBytes(ctx, repo, tips(pending), known); err != nil {
+			warn(err)
+			return nil
+		}
+	}
+	toBackground := !opts.Background && opts.SyncLimit > 0 && size > syncBytes
+	if toBackground {
+		// The background push scans what it sends; git sends the
+		// branches the user named now.
+		pending = nil
+	}
 
 	if opts.Redactor != nil {
-		if n, err := scanOutgoing(ctx, repo, opts.Redactor, dest, append(pending, explicit...)); err != nil {
+		if n, err := scanOutgoing(ctx, repo, opts.Redactor, opts.RulesFingerprint, dest, append(pending, explicit...)); err != nil {
 			warn(err)
 		} else if n > 0 {
 			fmt.Fprintf(log, "[entire] Not pushing session logs to %s: %d secret(s) in data it does not have yet; see `entire doctor --secrets`\n", cpName, n)
 			return fmt.Errorf("%w: %d", ErrSecretsFound, n)
 		}
 	}
-	if len(pending) == 0 {
+	if len(pending) == 0 && !toBackground {
 		return nil
 	}
 	if opts.Refs != nil && dest.Remote != "" {
@@ -198,17 +236,41 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 			return ErrDeferred
 		}
 	}
+	if toBackground {
+		fmt.Fprintf(log, "[entire] Pushing session logs to %s in the background (%s)\n", cpName, humanBytes(size))
+		return ErrBackground
+	}
 	fmt.Fprintf(log, "[entire] Pushing session logs to %s...\n", cpName)
 	now := opts.Now
 	if now == nil {
 		now = time.Now
 	}
 	budget := opts.Budget
-	if budget <= 0 {
+	switch {
+	case budget > 0:
+	case opts.Background:
+		budget = BackgroundBudget
+	default:
 		budget = DefaultBudget
 	}
+	deadline := start.Add(budget)
+	if opts.SyncLimit > 0 && !opts.Background {
+		deadline = start.Add(min(budget, opts.SyncLimit))
+	}
 	r := &runner{repo: repo, timeout: timeoutOr(opts.Timeout), env: append(slices.Clone(opts.Env), dest.env...)}
-	left, err := r.pushUntilLanded(ctx, dest, pending, time.Now().Add(budget), now, log)
+	if opts.Background {
+		for i, t := range pending {
+			pending[i] = r.pushBatches(ctx, dest, t, size, cmp.Or(opts.BatchBytes, batchBytes), deadline)
+		}
+	}
+	left, err := r.pushUntilLanded(ctx, dest, pending, deadline, now, log)
+	if len(left) > 0 && opts.SyncLimit > 0 && !opts.Background {
+		// Out of the hook's time: the rest goes on in the background.
+		if err != nil {
+			fmt.Fprintf(log, "[entire] Pushing the rest of the session logs in the background (%v)\n", err)
+		}
+		return ErrBackground
+	}
 	if err != nil {
 		warn(err)
 	}
@@ -220,6 +282,26 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 		}
 	}
 	return nil
+}
+
+// tips are the commits of the targets.
+func tips(ts []target) []plumbing.Hash {
+	out := make([]plumbing.Hash, len(ts))
+	for i, t := range ts {
+		out[i] = t.tip
+	}
+	return out
+}
+
+// humanBytes writes a size shortly ("3.2 MB").
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // ErrDeferred is returned by PrePush when the remote has no branch of the
@@ -282,10 +364,14 @@ func withBranch(branches []string, b string) []string {
 	return append(slices.Clone(branches), b)
 }
 
+// cleanSetFile (in the git common directory) holds the large blobs pushes
+// scanned clean (secretscan.CleanSet).
+const cleanSetFile = "entire-scanned-clean"
+
 // scanOutgoing scans what pushing targets to dest sends: their commits'
 // objects that no remote-tracking ref of dest's entire branches reaches.
 // It returns the number of findings.
-func scanOutgoing(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, dest Destination, targets []target) (int, error) {
+func scanOutgoing(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, fingerprint string, dest Destination, targets []target) (int, error) {
 	var include, exclude []plumbing.Hash
 	for _, t := range targets {
 		include = append(include, t.tip)
@@ -297,9 +383,16 @@ func scanOutgoing(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, d
 	for _, h := range known {
 		exclude = append(exclude, h)
 	}
-	found, err := secretscan.ScanRange(ctx, repo, r, include, exclude, 0)
+	var clean *secretscan.CleanSet
+	if fingerprint != "" {
+		clean = secretscan.LoadCleanSet(filepath.Join(repo.CommonDir, cleanSetFile), fingerprint)
+	}
+	found, err := secretscan.ScanRangeCached(ctx, repo, r, include, exclude, 0, clean)
 	if err != nil {
 		return 0, fmt.Errorf("scan the data to push: %w", err)
+	}
+	if err := clean.Save(); err != nil {
+		return len(found), fmt.Errorf("remember the scanned data: %w", err)
 	}
 	return len(found), nil
 }
@@ -312,7 +405,7 @@ func scanOutgoing(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, d
 // what was pushed, also when the remote's fetch refspec does not cover it
 // (a single-branch clone), so that the next push can skip it.
 func (r *runner) push(ctx context.Context, dest Destination, targets []target) (nonFF []string, err error) {
-	args := []string{"push", "--porcelain", "--no-verify"}
+	args := append(packConfig(), "push", "--porcelain", "--no-verify")
 	for _, t := range targets {
 		if t.lease {
 			args = append(args, "--force-with-lease="+string(headRef(t.branch))+":"+t.tracking.String())
@@ -376,7 +469,7 @@ func (r *runner) setTracking(dest Destination, t target) {
 // fetch fetches branches from dest into their remote-tracking refs, in
 // one bounded call.
 func (r *runner) fetch(ctx context.Context, dest Destination, branches []string) error {
-	args := []string{"-c", "gc.auto=0", "-c", "maintenance.auto=false", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", dest.arg()}
+	args := append(packConfig(), "-c", "gc.auto=0", "-c", "maintenance.auto=false", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", dest.arg())
 	for _, b := range branches {
 		args = append(args, "+"+string(headRef(b))+":"+string(dest.TrackingRef(b)))
 	}

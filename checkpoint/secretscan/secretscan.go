@@ -146,6 +146,14 @@ type blobPath struct{ hash, path string }
 // mark every object of the excluded trees, a walk of the whole metadata
 // tree. Findings name the path each blob was first seen at; Ref is empty.
 func ScanRange(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, include, exclude []plumbing.Hash, maxBlob int64) ([]Finding, error) {
+	return ScanRangeCached(ctx, repo, r, include, exclude, maxBlob, nil)
+}
+
+// ScanRangeCached is ScanRange that skips the blobs clean has (scanned
+// clean by an earlier push under the same rules) and adds to it the large
+// blobs it finds clean; the caller saves it. A blob with a finding is
+// never added. clean may be nil.
+func ScanRangeCached(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, include, exclude []plumbing.Hash, maxBlob int64, clean *CleanSet) ([]Finding, error) {
 	if maxBlob <= 0 {
 		maxBlob = 64 << 20
 	}
@@ -160,10 +168,23 @@ func ScanRange(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, incl
 	if err != nil {
 		return nil, err
 	}
+	if clean != nil {
+		kept := blobs[:0]
+		for _, b := range blobs {
+			if !clean.Has(b.hash) {
+				kept = append(kept, b)
+			}
+		}
+		blobs = kept
+	}
 	var out []Finding
 	err = readBlobs(ctx, repo, blobs, maxBlob, func(b blobPath, data []byte) {
-		for _, f := range scanBlob(r, b.path, data) {
+		found := scanBlob(r, b.path, data)
+		for _, f := range found {
 			out = append(out, Finding{Path: b.path, Blob: b.hash, RuleID: f.RuleID, Offset: f.Start})
+		}
+		if len(found) == 0 {
+			clean.add(b.hash, int64(len(data)))
 		}
 	})
 	if err != nil {

@@ -7,8 +7,9 @@ import (
 
 // rulesVersion names the built-in rules and how they are applied; it
 // changes when either does, so that data redacted by an older build is
-// redacted again before it leaves.
-const rulesVersion = "entire-redact/1"
+// redacted again before it leaves (2: the rules' trailing boundaries
+// accept any character but a letter or a digit).
+const rulesVersion = "entire-redact/2"
 
 // Fingerprint identifies the rules a Redactor built with opts applies: the
 // built-in rules of this build (gitleaks' configuration and rulesVersion)

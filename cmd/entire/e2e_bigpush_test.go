@@ -68,7 +68,6 @@ func TestLargeSessionPushesKeepUp(t *testing.T) {
 		}
 		times = append(times, fmt.Sprintf("%.2f", d.Seconds()))
 
-
 		slowest = max(slowest, d)
 	}
 	// Several commits of incompressible output without a push: the push

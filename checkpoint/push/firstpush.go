@@ -44,9 +44,9 @@ func isUserBranch(ref string) bool {
 
 // remoteHasUserBranch reports whether remote has a branch other than
 // entire's: one the push moves (git says what the remote holds), a
-// remote-tracking branch of it, or else one that `git ls-remote --heads`
-// lists.
-func remoteHasUserBranch(ctx context.Context, repo *gitrepo.Repo, remote string, opts Options) (bool, error) {
+// remote-tracking branch of it (when trusted: they belong to its current
+// URL), or else one that `git ls-remote --heads` lists.
+func remoteHasUserBranch(ctx context.Context, repo *gitrepo.Repo, remote string, trusted bool, opts Options) (bool, error) {
 	pushed, _ := readPushed(bytes.NewReader(opts.Refs))
 	for _, p := range pushed {
 		if isUserBranch(p.remote) && p.remoteSHA != zeroSHA {
@@ -56,6 +56,9 @@ func remoteHasUserBranch(ctx context.Context, repo *gitrepo.Repo, remote string,
 	tracked, err := repo.ListRefs("refs/remotes/" + remote + "/")
 	if err != nil {
 		return false, err
+	}
+	if !trusted {
+		tracked = nil
 	}
 	for name := range tracked {
 		b := strings.TrimPrefix(string(name), "refs/remotes/"+remote+"/")

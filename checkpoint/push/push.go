@@ -150,6 +150,17 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 	warn := func(err error) {
 		fmt.Fprintf(log, "[entire] could not push session logs to %s: %v\n", cpName, err)
 	}
+	r := &runner{repo: repo, timeout: timeoutOr(opts.Timeout), env: append(slices.Clone(opts.Env), dest.env...)}
+	if opts.SyncLimit > 0 && !opts.Background {
+		r.timeout = min(r.timeout, opts.SyncLimit)
+	}
+	// Tracking refs of another URL (set-url to a new repository) say
+	// nothing of this one: ask it.
+	trusted, err := r.refreshTracking(ctx, dest)
+	if err != nil {
+		warn(err)
+		return nil
+	}
 	branches := opts.Branches
 	if branches == nil {
 		var err error
@@ -219,7 +230,7 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 	if opts.Refs != nil && dest.Remote != "" {
 		// (A repository of its own holds nothing but checkpoint data:
 		// its default branch is no one's concern.)
-		has, err := remoteHasUserBranch(ctx, repo, dest.Remote, opts)
+		has, err := remoteHasUserBranch(ctx, repo, dest.Remote, trusted, opts)
 		if err != nil {
 			warn(err)
 			return nil
@@ -257,7 +268,6 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 	if opts.SyncLimit > 0 && !opts.Background {
 		deadline = start.Add(min(budget, opts.SyncLimit))
 	}
-	r := &runner{repo: repo, timeout: timeoutOr(opts.Timeout), env: append(slices.Clone(opts.Env), dest.env...)}
 	if opts.Background {
 		for i, t := range pending {
 			pending[i] = r.pushBatches(ctx, dest, t, size, cmp.Or(opts.BatchBytes, batchBytes), deadline)

@@ -242,7 +242,8 @@ func TestPrePushFailuresAreWarnings(t *testing.T) {
 			setup: func(t *testing.T, work, bare string) {
 				gittest.Git(t, work, "remote", "set-url", "origin", bare+"-gone")
 			},
-			want: "git push: fatal: ",
+			// (The URL changed: the remote is asked what it has first.)
+			want: "ask origin for its session data branches: git ls-remote: fatal: ",
 		},
 		{
 			name: "remote hook declines",

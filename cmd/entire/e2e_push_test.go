@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -101,5 +102,57 @@ func TestPushGuardFollowsHistory(t *testing.T) {
 	tip := gittest.Git(t, r.dir, "rev-parse", shadow[0])
 	if out, err := r.gitIn(r.dir, nil, "push", "origin", tip+":refs/heads/backup"); err == nil || !strings.Contains(out, "its history holds commits of a shadow branch") {
 		t.Errorf("git push origin <shadow tip>:refs/heads/backup: err=%v\n%s", err, out)
+	}
+}
+
+// After `git remote set-url origin <new repository>`, origin's stale
+// remote-tracking refs are not taken for the new repository's: the session
+// data waits for the user's branch there (a forge would make the metadata
+// branch its default), and data the new repository lacks is pushed even
+// where the stale refs say it has it (a background push that was killed,
+// here a push with --no-verify, is made up for by the next push).
+func TestNewRemoteAfterSetURL(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	bare := func() string {
+		dir := filepath.Join(t.TempDir(), "remote.git")
+		gittest.Git(t, filepath.Dir(dir), "init", "-q", "--bare", "-b", "main", dir)
+		return dir
+	}
+	first, second, third := bare(), bare(), bare()
+	r.mustGit("remote", "add", "origin", first)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	r.playTurn("First", map[string]string{"a.txt": "a\n"})
+	r.mustGit("add", "a.txt")
+	r.mustGit("commit", "-q", "-m", "a")
+	r.mustGit("push", "-q", "origin", "main")
+	awaitBackgroundPush(t, r.dir, 1)
+	r.mustGit("fetch", "-q", "origin")
+
+	r.mustGit("remote", "set-url", "origin", second)
+	r.playTurn("Second", map[string]string{"b.txt": "b\n"})
+	r.mustGit("add", "b.txt")
+	r.mustGit("commit", "-q", "-m", "b")
+	out, err := r.gitIn(r.dir, nil, "push", "origin", "main")
+	if err != nil || !strings.Contains(out, "once this push has landed") {
+		t.Fatalf("the first push to the new repository: %v\n%s", err, out)
+	}
+	awaitBackgroundPush(t, r.dir, 2)
+	local := gittest.Git(t, r.dir, "rev-parse", "entire/checkpoints/v1")
+	if got := gittest.Git(t, second, "rev-parse", "entire/checkpoints/v1"); got != local {
+		t.Errorf("the new repository's metadata branch: %s, want %s", got, local)
+	}
+
+	r.mustGit("remote", "set-url", "origin", third)
+	r.mustGit("push", "-q", "--no-verify", "origin", "main")
+	r.playTurn("Third", map[string]string{"c.txt": "c\n"})
+	r.mustGit("add", "c.txt")
+	r.mustGit("commit", "-q", "-m", "c")
+	if out, err := r.gitIn(r.dir, nil, "push", "origin", "main"); err != nil {
+		t.Fatalf("push: %v\n%s", err, out)
+	}
+	local = gittest.Git(t, r.dir, "rev-parse", "entire/checkpoints/v1")
+	if got := gittest.Git(t, third, "rev-parse", "entire/checkpoints/v1"); got != local {
+		t.Errorf("the third repository's metadata branch: %q, want %s", got, local)
 	}
 }

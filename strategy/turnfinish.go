@@ -194,14 +194,23 @@ func (m *ManualCommit) workTree(st *session.State, head *object.Commit, snap []g
 		dirty[i] = c.Path
 	}
 	if prev := st.WorkTree; prev != nil && prev.Head == head.Hash.String() && repo.HasObject(plumbing.NewHash(prev.Tree)) {
-		base, changes = plumbing.NewHash(prev.Tree), nil
+		prevTree, err := repo.Git.TreeObject(plumbing.NewHash(prev.Tree))
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read the last turn end's tree: %w", err)
+		}
+		base, changes = prevTree.Hash, nil
 		now := make(map[string]bool, len(snap))
+		var current []gitrepo.Change
 		for _, c := range snap {
 			now[c.Path] = true
-			if was, ok := prevCache[c.Path]; ok && !c.Delete && was.Hash == c.Hash.String() && fileMode(was.Mode) == c.Mode {
+			// Unchanged since that turn end, and recorded there as it
+			// is (a directory that became a link and a directory again
+			// left its files out of the tree in between).
+			if was, ok := prevCache[c.Path]; ok && !c.Delete && was.Hash == c.Hash.String() && fileMode(was.Mode) == c.Mode &&
+				checkpoint.TreeEntry(prevTree, c.Path).Hash == c.Hash {
 				continue
 			}
-			changes = append(changes, c)
+			current = append(current, c)
 		}
 		var headTree *object.Tree
 		for _, p := range prev.Dirty {
@@ -209,7 +218,6 @@ func (m *ManualCommit) workTree(st *session.State, head *object.Commit, snap []g
 				continue
 			}
 			if headTree == nil {
-				var err error
 				if headTree, err = head.Tree(); err != nil {
 					return plumbing.ZeroHash, fmt.Errorf("read HEAD's tree: %w", err)
 				}
@@ -220,6 +228,11 @@ func (m *ManualCommit) workTree(st *session.State, head *object.Commit, snap []g
 				changes = append(changes, gitrepo.Change{Path: p, Delete: true})
 			}
 		}
+		// What the work tree holds now goes last: later changes win, so a
+		// path that changed kind (a directory become a link or a file, a
+		// file become a directory) ends as it is now, whatever the paths
+		// that are clean again below or above it say.
+		changes = append(changes, current...)
 	}
 	tree, err := repo.BuildTree(base, changes)
 	if err != nil {

@@ -30,10 +30,28 @@ type journal struct {
 	// the journal is never complete again.
 	degraded bool
 	last     map[string]uint64
+	// linked are the files with other hard links: a write through a
+	// name outside the watched directories (another work tree, a build
+	// cache) makes no event here, so every answer names them and git
+	// compares their stat data itself.
+	linked map[string]bool
 }
 
 func newJournal(instance string) *journal {
-	return &journal{instance: instance, seq: 1, validFrom: ^uint64(0), last: map[string]uint64{}}
+	return &journal{instance: instance, seq: 1, validFrom: ^uint64(0), last: map[string]uint64{}, linked: map[string]bool{}}
+}
+
+// maxLinked bounds the hard-linked files named in every answer; past it
+// the journal answers "/" (git checks everything) while it holds more.
+const maxLinked = 10_000
+
+// setLinked notes whether path is a file with other hard links.
+func (j *journal) setLinked(path string, linked bool) {
+	if linked {
+		j.linked[path] = true
+	} else {
+		delete(j.linked, path)
+	}
 }
 
 // record notes that path (relative to the work tree, slash-separated, a
@@ -107,13 +125,16 @@ func parseToken(tok string) (instance string, seq uint64, err error) {
 func (j *journal) since(tok string) (newToken string, paths []string, all bool) {
 	newToken = j.token()
 	inst, seq, err := parseToken(tok)
-	if err != nil || inst != j.instance || !j.ready || seq < j.validFrom || seq > j.seq {
+	if err != nil || inst != j.instance || !j.ready || seq < j.validFrom || seq > j.seq || len(j.linked) > maxLinked {
 		return newToken, nil, true
 	}
 	for p, s := range j.last {
-		if s > seq {
+		if s > seq && !j.linked[p] {
 			paths = append(paths, p)
 		}
+	}
+	for p := range j.linked {
+		paths = append(paths, p)
 	}
 	sort.Strings(paths)
 	return newToken, paths, false

@@ -63,10 +63,17 @@ type watcher struct {
 	mu      sync.Mutex
 	pending map[string]chan<- []byte // cookie name -> the query waiting for it
 	queries chan query
-	walked  chan error
+	walked  chan walkResult
 	last    atomic.Int64 // unix nanoseconds of the last query
 	stop    chan struct{}
 	nextID  atomic.Uint64
+}
+
+// walkResult is what the first walk of the work tree found: its error,
+// and the files that have other hard links (see journal.linked).
+type walkResult struct {
+	err    error
+	linked []string
 }
 
 // query is a request for the changes since a token, answered once its
@@ -104,6 +111,7 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	defer unlock()
+	sweepRuntime(filepath.Dir(lock), lock)
 	removeCookies(cookieDir(opts.StateDir))
 	sock, err := runtimeName(opts.StateDir, ".sock")
 	if err != nil {
@@ -123,7 +131,7 @@ func Run(ctx context.Context, opts Options) error {
 	defer fsw.Close()
 	w := &watcher{
 		opts: opts, fsw: fsw, j: newJournal(newInstance()), cookies: cookieDir(opts.StateDir),
-		pending: map[string]chan<- []byte{}, queries: make(chan query), walked: make(chan error, 1),
+		pending: map[string]chan<- []byte{}, queries: make(chan query), walked: make(chan walkResult, 1),
 		stop: make(chan struct{}),
 	}
 	w.last.Store(time.Now().UnixNano())
@@ -132,7 +140,11 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	opts.logf("watcher started", "root", opts.Root, "pid", os.Getpid())
 	go w.serve(ln)
-	go func() { w.walked <- w.watchTree(opts.Root, nil) }()
+	go func() {
+		var linked []string
+		err := w.watchTree(opts.Root, nil, func(rel string) { linked = append(linked, rel) })
+		w.walked <- walkResult{err: err, linked: linked}
+	}()
 	reason := w.loop(ctx)
 	opts.logf("watcher stopped", "root", opts.Root, "reason", reason)
 	return nil
@@ -171,8 +183,11 @@ func (w *watcher) loop(ctx context.Context) string {
 			return "cancelled"
 		case <-w.stop:
 			return "asked to stop"
-		case err := <-w.walked:
-			switch {
+		case res := <-w.walked:
+			for _, rel := range res.linked {
+				w.j.setLinked(rel, true)
+			}
+			switch err := res.err; {
 			case err != nil:
 				w.degrade("", err)
 			case w.j.degraded:
@@ -242,6 +257,14 @@ func (w *watcher) event(ev fsnotify.Event, waiting map[string]query) string {
 		}
 		return ""
 	}
+	if dir, ok := w.nestedRepo(name); ok && !w.j.degraded {
+		// A nested repository's .git made or removed (rm -rf
+		// vendor/lib/.git): git must look at its directory again, which
+		// it took for a repository of its own, or no longer does.
+		w.j.record(dir)
+		w.j.record(dir + "/")
+		return ""
+	}
 	rel, ok := w.rel(name)
 	if !ok || w.j.degraded {
 		return ""
@@ -254,13 +277,21 @@ func (w *watcher) event(ev fsnotify.Event, waiting map[string]query) string {
 			// A new directory: watch it, then report everything it
 			// already holds (made before the watch existed).
 			w.j.record(rel + "/")
-			if err := w.watchTree(name, w.j.record); err != nil {
+			if err := w.watchTree(name, w.j.record, func(rel string) { w.j.setLinked(rel, true) }); err != nil {
 				w.degrade(rel, err)
 			}
+		} else if err == nil {
+			w.j.setLinked(rel, hardLinked(fi))
+		}
+	case ev.Has(fsnotify.Chmod):
+		// Attributes, the link count among them (ln made another name).
+		if fi, err := os.Lstat(name); err == nil && !fi.IsDir() {
+			w.j.setLinked(rel, hardLinked(fi))
 		}
 	case ev.Has(fsnotify.Remove), ev.Has(fsnotify.Rename):
 		// It may have been a directory: git forgets what it knew under it.
 		w.j.record(rel + "/")
+		w.j.setLinked(rel, false)
 		if ev.Has(fsnotify.Rename) {
 			_ = w.fsw.Remove(name) // a moved directory keeps its watch under its old name
 		}
@@ -290,6 +321,20 @@ func (w *watcher) releaseWatches() {
 	}
 }
 
+// nestedRepo returns the directory (relative, slash-separated) of a nested
+// repository whose .git entry name is, and false for any other path (the
+// work tree's own .git among them).
+func (w *watcher) nestedRepo(name string) (string, bool) {
+	if filepath.Base(name) != ".git" {
+		return "", false
+	}
+	dir := filepath.Dir(name)
+	if dir == w.opts.Root {
+		return "", false
+	}
+	return w.rel(dir)
+}
+
 // rel returns the slash path of name relative to the work tree, and false
 // for the root itself, paths outside it and paths in a .git directory.
 func (w *watcher) rel(name string) (string, bool) {
@@ -308,9 +353,10 @@ func (w *watcher) rel(name string) (string, bool) {
 // directories aside), each watch before its directory is read, so that an
 // entry made meanwhile is either read or reported. found, when set,
 // receives the relative path of every entry read (directories with a
-// trailing slash as well). A directory that vanished meanwhile is skipped;
-// any other failure to add a watch (no watches left) is returned.
-func (w *watcher) watchTree(dir string, found func(string)) error {
+// trailing slash as well); linked, the files with other hard links. A
+// directory that vanished meanwhile is skipped; any other failure to add
+// a watch (no watches left) is returned.
+func (w *watcher) watchTree(dir string, found, linked func(string)) error {
 	var walkErr error
 	var visit func(d string) bool
 	visit = func(d string) bool {
@@ -335,6 +381,13 @@ func (w *watcher) watchTree(dir string, found func(string)) error {
 					found(rel)
 					if e.IsDir() {
 						found(rel + "/")
+					}
+				}
+			}
+			if linked != nil && e.Type().IsRegular() {
+				if fi, err := e.Info(); err == nil && hardLinked(fi) {
+					if rel, ok := w.rel(p); ok {
+						linked(rel)
 					}
 				}
 			}

@@ -20,10 +20,20 @@ import (
 // ready; the watcher stops with the test.
 func startWatcher(t *testing.T) (root, state string, done <-chan error) {
 	t.Helper()
+	return startWatcherWith(t, nil)
+}
+
+// startWatcherWith is startWatcher with prepare run on the work tree
+// before the watcher starts.
+func startWatcherWith(t *testing.T, prepare func(root string)) (root, state string, done <-chan error) {
+	t.Helper()
 	root = t.TempDir()
 	state = filepath.Join(root, ".git", DirName)
 	if err := os.MkdirAll(filepath.Join(root, "src", "deep"), 0o755); err != nil {
 		t.Fatal(err)
+	}
+	if prepare != nil {
+		prepare(root)
 	}
 	if err := Prepare(state); err != nil {
 		t.Fatal(err)
@@ -173,7 +183,7 @@ func TestWatcherDegradedGivesBackWatches(t *testing.T) {
 	if err := fsw.Add(w.cookies); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.watchTree(root, nil); err != nil {
+	if err := w.watchTree(root, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(fsw.WatchList()); n != 4 {
@@ -253,5 +263,110 @@ func TestSocketPathFallsBackFromLongTempDir(t *testing.T) {
 	}
 	if want := filepath.Join(os.TempDir(), "entire-fsm-"+strconv.Itoa(os.Getuid())); len(want)+26 <= maxSocketPath && !strings.HasPrefix(p, want) {
 		t.Fatalf("socket path %q left a temporary directory that was short enough", p)
+	}
+}
+
+// A nested repository's .git removed (rm -rf vendor/lib/.git) reports its
+// directory: git took it for a repository of its own and must look at
+// its files now (issue 30, item 9).
+func TestWatcherNestedRepositoryRemoved(t *testing.T) {
+	t.Parallel()
+	root, state, _ := startWatcherWith(t, func(root string) {
+		for _, d := range []string{"vendor/lib/.git/objects", "vendor/lib/pkg"} {
+			if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(root, "vendor/lib/pkg/a.go"), []byte("package a\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	tok, _, _ := decode(t, Query(state, "x"))
+	tok, _, _ = decode(t, Query(state, tok))
+	if err := os.RemoveAll(filepath.Join(root, "vendor/lib/.git")); err != nil {
+		t.Fatal(err)
+	}
+	_, paths, all := decode(t, Query(state, tok))
+	if all || !slices.Contains(paths, "vendor/lib/") {
+		t.Fatalf("after rm -rf vendor/lib/.git: %q all=%v", paths, all)
+	}
+}
+
+// A file with another hard link (outside the work tree: a write through it
+// makes no event here) is named in every answer, so that git compares its
+// stat data itself.
+func TestWatcherNamesHardLinkedFiles(t *testing.T) {
+	t.Parallel()
+	outside := filepath.Join(t.TempDir(), "shared.txt")
+	if err := os.WriteFile(outside, []byte("v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, state, _ := startWatcherWith(t, func(root string) {
+		if err := os.Link(outside, filepath.Join(root, "src", "linked.txt")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	tok, _, _ := decode(t, Query(state, "x"))
+	tok, _, _ = decode(t, Query(state, tok))
+	if err := os.WriteFile(outside, []byte("v2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tok2, paths, all := decode(t, Query(state, tok))
+	if all || !slices.Contains(paths, "src/linked.txt") {
+		t.Fatalf("after a write through the outside link: %q all=%v", paths, all)
+	}
+	// A link made while the watcher runs counts too, and one removed
+	// stops counting.
+	if err := os.Link(outside, filepath.Join(root, "later.txt")); err != nil {
+		t.Fatal(err)
+	}
+	_, paths, _ = decode(t, Query(state, tok2))
+	if !slices.Contains(paths, "later.txt") {
+		t.Errorf("a link made later: %q", paths)
+	}
+	if err := os.Remove(filepath.Join(root, "src", "linked.txt")); err != nil {
+		t.Fatal(err)
+	}
+	tok3, _, _ := decode(t, Query(state, tok2))
+	if _, paths, _ := decode(t, Query(state, tok3)); slices.Contains(paths, "src/linked.txt") {
+		t.Errorf("a removed link is still named: %q", paths)
+	}
+}
+
+// The runtime directory keeps no lock file of a watcher that stopped, and
+// a watcher that starts removes those of watchers that were killed (every
+// work tree ever watched left one).
+func TestWatcherLeavesNoLockFiles(t *testing.T) {
+	t.Parallel()
+	_, state, done := startWatcher(t)
+	lock, err := runtimeName(state, ".lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(lock); err != nil {
+		t.Fatalf("a running watcher's lock: %v", err)
+	}
+	// A killed watcher's leftovers: a lock nobody holds and its socket.
+	stale := filepath.Join(filepath.Dir(lock), "00000000000000000000.lock")
+	staleSock := strings.TrimSuffix(stale, ".lock") + ".sock"
+	for _, p := range []string{stale, staleSock} {
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	Stop(state)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watcher did not stop")
+	}
+	if _, err := os.Stat(lock); !os.IsNotExist(err) {
+		t.Errorf("a stopped watcher's lock file is left: %v", err)
+	}
+	_, _, _ = startWatcher(t) // sweeps
+	for _, p := range []string{stale, staleSock} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s was not swept: %v", filepath.Base(p), err)
+		}
 	}
 }

@@ -127,7 +127,7 @@ func (ir *incRepo) want() []string {
 	if err != nil {
 		ir.t.Fatal(err)
 	}
-	return entryStrings(entries)
+	return entryStrings(dropNested(entries)) // as Status reports them
 }
 
 func entryStrings(entries []StatusEntry) []string {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 )
 
 // StatusEntry is one path of `git status --porcelain=v1`: X is the index
@@ -26,7 +27,8 @@ func (e StatusEntry) Deleted() bool { return e.Y == 'D' || (e.X == 'D' && e.Y ==
 // which hashes the whole tree (go-git/go-git#181, entireio/cli#1642: 40 s vs
 // 0.2 s on a large repository). --no-optional-locks keeps this read-only scan
 // from taking index.lock while the user's git holds it; --no-renames reports
-// a rename as a deletion plus an addition.
+// a rename as a deletion plus an addition. Nested repositories, which git
+// reports whole ("vendor/lib/"), are left out (dropNested).
 //
 // With r.FastStatus set (and no GIT_INDEX_FILE in the environment: a
 // temporary index of `git commit <paths>` is read as it is), the status runs
@@ -36,7 +38,7 @@ func (r *Repo) Status(ctx context.Context) ([]StatusEntry, error) {
 	if fs := r.FastStatus; fs != nil && os.Getenv("GIT_INDEX_FILE") == "" {
 		entries, err := r.fastStatus(ctx, fs)
 		if err == nil {
-			return entries, nil
+			return dropNested(entries), nil
 		}
 		if ctx.Err() != nil {
 			return nil, err
@@ -49,7 +51,22 @@ func (r *Repo) Status(ctx context.Context) ([]StatusEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("git status: %w", err)
 	}
-	return ParseStatus(out)
+	entries, err := ParseStatus(out)
+	return dropNested(entries), err
+}
+
+// dropNested leaves out the directories git reports whole ("vendor/lib/"):
+// nested repositories, which git does not store (it lists the untracked
+// files of any other directory one by one, -uall). Their paths are not
+// work-tree paths a caller could snapshot or restore.
+func dropNested(entries []StatusEntry) []StatusEntry {
+	out := entries[:0]
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Path, "/") {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // ParseStatus parses the output of `git status --porcelain=v1 -z`. Rename

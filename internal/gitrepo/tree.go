@@ -97,8 +97,13 @@ func (r *Repo) applyChanges(treeHash plumbing.Hash, changes []Change, depth int)
 			continue
 		}
 		var subHash plumbing.Hash
-		if e, ok := entries[name]; ok && e.Mode == filemode.Dir {
-			subHash = e.Hash
+		if e, ok := entries[name]; ok {
+			if e.Mode == filemode.Dir {
+				subHash = e.Hash
+			} else if onlyDeletes(sub) {
+				// Nothing below a file or a link to delete: it stays.
+				continue
+			}
 		}
 		h, err := r.applyChanges(subHash, sub, depth+1)
 		if err != nil {
@@ -119,6 +124,16 @@ func (r *Repo) applyChanges(treeHash plumbing.Hash, changes []Change, depth int)
 	}
 	sort.Sort(object.TreeEntrySorter(list))
 	return r.WriteTree(list)
+}
+
+// onlyDeletes reports whether every change deletes its path.
+func onlyDeletes(changes []Change) bool {
+	for _, c := range changes {
+		if !c.Delete {
+			return false
+		}
+	}
+	return true
 }
 
 // checkPath rejects paths git would not store: empty, absolute, with empty,

@@ -167,6 +167,21 @@ func TestBuildTreeEdgeCases(t *testing.T) {
 	if got := lsTree(t, dir, h3); got != "100644 README.md\n100644 e" {
 		t.Errorf("later change wins: %q", got)
 	}
+	// Deletes below a path that is now a file or a link delete nothing:
+	// the file stays (a directory became a link; its files were clean
+	// again).
+	link, _ := r.WriteBlob([]byte("/etc"))
+	h5, err := r.BuildTree(h3, []Change{
+		{Path: "e", Mode: filemode.Symlink, Hash: link},
+		{Path: "e/f", Delete: true},
+		{Path: "README.md/x", Delete: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := lsTree(t, dir, h5); got != "100644 README.md\n120000 e" {
+		t.Errorf("deletes below a file or a link: %q", got)
+	}
 	for _, bad := range []string{"", "/abs", "a//b", "a/../b", ".git/config", "a/./b"} {
 		if _, err := r.BuildTree(base, []Change{{Path: bad, Mode: filemode.Regular, Hash: blob}}); err == nil {
 			t.Errorf("path %q accepted", bad)
@@ -196,26 +211,36 @@ func TestWorktreeChangesCached(t *testing.T) {
 	gittest.WriteFile(t, dir, "f.txt", "one\n")
 	os.Chtimes(path, old, old)
 	first, cache, err := r.WorktreeChangesCached([]string{"f.txt"}, nil)
-	if err != nil || len(cache) != 1 {
+	if err != nil || len(cache) != 1 || cache["f.txt"].CtimeNs == 0 || cache["f.txt"].RecordedNs == 0 {
 		t.Fatalf("first: %v %v", cache, err)
 	}
-	// Unchanged stat data: the cached blob is used (the file is not read:
-	// a content change that keeps size and mtime is, as in git, not seen).
-	os.WriteFile(path, []byte("two\n"), 0o644)
-	os.Chtimes(path, old, old)
-	again, _, err := r.WorktreeChangesCached([]string{"f.txt"}, cache)
-	if err != nil || again[0].Hash != first[0].Hash {
+	// Read just now (its change time within the racy window of the
+	// reading): read again.
+	if _, next, _ := r.WorktreeChangesCached([]string{"f.txt"}, cache); next["f.txt"].RecordedNs == cache["f.txt"].RecordedNs {
+		t.Fatal("a file changed within the racy window of its reading was taken from the cache")
+	}
+	// Unchanged stat data recorded well after the last change: the cached
+	// blob is used (the file is not read: the entry's hash is another
+	// blob's, and it comes back).
+	other, _ := r.WriteBlob([]byte("other\n"))
+	entry := cache["f.txt"]
+	entry.Hash, entry.RecordedNs = other.String(), entry.CtimeNs+int64(time.Hour)
+	again, _, err := r.WorktreeChangesCached([]string{"f.txt"}, map[string]FileStat{"f.txt": entry})
+	if err != nil || again[0].Hash != other {
 		t.Fatalf("cached stat not used: %v", err)
 	}
-	// A changed size, or a recent modification, is read again.
-	os.WriteFile(path, []byte("three\n"), 0o644)
-	third, _, err := r.WorktreeChangesCached([]string{"f.txt"}, cache)
-	if err != nil || third[0].Hash == first[0].Hash {
-		t.Fatalf("changed file not re-read: %v", err)
+	// Rewritten in place with the same size and the modification time set
+	// back (cp -p, touch -d): the change time tells, and it is read.
+	os.WriteFile(path, []byte("two\n"), 0o644)
+	os.Chtimes(path, old, old)
+	third, _, err := r.WorktreeChangesCached([]string{"f.txt"}, map[string]FileStat{"f.txt": entry})
+	if err != nil || third[0].Hash == other || third[0].Hash == first[0].Hash {
+		t.Fatalf("a file rewritten with its old mtime was taken from the cache: %v", err)
 	}
-	os.WriteFile(path, []byte("four\n"), 0o644) // same size as "two\n"? no: recent mtime
-	fourth, _, _ := r.WorktreeChangesCached([]string{"f.txt"}, map[string]FileStat{"f.txt": cache["f.txt"]})
-	if fourth[0].Hash == first[0].Hash {
-		t.Fatal("recently modified file taken from the cache")
+	// An entry of an older version (no change time) is read again.
+	legacy := entry
+	legacy.CtimeNs, legacy.RecordedNs = 0, 0
+	if fourth, _, _ := r.WorktreeChangesCached([]string{"f.txt"}, map[string]FileStat{"f.txt": legacy}); fourth[0].Hash == other {
+		t.Fatal("an entry without a change time was trusted")
 	}
 }

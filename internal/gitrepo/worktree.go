@@ -38,12 +38,33 @@ type FileStat struct {
 	Ino     uint64 `json:"ino"`
 	Mode    uint32 `json:"mode"`
 	Hash    string `json:"hash"`
+	// CtimeNs is the inode's change time, which no program can set back
+	// (cp -p, rsync -t, tar and touch -d set the modification time to an
+	// older one: a file rewritten in place with the same size and its
+	// old modification time looks unchanged by the rest).
+	CtimeNs int64 `json:"ctime_ns,omitempty"`
+	// RecordedNs is when the file was about to be read for Hash.
+	RecordedNs int64 `json:"recorded_ns,omitempty"`
 }
 
-// racyWindow is how recent a modification time must not be for a stat to
-// be trusted: a file written again within the same clock tick after being
-// hashed would otherwise look unchanged (git's "racy clean" problem).
+// racyWindow is how close to the moment a file was read its modification
+// or change time must not be for its stat to be trusted: a file written
+// again within the same clock tick after being read would otherwise look
+// unchanged (git's "racy clean" rule, which compares with the time the
+// index was written).
 const racyWindow = 2 * time.Second
+
+// unchangedSince reports whether a file whose stat is now st is what c
+// recorded: the same size, modification and change times, inode and mode,
+// and neither time within racyWindow of when c's content was read.
+func (c FileStat) unchangedSince(st FileStat) bool {
+	if c.CtimeNs == 0 || c.RecordedNs == 0 {
+		return false // recorded before change times were: read again
+	}
+	newest := max(c.MtimeNs, c.CtimeNs)
+	return c.Size == st.Size && c.MtimeNs == st.MtimeNs && c.CtimeNs == st.CtimeNs && c.Ino == st.Ino && c.Mode == st.Mode &&
+		c.RecordedNs-newest > int64(racyWindow)
+}
 
 // WorktreeChangesCached is WorktreeChanges that skips reading and hashing
 // the files whose stat data (size, modification time, inode, mode) equals
@@ -125,11 +146,11 @@ func (r *Repo) worktreeEntry(p string, cache, next map[string]FileStat, now time
 			mode = filemode.Executable
 		}
 		st := statOf(fi)
-		if c, ok := cache[p]; ok && c.Size == st.Size && c.MtimeNs == st.MtimeNs && c.Ino == st.Ino && c.Mode == st.Mode &&
-			now.Sub(fi.ModTime()) > racyWindow && r.HasObject(plumbing.NewHash(c.Hash)) {
+		if c, ok := cache[p]; ok && c.unchangedSince(st) && r.HasObject(plumbing.NewHash(c.Hash)) {
 			next[p] = c
 			return Change{Path: p, Mode: mode, Hash: plumbing.NewHash(c.Hash)}, true, nil
 		}
+		st.RecordedNs = now.UnixNano()
 		// Opened without following a link that took the file's place.
 		f, size, err := openFile(abs, true)
 		if err != nil {
@@ -164,7 +185,7 @@ func hashFrom(f *os.File, size int64, path string) (plumbing.Hash, error) {
 
 // statOf extracts the cached stat data of a file.
 func statOf(fi os.FileInfo) FileStat {
-	return FileStat{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode()), Ino: inode(fi)}
+	return FileStat{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode()), Ino: inode(fi), CtimeNs: changeTime(fi).UnixNano()}
 }
 
 // isNotDirErr reports ENOTDIR: a path below something that is now a file.

@@ -231,7 +231,26 @@ type StepInfo struct {
 	// only its first 12 characters); "" for other steps.
 	ToolUseID string
 	When      time.Time
+	// RewoundTo is, for a step that records a rewind or an undo, the
+	// point it restored (a commit hash; "undo" for an undo); "" for a turn.
+	RewoundTo string
 }
+
+// RewindStepMessage formats the message of a step that records a rewind:
+// a step's message with TrailerRewoundTo naming the point restored.
+func RewindStepMessage(subject, metadataDir, sessionID, strategy, rewoundTo string) string {
+	return subject + "\n\n" + Trailers{
+		{TrailerMetadata, metadataDir},
+		{TrailerSession, sessionID},
+		{TrailerStrategy, strategy},
+		{TrailerRewoundTo, rewoundTo},
+	}.String()
+}
+
+// legacyRewindSubject is the subject of rewind steps written before
+// TrailerRewoundTo: "Rewind to <sha7>: <the point's message>", or
+// "Undo rewind: ..." for an undo.
+var legacyRewindSubject = regexp.MustCompile(`^(?:Rewind to [0-9a-f]{7}: |Undo rewind: )`)
 
 // ParseStep reads the trailers of a shadow commit.
 func ParseStep(c *object.Commit) StepInfo {
@@ -245,6 +264,13 @@ func ParseStep(c *object.Commit) StepInfo {
 		info.MetadataDir, info.IsTask, info.ToolUseID = v, true, TaskToolUseID(v)
 	} else {
 		info.MetadataDir, _ = tr.Get(TrailerMetadata)
+	}
+	if v, ok := tr.Get(TrailerRewoundTo); ok && v != "" {
+		info.RewoundTo = v
+	} else if m := legacyRewindSubject.FindString(info.Subject); m == "Undo rewind: " {
+		info.RewoundTo = "undo"
+	} else if m != "" {
+		info.RewoundTo = strings.TrimSuffix(strings.TrimPrefix(m, "Rewind to "), ": ")
 	}
 	return info
 }

@@ -31,6 +31,9 @@ const (
 	TrailerCondensation = "Entire-Condensation"
 	// TrailerSourceRef is a "<branch>@<sha12>" reference (see SourceRef).
 	TrailerSourceRef = "Entire-Source-Ref"
+	// TrailerRewoundTo marks a shadow step that records a rewind (or its
+	// undo) instead of a turn: the step it restored. This project's own.
+	TrailerRewoundTo = "Entire-Rewound-To"
 )
 
 // Trailer is one "Key: value" line of a commit message's trailer block.

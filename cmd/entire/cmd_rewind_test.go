@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/strategy/rewind"
 )
 
 // treeState is a work tree as a person sees it: every file, symlink and
@@ -242,10 +243,14 @@ func TestRewindRoundTripMatrix(t *testing.T) {
 			t.Errorf("undo did not restore the transcript")
 		}
 	}
-	// Each rewind and undo was recorded as a new step: the branch never moved
-	// back.
-	if pts2 := r.points(); len(pts2) != 13 || pts2[len(pts2)-1].ID != pts[len(pts)-1].ID {
-		t.Errorf("points after four rewinds and undos: %d", len(pts2))
+	// Each rewind and undo was recorded as a new step (the branch never
+	// moved back), and none of those steps is a point of its own: the
+	// list is the turns, as before.
+	if pts2 := r.points(); len(pts2) != len(pts) || pts2[len(pts2)-1].ID != pts[len(pts)-1].ID {
+		t.Errorf("points after four rewinds and undos: %d, want %d", len(pts2), len(pts))
+	}
+	if n := gittest.Git(t, r.dir, "rev-list", "--count", pts[0].ID+".."+shadowBranches(t, r.dir)[0]); n != "8" {
+		t.Errorf("%s steps recorded after the last turn, want 8 (four rewinds and four undos)", n)
 	}
 	if undo := undoPoints(t, r.dir); len(undo) != 4 {
 		t.Errorf("%d undo points, want 4: %v", len(undo), undo)
@@ -584,4 +589,57 @@ func readFileT(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// Rewinds do not crowd turns out of the list, and a point listed once
+// stays reachable: each rewind and undo records a step of its own, which
+// counted as a point, so that after a few rewinds in a long session a turn
+// listed a moment before could no longer be rewound to (issue 30, item
+// 10: 8 of 20 rewinds failed in a 300-turn session).
+func TestRewindsKeepTurnsListedAndReachable(t *testing.T) {
+	t.Parallel()
+	r := newSessionRepo(t)
+	r.hook("session-start", map[string]any{"source": "startup"})
+	for i := 1; i <= 24; i++ {
+		r.playTurn(fmt.Sprintf("Turn %02d", i), map[string]string{fmt.Sprintf("f%02d.txt", i): fmt.Sprint(i) + "\n"})
+	}
+	before := r.points()
+	if len(before) != rewind.MaxPoints {
+		t.Fatalf("%d points listed, want %d", len(before), rewind.MaxPoints)
+	}
+	oldest := before[len(before)-1]
+	for i := 0; i < 8; i++ {
+		target := before[(i*3)%len(before)]
+		r.mustEntire("rewind", "--to", target.ID)
+		if i%2 == 1 {
+			r.mustEntire("rewind", "--undo")
+		}
+	}
+	after := r.points()
+	for i, p := range after {
+		if p.ID != before[i].ID {
+			t.Fatalf("point %d changed after rewinds: %q, was %q", i, p.Message, before[i].Message)
+		}
+	}
+	// The oldest point listed at first, and one never listed, are still
+	// rewind targets.
+	r.mustEntire("rewind", "--to", oldest.ID)
+	if _, err := os.Stat(filepath.Join(r.dir, "f06.txt")); err == nil {
+		t.Errorf("f06.txt exists after a rewind to %q", oldest.Message)
+	}
+	var turn2 string
+	for _, line := range strings.Split(gittest.Git(t, r.dir, "log", "--format=%H %s", shadowBranches(t, r.dir)[0]), "\n") {
+		if sha, subject, _ := strings.Cut(line, " "); strings.HasPrefix(subject, "Turn 02") {
+			turn2 = sha
+		}
+	}
+	r.mustEntire("rewind", "--to", turn2)
+	if _, err := os.Stat(filepath.Join(r.dir, "f03.txt")); err == nil {
+		t.Error("f03.txt exists after a rewind to turn 2")
+	}
+	// A rewind's own step says what it is.
+	rewindStep := gittest.Git(t, r.dir, "rev-parse", shadowBranches(t, r.dir)[0])
+	if _, errOut, code := r.entire("rewind", "--to", rewindStep); code == 0 || !strings.Contains(errOut, "records a rewind") {
+		t.Errorf("rewind --to a rewind step: exit %d\n%s", code, errOut)
+	}
 }

@@ -128,9 +128,16 @@ func (r *Rewinder) settle() {
 
 // List returns the rewind points of HEAD, newest first, at most MaxPoints:
 // the steps on the shadow branches of the sessions of this work tree based
-// on HEAD, and HEAD's recent commits linked to a committed checkpoint. A
-// repository without commits has none.
+// on HEAD (the turns: steps that record a rewind or an undo are not points
+// of their own), and HEAD's recent commits linked to a committed
+// checkpoint. A repository without commits has none.
 func (r *Rewinder) List(ctx context.Context) ([]Point, error) {
+	return r.points(ctx, MaxPoints)
+}
+
+// points is List with at most limit points (0: every step of the shadow
+// branches, as Find searches them).
+func (r *Rewinder) points(ctx context.Context, limit int) ([]Point, error) {
 	r.settle()
 	head, err := r.repo.Head()
 	if err != nil || head.IsZero() {
@@ -157,7 +164,7 @@ func (r *Rewinder) List(ctx context.Context) ([]Point, error) {
 	}
 	var pts []Point
 	for _, b := range branches {
-		steps, err := r.stepPoints(b, byBranch[b], prompts)
+		steps, err := r.stepPoints(b, byBranch[b], prompts, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -177,28 +184,29 @@ func (r *Rewinder) List(ctx context.Context) ([]Point, error) {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].When.After(out[j].When) })
-	if len(out) > MaxPoints {
-		out = out[:MaxPoints]
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
 	}
 	return out, nil
 }
 
-// stepPoints walks a shadow branch from its tip (at most 5×MaxPoints
-// commits) and returns the steps of the given sessions.
-func (r *Rewinder) stepPoints(branch string, sessions map[string]bool, prompts map[string]string) ([]Point, error) {
+// stepPoints walks a shadow branch from its tip and returns the steps of
+// the given sessions that are turns (not rewinds): up to 5×limit commits,
+// the whole branch when limit is 0.
+func (r *Rewinder) stepPoints(branch string, sessions map[string]bool, prompts map[string]string, limit int) ([]Point, error) {
 	tip, err := r.repo.ReadRef(checkpoint.ShadowRef(branch))
 	if err != nil || tip.IsZero() {
 		return nil, err
 	}
 	var pts []Point
 	h := tip
-	for i := 0; i < 5*MaxPoints && !h.IsZero(); i++ {
+	for i := 0; (limit == 0 || len(pts) < limit && i < 5*limit+50*MaxPoints) && !h.IsZero(); i++ {
 		c, err := r.repo.Git.CommitObject(h)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", branch, err)
 		}
 		info := checkpoint.ParseStep(c)
-		if sessions[info.SessionID] && info.MetadataDir != "" {
+		if sessions[info.SessionID] && info.MetadataDir != "" && info.RewoundTo == "" {
 			p := Point{
 				ID: c.Hash.String(), Message: info.Subject, MetadataDir: info.MetadataDir,
 				Date: c.Author.When.Format(time.RFC3339), When: c.Author.When,
@@ -265,6 +273,14 @@ func (r *Rewinder) logsOnlyPoints(head plumbing.Hash) ([]Point, error) {
 
 var errStop = errors.New("stop")
 
+// rewoundToText names what a rewind step restored.
+func rewoundToText(to string) string {
+	if to == "undo" {
+		return "it undid a rewind: the state before that rewind"
+	}
+	return short(to)
+}
+
 // taskToolUseID is the tool use ID of a task checkpoint's session, "" for
 // any other.
 func taskToolUseID(m checkpoint.SessionMetadata) string {
@@ -290,7 +306,9 @@ func firstLine(s string, max int) string {
 // when id (or the commit it names) links a checkpoint that cannot be read.
 func (r *Rewinder) Find(ctx context.Context, id string) (Point, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
-	pts, err := r.List(ctx)
+	// Every turn of the sessions, not only the listed ones: a point listed
+	// a moment ago stays reachable however many turns came since.
+	pts, err := r.points(ctx, 0)
 	if err != nil {
 		return Point{}, err
 	}
@@ -321,6 +339,9 @@ func (r *Rewinder) Find(ctx context.Context, id string) (Point, error) {
 					if _, err := checkpoint.NewStore(r.repo, r.now).Read(cid); err != nil && !errors.Is(err, checkpoint.ErrNotFound) {
 						return Point{}, fmt.Errorf("commit %s links %w (see `entire doctor`)", short(c.Hash.String()), err)
 					}
+				}
+				if to := checkpoint.ParseStep(c).RewoundTo; to != "" && len(tr.Sessions()) > 0 {
+					return Point{}, fmt.Errorf("%w: %s records a rewind, not a turn of its own; rewind to the point it restored instead (%s)", ErrNotFound, id, rewoundToText(to))
 				}
 				if _, ok := tr.Checkpoint(); ok || len(tr.Sessions()) > 0 {
 					return Point{}, fmt.Errorf("%w: %s is a checkpoint of another branch or base commit, not of HEAD; check out the branch it belongs to first", ErrNotFound, id)

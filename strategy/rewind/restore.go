@@ -341,7 +341,7 @@ func (r *Rewinder) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 	}
 	if plan.target != nil && plan.state != nil {
 		subject := firstLine("Rewind to "+plan.Point.Short()+": "+plan.Point.Message, 72)
-		if err := r.recordStep(ctx, plan.state, plan.headTree, plan.candidates, plan.target, subject); err != nil {
+		if err := r.recordStep(ctx, plan.state, plan.headTree, plan.candidates, plan.target, subject, plan.Point.ID); err != nil {
 			r.printf("Warning: could not record the rewind on %s: %v\n", plan.Point.Branch, err)
 		}
 	}
@@ -351,8 +351,10 @@ func (r *Rewinder) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 // recordStep writes the rewound state as a new step of the session on its
 // shadow branch, so that later steps and condensation start from it.
 // The session's metadata is taken from the tree meta (the step whose
-// transcript is now the session's).
-func (r *Rewinder) recordStep(ctx context.Context, st *session.State, headTree plumbing.Hash, paths []string, meta *object.Tree, subject string) error {
+// transcript is now the session's). rewoundTo (the point restored, or
+// "undo") marks the step as a rewind's: it is not a rewind point itself,
+// so that rewinds never crowd the session's turns out of the list.
+func (r *Rewinder) recordStep(ctx context.Context, st *session.State, headTree plumbing.Hash, paths []string, meta *object.Tree, subject, rewoundTo string) error {
 	changes, err := r.repo.WorktreeChanges(paths)
 	if err != nil {
 		return err
@@ -364,7 +366,7 @@ func (r *Rewinder) recordStep(ctx context.Context, st *session.State, headTree p
 	_, err = checkpoint.WriteStep(ctx, r.repo, checkpoint.Step{
 		Branch:   checkpoint.ShadowBranchName(st.BaseCommit, st.WorktreeID),
 		BaseTree: headTree, Changes: changes, Snapshot: true,
-		Message: checkpoint.StepMessage(subject, dir, st.SessionID, checkpoint.StrategyManualCommit),
+		Message: checkpoint.RewindStepMessage(subject, dir, st.SessionID, checkpoint.StrategyManualCommit, rewoundTo),
 	}, r.now())
 	if errors.Is(err, checkpoint.ErrStepUnchanged) {
 		return nil

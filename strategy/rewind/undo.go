@@ -352,7 +352,7 @@ func (r *Rewinder) recordUndoStep(ctx context.Context, pt undoPoint, headTree pl
 		return
 	}
 	subject, _, _ := strings.Cut(sc.Message, "\n")
-	if err := r.recordStep(ctx, st, headTree, paths, meta, firstLine("Undo rewind: "+subject, 72)); err != nil {
+	if err := r.recordStep(ctx, st, headTree, paths, meta, firstLine("Undo rewind: "+subject, 72), "undo"); err != nil {
 		r.printf("Warning: could not record the undo on the shadow branch: %v\n", err)
 	}
 }

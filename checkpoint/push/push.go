@@ -274,8 +274,9 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 		}
 	}
 	left, err := r.pushUntilLanded(ctx, dest, pending, deadline, now, log)
-	if len(left) > 0 && opts.SyncLimit > 0 && !opts.Background {
-		// Out of the hook's time: the rest goes on in the background.
+	if len(left) > 0 && opts.SyncLimit > 0 && !opts.Background && time.Until(deadline) < minAttempt {
+		// Out of the hook's time: the rest goes on in the background (a
+		// push the remote refused for good is not tried again there).
 		if err != nil {
 			fmt.Fprintf(log, "[entire] Pushing the rest of the session logs in the background (%v)\n", err)
 		}

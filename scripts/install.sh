@@ -8,7 +8,7 @@ commit="$(git rev-parse HEAD 2>/dev/null || echo dev)"
 if [ "$commit" != dev ] && [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
   commit="$commit-dirty"
 fi
-go install -ldflags "-X main.commit=$commit" ./cmd/entire ./cmd/entire-web
+go install -ldflags "-X github.com/entirecli/entire/cmd/entire/cli.commit=$commit" ./cmd/entire ./cmd/entire-web
 bin="$(go env GOBIN)"; [ -n "$bin" ] || bin="$(go env GOPATH)/bin"
 "$bin/entire" version
 case ":$PATH:" in *":$bin:"*) ;; *) echo "note: add $bin to your PATH";; esac

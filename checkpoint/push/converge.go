@@ -37,6 +37,10 @@ const (
 	retryMax  = 2 * time.Second
 )
 
+// errOutOfTime is wrapped by pushUntilLanded's error when the push's time
+// ran out with branches still rejected.
+var errOutOfTime = errors.New("out of time")
+
 // minAttempt is the least time left in the budget worth another attempt
 // (a fetch, a merge and a push).
 const minAttempt = 300 * time.Millisecond
@@ -72,7 +76,7 @@ func (r *runner) pushUntilLanded(ctx context.Context, dest Destination, targets 
 		}
 		pause := retryPause(attempt)
 		if time.Until(deadline) < pause+minAttempt {
-			failures = append(failures, fmt.Errorf("%s rejected %d time(s) (the remote moved each time); out of time", strings.Join(rejected, ", "), attempt))
+			failures = append(failures, fmt.Errorf("%s rejected %d time(s) (the remote moved each time); %w", strings.Join(rejected, ", "), attempt, errOutOfTime))
 			return rejected, errors.Join(failures...)
 		}
 		select {

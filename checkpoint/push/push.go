@@ -274,7 +274,8 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 		}
 	}
 	left, err := r.pushUntilLanded(ctx, dest, pending, deadline, now, log)
-	if len(left) > 0 && opts.SyncLimit > 0 && !opts.Background && time.Until(deadline) < minAttempt {
+	outOfTime := errors.Is(err, errOutOfTime) || errors.Is(err, ErrTimeout) || time.Until(deadline) < minAttempt
+	if len(left) > 0 && opts.SyncLimit > 0 && !opts.Background && outOfTime {
 		// Out of the hook's time: the rest goes on in the background (a
 		// push the remote refused for good is not tried again there).
 		if err != nil {

@@ -6,54 +6,9 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"flag"
-	"fmt"
-	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
-	_ "github.com/entirecli/entire/agent/all" // the agents' transcript readers
-
-	"github.com/entirecli/entire/cmd/entire-web/webserver"
+	"github.com/entirecli/entire/cmd/entire-web/webcli"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
-
-// run parses args, serves, and returns the exit status: 0 after a clean
-// stop, 1 on an error (printed as one line), 2 on bad usage.
-func run(ctx context.Context, args []string, out, errOut io.Writer) int {
-	fs := flag.NewFlagSet("entire web", flag.ContinueOnError)
-	fs.SetOutput(errOut)
-	opts := webserver.RunOptions{Out: out, ErrOut: errOut, Getenv: os.Getenv}
-	fs.IntVar(&opts.Port, "port", 0, "port on 127.0.0.1 (0: a free one)")
-	fs.BoolVar(&opts.NoOpen, "no-open", false, "do not open the browser")
-	fs.StringVar(&opts.Branch, "branch", "", "branch to show first (default: the current one)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 || opts.Port < 0 || opts.Port > 65535 {
-		fmt.Fprintln(errOut, "usage: entire web [--port N] [--no-open] [--branch B] (port 0-65535)")
-		return 2
-	}
-	dir, err := os.Getwd()
-	if err == nil {
-		opts.Dir = dir
-		err = webserver.Run(ctx, opts)
-	}
-	if err != nil {
-		fmt.Fprintf(errOut, "entire web: %v\n", err)
-		return 1
-	}
-	return 0
-}
+func main() { os.Exit(webcli.Main()) }

@@ -171,8 +171,8 @@ func TestConcreteAgentsRegisteredOnce(t *testing.T) {
 	if !slices.Equal(registrations, []string{"agent/all/all.go", "agent/all/all.go"}) {
 		t.Errorf("files importing a concrete agent: %v, want only agent/all/all.go", registrations)
 	}
-	if !slices.Equal(programs, []string{"cmd/entire-web/main.go", "cmd/entire/factory.go"}) {
-		t.Errorf("files importing agent/all: %v, want cmd/entire-web/main.go and cmd/entire/factory.go", programs)
+	if !slices.Equal(programs, []string{"cmd/entire-web/webcli/webcli.go", "cmd/entire/cli/factory.go"}) {
+		t.Errorf("files importing agent/all: %v, want cmd/entire-web/webcli/webcli.go and cmd/entire/cli/factory.go", programs)
 	}
 }
 

@@ -1,0 +1,125 @@
+// Package e2etest is the harness of the end-to-end test tiers of entire
+// (cmd/entire/e2e/...): the tests run entire as an agent and git do, as a
+// program on PATH, without building it. The tier's test binary is that
+// program: Main runs the entire (or entire-web) command line instead of the
+// tests when the binary is started under that name or with the role in
+// its environment, which every process a test starts inherits (git runs
+// the hooks, the hooks start their background work with os.Executable).
+// Coverage of those runs is written to the test's -test.gocoverdir.
+//
+// It also holds what the tiers share: repositories set up as `entire
+// enable` leaves them, agent sessions played through the real hooks, the
+// waits for background work (on the processes' exit, never a sleep), and
+// readers of what entire stored.
+package e2etest
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/entirecli/entire/cmd/entire-web/webcli"
+	"github.com/entirecli/entire/cmd/entire/cli"
+)
+
+// Environment of every process a test starts.
+const (
+	// roleEnv names the program the test binary is to run: "entire" or
+	// "entire-web".
+	roleEnv = "ENTIRE_E2E_ROLE"
+	// runEnv marks the processes one test caused (Processes).
+	runEnv = "ENTIRE_E2E_RUN"
+)
+
+// harness is the state Main sets up once per test binary.
+type harness struct {
+	binDir string // holds entire and entire-web, links to the test binary
+	// coverDir receives the coverage of the programs' runs (the test's
+	// -test.gocoverdir), "" without coverage.
+	coverDir string
+}
+
+// the is the harness of this test binary, set by Main before any test
+// runs and never changed after.
+var the harness
+
+// Main runs the tests of a tier (call it from TestMain), or, in a process a
+// test started, the program it stands for.
+func Main(m *testing.M) {
+	switch role() {
+	case "entire":
+		os.Exit(cli.Main())
+	case "entire-web":
+		os.Exit(webcli.Main())
+	}
+	// The tests spend most of their time waiting for the processes they
+	// start (entire, git, the agent clients): twice GOMAXPROCS parallel
+	// tests keep the cores busy. An explicit -parallel wins.
+	flag.Parse()
+	parallelSet := false
+	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
+	if !parallelSet {
+		flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
+	}
+	if f := flag.Lookup("test.gocoverdir"); f != nil {
+		the.coverDir = f.Value.String()
+	}
+	dir, err := os.MkdirTemp("", "entire-e2e-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2etest:", err)
+		os.Exit(2)
+	}
+	self, err := os.Executable()
+	if err == nil {
+		for _, name := range []string{"entire", "entire-web"} {
+			if err = os.Symlink(self, filepath.Join(dir, name)); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2etest:", err)
+		os.Exit(2)
+	}
+	the.binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// role is the program this process is to run: by the name it was started
+// as (a hook's `entire` found on PATH), else by the environment (a
+// background process started through os.Executable); "" for the tests.
+func role() string {
+	switch filepath.Base(os.Args[0]) {
+	case "entire", "entire-web":
+		return filepath.Base(os.Args[0])
+	}
+	return os.Getenv(roleEnv)
+}
+
+// BinDir is the directory of the entire and entire-web programs, first on
+// the PATH of every process a test starts.
+func BinDir() string { return the.binDir }
+
+// EntireBin is the path of the entire program.
+func EntireBin() string { return filepath.Join(the.binDir, "entire") }
+
+// ProgramEnv is the environment entries every process a test starts needs
+// so that entire runs: the programs first on PATH, the role for
+// background processes, coverage, and the test's marker (Processes).
+func ProgramEnv(t testing.TB) []string {
+	env := []string{
+		"PATH=" + the.binDir + string(os.PathListSeparator) + os.Getenv("PATH"),
+		roleEnv + "=entire",
+		runEnv + "=" + marker(t),
+	}
+	if the.coverDir != "" {
+		env = append(env, "GOCOVERDIR="+the.coverDir)
+	}
+	return env
+}

@@ -136,18 +136,6 @@ func TestRelativeTimeAndPreview(t *testing.T) {
 	}
 }
 
-// SecretOfKind returns the planted secret of a redacttest kind.
-func SecretOfKind(t *testing.T, seed uint64, kind string) redacttest.Secret {
-	t.Helper()
-	for _, s := range redacttest.Secrets(seed) {
-		if s.Kind == kind {
-			return s
-		}
-	}
-	t.Fatalf("redacttest has no %q secret", kind)
-	return redacttest.Secret{}
-}
-
 // Status prints first prompts redacted, also when the session state kept
 // the prompt cut in the middle of a secret (which redaction could then no
 // longer recognise).
@@ -157,7 +145,7 @@ func TestStatusRedactsFirstPrompt(t *testing.T) {
 	// A user pattern for 60-digit ticket secrets: their first 100 runes no
 	// longer match it.
 	gittest.WriteFile(t, dir, ".entire/settings.json", `{"enabled": true, "strategy_options": {"redaction": {"patterns": ["ACME-[0-9]{60}"]}}}`+"\n")
-	gh := SecretOfKind(t, 7, "github-classic").Value
+	gh := redacttest.SecretOfKind(t, 7, "github-classic").Value
 	ticket := "ACME-" + strings.Repeat("1234567890", 6)
 	f, out, errOut := testFactory(dir, nil)
 	store := session.NewStore(session.Options{GitCommonDir: filepath.Join(dir, ".git")})

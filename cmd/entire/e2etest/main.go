@@ -31,7 +31,7 @@ const (
 	// roleEnv names the program the test binary is to run: "entire" or
 	// "entire-web".
 	roleEnv = "ENTIRE_E2E_ROLE"
-	// runEnv marks the processes one test caused (Processes).
+	// runEnv marks the processes one test caused (see AwaitBackground).
 	runEnv = "ENTIRE_E2E_RUN"
 )
 
@@ -47,9 +47,13 @@ type harness struct {
 // runs and never changed after.
 var the harness
 
-// Main runs the tests of a tier (call it from TestMain), or, in a process a
-// test started, the program it stands for.
-func Main(m *testing.M) {
+// Main runs the tests of a tier and exits (call it from TestMain), or, in
+// a process a test started, the program it stands for.
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run is Main that returns the tests' exit status, for a TestMain with
+// work of its own after the tests.
+func Run(m *testing.M) int {
 	switch role() {
 	case "entire":
 		os.Exit(cli.Main())
@@ -71,8 +75,9 @@ func Main(m *testing.M) {
 	dir, err := os.MkdirTemp("", "entire-e2e-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2etest:", err)
-		os.Exit(2)
+		return 2
 	}
+	defer os.RemoveAll(dir)
 	self, err := os.Executable()
 	if err == nil {
 		for _, name := range []string{"entire", "entire-web"} {
@@ -83,12 +88,10 @@ func Main(m *testing.M) {
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2etest:", err)
-		os.Exit(2)
+		return 2
 	}
 	the.binDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	return m.Run()
 }
 
 // role is the program this process is to run: by the name it was started
@@ -111,7 +114,7 @@ func EntireBin() string { return filepath.Join(the.binDir, "entire") }
 
 // ProgramEnv is the environment entries every process a test starts needs
 // so that entire runs: the programs first on PATH, the role for
-// background processes, coverage, and the test's marker (Processes).
+// background processes, coverage, and the test's marker (AwaitBackground).
 func ProgramEnv(t testing.TB) []string {
 	env := []string{
 		"PATH=" + the.binDir + string(os.PathListSeparator) + os.Getenv("PATH"),

@@ -62,3 +62,13 @@ func AwaitBackground(t testing.TB) {
 func isWatcher(cmdline []string) bool {
 	return len(cmdline) >= 3 && cmdline[1] == "hooks" && cmdline[2] == "watch"
 }
+
+// AwaitWatchersExit waits until the work-tree watchers test t caused have
+// exited (asked to stop, or their work tree removed), on their exit.
+func AwaitWatchersExit(t testing.TB) {
+	t.Helper()
+	notWatcher := func(cmd []string) bool { return !isWatcher(cmd) }
+	if left := awaitExit(procMarker(t.Name()), notWatcher, processGrace); len(left) > 0 {
+		t.Fatalf("watchers still running after %s: %s", processGrace, strings.Join(left, "; "))
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"testing"
 )
 
 // Secret is one planted secret.
@@ -127,4 +128,17 @@ func Secrets(seed uint64) []Secret {
 		{"high-entropy-base62", "", entropyTok, "the value is " + entropyTok + " (from the vault)", "value"},
 		{"high-entropy-base64", "", entropyB64, "blob " + entropyB64 + " end", "blob"},
 	}
+}
+
+// SecretOfKind returns the secret of the given kind among Secrets(seed),
+// failing the test when there is none.
+func SecretOfKind(t testing.TB, seed uint64, kind string) Secret {
+	t.Helper()
+	for _, s := range Secrets(seed) {
+		if s.Kind == kind {
+			return s
+		}
+	}
+	t.Fatalf("redacttest has no %q secret", kind)
+	return Secret{}
 }

@@ -1,0 +1,196 @@
+package commands
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/entirecli/entire/cmd/entire/e2etest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+)
+
+// oneSessionCheckpoint returns the metadata-branch files of checkpoint id in
+// the Entire 0.4.x layout: one Claude Code session with the given session
+// metadata fields (JSON members, without braces), transcript (none when
+// empty) and root token_usage member (none when empty).
+func oneSessionCheckpoint(id, sessionFields, transcript, rootUsage string) map[string]string {
+	shard := id[:2] + "/" + id[2:]
+	tr := ""
+	if transcript != "" {
+		tr = "/" + shard + "/0/full.jsonl"
+	}
+	root := `{"checkpoint_id":"` + id + `","strategy":"manual-commit","checkpoints_count":1,"files_touched":[],"sessions":[{"metadata":"/` + shard + `/0/metadata.json","transcript":"` + tr + `","context":"","content_hash":"","prompt":""}]`
+	if rootUsage != "" {
+		root += `,"token_usage":` + rootUsage
+	}
+	files := map[string]string{
+		shard + "/metadata.json":   root + "}",
+		shard + "/0/metadata.json": `{"checkpoint_id":"` + id + `","session_id":"s-` + id + `","strategy":"manual-commit","created_at":"2025-06-02T11:01:00Z","checkpoints_count":1,"files_touched":[],"agent":"Claude Code"` + sessionFields + `}`,
+	}
+	if transcript != "" {
+		files[shard+"/0/full.jsonl"] = transcript
+	}
+	return files
+}
+
+// commitLinking commits an empty change on the current branch of dir whose
+// message links to checkpoint id, and returns its hash.
+func commitLinking(t *testing.T, dir, subject, id string) string {
+	t.Helper()
+	gittest.Git(t, dir, "commit", "-q", "--no-verify", "--allow-empty", "-m", subject+"\n\nEntire-Checkpoint: "+id)
+	return gittest.Git(t, dir, "rev-parse", "HEAD")
+}
+
+// The Commits section of a checkpoint finds its commit among everything
+// `git log HEAD` walks: on a main line of merge commits, a commit reachable
+// only through a merge's second parent.
+func TestExplainCommitsThroughMerges(t *testing.T) {
+	t.Parallel()
+	r, id := e2etest.CommittedSession(t)
+	feature := gittest.Git(t, r.Dir, "rev-parse", "HEAD")
+	gittest.Git(t, r.Dir, "checkout", "-q", "main")
+	r.MustGit("merge", "-q", "--no-ff", "-m", "Merge feature", "feature")
+	for i := range 3 {
+		b := fmt.Sprintf("side%d", i)
+		gittest.Git(t, r.Dir, "checkout", "-q", "-b", b, "main~0")
+		gittest.WriteFile(t, r.Dir, b+".txt", b+"\n")
+		r.MustGit("add", b+".txt")
+		r.MustGit("commit", "-q", "-m", "work on "+b)
+		gittest.Git(t, r.Dir, "checkout", "-q", "main")
+		r.MustGit("merge", "-q", "--no-ff", "-m", "Merge "+b, b)
+	}
+	// The feature commit is not on HEAD's first-parent line.
+	if fp := gittest.Git(t, r.Dir, "rev-list", "--first-parent", "HEAD"); strings.Contains(fp, feature) {
+		t.Fatalf("feature commit on the first-parent line")
+	}
+	want := "  " + feature[:7] + " 2026-01-02 Add greeting and farewell\n"
+	for _, args := range [][]string{{"--commit", feature}, {"-c", id}, {"-c", id, "--short"}} {
+		out, errOut, code := r.Entire(append([]string{"explain", "--no-pager"}, args...)...)
+		if code != 0 || !strings.Contains(out, "Commits: (") || !strings.Contains(out, want) {
+			t.Errorf("explain %v: %d %s\n%s", args, code, errOut, out)
+		}
+	}
+}
+
+// The list shows up to 100 checkpoints that exist: commits linking to
+// checkpoints that are not on the metadata branch do not use up places.
+func TestExplainListLimitCountsExistingCheckpoints(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	files := map[string]string{}
+	for i := range 100 {
+		for p, c := range oneSessionCheckpoint(fmt.Sprintf("a0000000%04d", i), "", "", "") {
+			files[p] = c
+		}
+	}
+	e2etest.AddMetadata(t, dir, files)
+	for i := range 100 {
+		commitLinking(t, dir, fmt.Sprintf("existing %d", i), fmt.Sprintf("a0000000%04d", i))
+	}
+	for i := range 12 {
+		commitLinking(t, dir, fmt.Sprintf("missing %d", i), fmt.Sprintf("b0000000%04d", i))
+	}
+	out, errOut, code := e2etest.RunEntire(t, dir, nil, "", "explain", "--no-pager")
+	if code != 0 {
+		t.Fatalf("explain: %d %s", code, errOut)
+	}
+	if !strings.Contains(out, "Checkpoints: 100\n") || !strings.Contains(out, "[a00000000000]") || !strings.Contains(out, "[a00000000099]") || strings.Contains(out, "[b0000000") {
+		t.Errorf("list:\n%s", out)
+	}
+}
+
+// A transcript whose blob is not in this clone says so and names the fetch
+// that brings it; after that fetch the transcript is shown.
+func TestExplainTranscriptBlobMissing(t *testing.T) {
+	t.Parallel()
+	r, id := e2etest.CommittedSession(t)
+	remote := e2etest.Publish(t, r)
+	clone := filepath.Join(t.TempDir(), "clone")
+	gittest.Git(t, r.Dir, "clone", "-q", "--no-local", remote, clone)
+	gittest.Git(t, clone, "checkout", "-q", "feature")
+	gittest.Git(t, clone, "branch", "-q", "entire/checkpoints/v1", "origin/entire/checkpoints/v1")
+	// Make every object loose, then drop the transcript's blob.
+	packs, _ := filepath.Glob(filepath.Join(clone, ".git", "objects", "pack", "*.pack"))
+	for _, p := range packs {
+		moved := filepath.Join(t.TempDir(), "p.pack")
+		if err := os.Rename(p, moved); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(strings.TrimSuffix(p, ".pack") + ".idx")
+		os.Remove(strings.TrimSuffix(p, ".pack") + ".rev")
+		cmd := exec.Command("git", "unpack-objects", "-q")
+		cmd.Dir = clone
+		f, err := os.Open(moved)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stdin = f
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("unpack: %v %s", err, out)
+		}
+		f.Close()
+	}
+	blob := gittest.Git(t, clone, "rev-parse", e2etest.CpPath(id, "0/full.jsonl"))
+	if err := os.Remove(filepath.Join(clone, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := e2etest.RunEntire(t, clone, nil, "", "explain", "-c", id, "--no-pager")
+	fetch := "git fetch origin " + blob
+	if code != 0 || !strings.Contains(out, "Transcript (checkpoint scope):\n(not available here: the transcript's object "+blob[:12]) ||
+		!strings.Contains(out, "  "+fetch+"\n") || strings.Contains(out, "(empty)") {
+		t.Fatalf("explain with the blob missing: %d %s\n%s", code, errOut, out)
+	}
+	if !strings.Contains(out, "Prompts: (2)\n") {
+		t.Errorf("prompts lost:\n%s", out)
+	}
+	if _, errOut, code := e2etest.RunEntire(t, clone, nil, "", "explain", "-c", id, "--raw-transcript"); code != 1 || !strings.Contains(errOut, fetch) {
+		t.Errorf("--raw-transcript with the blob missing: %d %s", code, errOut)
+	}
+	gittest.Git(t, clone, strings.Fields(fetch)[1:]...)
+	out, _, _ = e2etest.RunEntire(t, clone, nil, "", "explain", "-c", id, "--no-pager")
+	if !strings.Contains(out, "Transcript (checkpoint scope):\n[User] Please add a greeting\n") {
+		t.Errorf("after the fetch:\n%s", out)
+	}
+}
+
+// Token usage is "not recorded" only when no metadata records any; a
+// legacy transcript_lines_at_start past the end of the transcript shows the
+// whole transcript.
+func TestExplainTokensAndLegacyScope(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	transcript := `{"type":"user","uuid":"u1","message":{"role":"user","content":"Legacy prompt"}}
+{"type":"assistant","uuid":"a1","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Legacy answer"}]}}
+`
+	cases := []struct {
+		id, fields, rootUsage string
+		want                  []string
+	}{
+		{"c00000000001", `,"transcript_lines_at_start":40`, "",
+			[]string{"Tokens: 0 (not recorded)\n", "Transcript (checkpoint scope):\n[User] Legacy prompt\n\n[Assistant] Legacy answer\n"}},
+		{"c00000000002", `,"token_usage":{"input_tokens":0,"cache_creation_tokens":0,"cache_read_tokens":0,"output_tokens":0,"api_call_count":0}`, "",
+			[]string{"Tokens: 0 (input 0, cache write 0, cache read 0, output 0; 0 API calls)\n"}},
+		{"c00000000003", `,"token_usage":{"input_tokens":7,"output_tokens":3,"api_call_count":1}`, `{"input_tokens":0,"output_tokens":0,"api_call_count":0}`,
+			[]string{"Tokens: 10 (input 7, cache write 0, cache read 0, output 3; 1 API calls)\n"}},
+		{"c00000000004", `,"checkpoint_transcript_start":2,"transcript_lines_at_start":2`, "",
+			[]string{"Transcript (checkpoint scope):\n(empty)\n"}},
+	}
+	files := map[string]string{}
+	for _, c := range cases {
+		for p, b := range oneSessionCheckpoint(c.id, c.fields, transcript, c.rootUsage) {
+			files[p] = b
+		}
+	}
+	e2etest.AddMetadata(t, dir, files)
+	for _, c := range cases {
+		out, errOut, code := e2etest.RunEntire(t, dir, nil, "", "explain", "-c", c.id, "--no-pager")
+		for _, w := range c.want {
+			if code != 0 || !strings.Contains(out, w) {
+				t.Errorf("%s lacks %q: %d %s\n%s", c.id, w, code, errOut, out)
+			}
+		}
+	}
+}

@@ -1,0 +1,192 @@
+package sessions
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/entirecli/entire/cmd/entire/e2etest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+)
+
+// An agent commits with `git commit -m` while its turn runs, with no
+// terminal (ENTIRE_TEST_TTY=0): the trailer is added without asking.
+func TestE2EAgentCommitNoTTY(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewSessionRepo(t)
+	r.StartTurn(r.Dir, "Commit your work")
+	r.WriteFiles(map[string]string{"work.txt": "work\n"})
+	r.MustGit("add", "work.txt")
+	out, err := r.GitIn(r.Dir, []string{"ENTIRE_TEST_TTY=0"}, "commit", "-m", "Agent commit")
+	if err != nil {
+		t.Fatal(err, out)
+	}
+	msg := gittest.Git(t, r.Dir, "log", "-1", "--format=%B")
+	id := e2etest.CheckpointAt(t, r.Dir, "HEAD")
+	if id == "" || !strings.HasPrefix(msg, "Agent commit\n\nEntire-Checkpoint: "+id) {
+		t.Fatalf("agent commit message:\n%s", msg)
+	}
+	r.EndTurn(r.Dir, "Committed")
+	e2etest.AssertStoreClean(t, r.Dir, id)
+
+	// A commit the agent makes of files its session never touched holds
+	// none of its work: no trailer, which would point to no checkpoint.
+	r.StartTurn(r.Dir, "Commit the README")
+	gittest.WriteFile(t, r.Dir, "README.md", "edited by hand\n")
+	r.MustGit("add", "README.md")
+	if out, err := r.GitIn(r.Dir, []string{"ENTIRE_TEST_TTY=0"}, "commit", "-m", "Docs"); err != nil {
+		t.Fatal(err, out)
+	}
+	if id := e2etest.CheckpointAt(t, r.Dir, "HEAD"); id != "" {
+		t.Errorf("a commit without the session's work got trailer %s (checkpoint stored: %v)", id, e2etest.HasCheckpoint(t, r.Dir, id))
+	}
+}
+
+// editorScript writes a GIT_EDITOR script that saves the message git
+// offers in capture, then puts subject (if any) above it.
+func editorScript(t *testing.T, capture, subject string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "editor.sh")
+	body := "#!/bin/sh\ncp \"$1\" '" + capture + "'\n"
+	if subject != "" {
+		body += "{ printf '%s' '" + subject + "'; cat '" + capture + "'; } > \"$1\"\n"
+	}
+	e2etest.WriteScript(t, p, body)
+	return p
+}
+
+// The editor flow: the user runs `git commit` without -m. The editor shows
+// the trailer with the explanatory comment lines above git's own; the
+// commit keeps the trailer and is condensed.
+func TestE2EEditorCommit(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewSessionRepo(t)
+	r.PlayTurn("Please write the notes file", map[string]string{"notes.txt": "notes\n"})
+	r.MustGit("add", "notes.txt")
+	capture := filepath.Join(t.TempDir(), "offered")
+	out, err := r.GitIn(r.Dir, []string{"GIT_EDITOR=" + editorScript(t, capture, "Write notes")}, "commit")
+	if err != nil {
+		t.Fatal(err, out)
+	}
+	offered, _ := os.ReadFile(capture)
+	id := e2etest.CheckpointAt(t, r.Dir, "HEAD")
+	if id == "" {
+		t.Fatalf("editor commit not linked:\n%s", gittest.Git(t, r.Dir, "log", "-1", "--format=%B"))
+	}
+	want := "\n\nEntire-Checkpoint: " + id + "\n" +
+		"# Remove the Entire-Checkpoint trailer above if you don't want to link this commit to Claude Code session context.\n" +
+		"# Last Prompt: Please write the notes file\n" +
+		"# The trailer will be added to your next commit based on this branch.\n\n#"
+	if !strings.HasPrefix(string(offered), want) {
+		t.Errorf("message offered in the editor:\n%s\nwant prefix:\n%s", offered, want)
+	}
+	if msg := gittest.Git(t, r.Dir, "log", "-1", "--format=%B"); msg != "Write notes\n\nEntire-Checkpoint: "+id {
+		t.Errorf("committed message %q", msg)
+	}
+	e2etest.AssertStoreClean(t, r.Dir, id)
+}
+
+// The user leaves the editor without writing a message: commit-msg removes
+// the lone trailer, git aborts the empty commit, and the session's work
+// is still waiting for the next commit.
+func TestE2EEditorAbortRemovesLoneTrailer(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewSessionRepo(t)
+	r.PlayTurn("Write x", map[string]string{"x.txt": "x\n"})
+	r.MustGit("add", "x.txt")
+	head := gittest.Git(t, r.Dir, "rev-parse", "HEAD")
+	shadows := e2etest.ShadowBranches(t, r.Dir)
+	capture := filepath.Join(t.TempDir(), "offered")
+	out, err := r.GitIn(r.Dir, []string{"GIT_EDITOR=" + editorScript(t, capture, "")}, "commit")
+	if err == nil || !strings.Contains(out, "empty commit message") {
+		t.Fatalf("git commit with only the trailer: err %v\n%s", err, out)
+	}
+	if offered, _ := os.ReadFile(capture); !strings.Contains(string(offered), "Entire-Checkpoint: ") {
+		t.Errorf("editor was not offered a trailer:\n%s", offered)
+	}
+	if h := gittest.Git(t, r.Dir, "rev-parse", "HEAD"); h != head {
+		t.Fatal("a commit was made")
+	}
+	if s := e2etest.ShadowBranches(t, r.Dir); len(s) != 1 || s[0] != shadows[0] {
+		t.Errorf("shadow branches %v, want %v", s, shadows)
+	}
+	// The next real commit is linked and condensed.
+	r.MustGit("commit", "-q", "-m", "Write x")
+	id := e2etest.CheckpointAt(t, r.Dir, "HEAD")
+	if id == "" {
+		t.Fatal("commit after the abort not linked")
+	}
+	e2etest.AssertStoreClean(t, r.Dir, id)
+}
+
+// `git commit --amend` keeps the trailer, and an amend that takes a message
+// without one (`-C <other>`) gets the session's checkpoint back; neither
+// writes a new checkpoint.
+func TestE2EAmendKeepsTrailer(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewSessionRepo(t)
+	r.PlayTurn("Write y", map[string]string{"y.txt": "y\n"})
+	r.MustGit("add", "y.txt")
+	r.MustGit("commit", "-q", "-m", "Write y")
+	id := e2etest.CheckpointAt(t, r.Dir, "HEAD")
+	if id == "" {
+		t.Fatal("commit not linked")
+	}
+	cps := gittest.Git(t, r.Dir, "rev-list", "--count", "entire/checkpoints/v1")
+
+	gittest.WriteFile(t, r.Dir, "y.txt", "y2\n")
+	r.MustGit("commit", "-q", "-a", "--amend", "--no-edit")
+	if got := e2etest.CheckpointAt(t, r.Dir, "HEAD"); got != id {
+		t.Errorf("after --amend --no-edit: trailer %q, want %s", got, id)
+	}
+	r.MustGit("commit", "-q", "--amend", "-C", "HEAD~1")
+	msg := gittest.Git(t, r.Dir, "log", "-1", "--format=%B")
+	if got := e2etest.CheckpointAt(t, r.Dir, "HEAD"); got != id || !strings.HasPrefix(msg, "enable entire\n") {
+		t.Errorf("after --amend -C HEAD~1: trailer %q, want %s restored:\n%s", got, id, msg)
+	}
+	if n := gittest.Git(t, r.Dir, "rev-list", "--count", "entire/checkpoints/v1"); n != cps {
+		t.Errorf("amends wrote to the metadata branch (%s -> %s commits)", cps, n)
+	}
+	e2etest.AssertStoreClean(t, r.Dir, id)
+}
+
+// Amending more agent work into a linked commit keeps its checkpoint ID,
+// and the checkpoint then covers the whole amended commit: the earlier
+// prompts, files and steps are merged with the new ones, not replaced.
+func TestE2EAmendWithNewAgentWork(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewSessionRepo(t)
+	r.PlayTurn("Write a", map[string]string{"a.txt": "a\n"})
+	r.MustGit("add", "a.txt")
+	r.MustGit("commit", "-q", "-m", "A")
+	id := e2etest.CheckpointAt(t, r.Dir, "HEAD")
+	if id == "" {
+		t.Fatal("commit not linked")
+	}
+	r.PlayTurn("Write b", map[string]string{"b.txt": "b\n"})
+	r.MustGit("add", "b.txt")
+	r.MustGit("commit", "-q", "--amend", "--no-edit")
+	if got := e2etest.CheckpointAt(t, r.Dir, "HEAD"); got != id {
+		t.Fatalf("amended commit trailer %q, want %s", got, id)
+	}
+	m := e2etest.ShowJSON(t, r.Dir, e2etest.CpPath(id, "0/metadata.json"))
+	if ft := e2etest.AnyStrings(m["files_touched"]); !slices.Equal(ft, []string{"a.txt", "b.txt"}) || m["checkpoints_count"] != float64(2) {
+		t.Errorf("checkpoint after amend: files %v count %v", ft, m["checkpoints_count"])
+	}
+	if tu, _ := m["token_usage"].(map[string]any); tu["input_tokens"] != float64(20) {
+		t.Errorf("token_usage after amend %v", m["token_usage"])
+	}
+	if p := gittest.Git(t, r.Dir, "show", e2etest.CpPath(id, "0/prompt.txt")); p != "Write a\n\n---\n\nWrite b" {
+		t.Errorf("prompt.txt after amend %q", p)
+	}
+	if root := e2etest.ShowJSON(t, r.Dir, e2etest.CpPath(id, "metadata.json")); len(root["sessions"].([]any)) != 1 {
+		t.Errorf("root after amend %v", root)
+	}
+	live, _ := os.ReadFile(r.Transcript)
+	if tr := gittest.Git(t, r.Dir, "show", e2etest.CpPath(id, "0/full.jsonl")); tr != strings.TrimSuffix(string(live), "\n") {
+		t.Errorf("transcript after amend is not the whole session's")
+	}
+	e2etest.AssertStoreClean(t, r.Dir, id)
+}

@@ -1,0 +1,85 @@
+package sessions
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/entirecli/entire/checkpoint/condensed"
+	"github.com/entirecli/entire/cmd/entire/e2etest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+)
+
+// A condensation stores the condensed transcript of its scope
+// (condensed.json), and the default explain view shows from it exactly
+// what it shows from the stored transcript of a checkpoint without one
+// (an Entire 0.4.x checkpoint), for a first checkpoint and for a later one
+// whose scope starts past the transcript's start.
+func TestExplainCondensedSummary(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewSessionRepo(t)
+	r.Hook("session-start", map[string]any{"source": "startup"})
+	r.PlayTurn("write the first file", map[string]string{"a.txt": "a\n"})
+	r.PlayTurn("write the second file", map[string]string{"b.txt": "b\n"})
+	first := r.CommitAll("first")
+	r.PlayTurn("write the third file", map[string]string{"c.txt": "c\n"})
+	second := r.CommitAll("second")
+	for _, id := range []string{first, second} {
+		view := explainedAlikeWithoutSummary(t, r, id)
+		if id == second && (strings.Contains(view, "write the first file") || !strings.Contains(view, "write the third file")) {
+			t.Errorf("the second checkpoint's scope:\n%s", view)
+		}
+	}
+}
+
+// explainedAlikeWithoutSummary checks that checkpoint id has a
+// condensed.json with entries and that explain shows the same from it as
+// from the stored transcript (the checkpoint with a stale condensed.json,
+// which explain ignores), and returns what it showed.
+func explainedAlikeWithoutSummary(t *testing.T, r *e2etest.SessionRepo, id string) string {
+	t.Helper()
+	raw := gittest.Git(t, r.Dir, "cat-file", "blob", e2etest.CpPath(id, "0/"+condensed.File))
+	var c condensed.Summary
+	if err := json.Unmarshal([]byte(raw), &c); err != nil || len(c.Entries) == 0 {
+		t.Fatalf("%s of %s: %v %.200q", condensed.File, id, err, raw)
+	}
+	view, errOut, code := r.Entire("explain", "--checkpoint", id, "--no-pager")
+	if code != 0 {
+		t.Fatalf("explain: %d %s", code, errOut)
+	}
+	c.ContentHash = "sha256:stale"
+	stale, _ := json.Marshal(c)
+	e2etest.AddMetadata(t, r.Dir, map[string]string{id[:2] + "/" + id[2:] + "/0/" + condensed.File: string(stale)})
+	again, errOut, code := r.Entire("explain", "--checkpoint", id, "--no-pager")
+	if code != 0 {
+		t.Fatalf("explain: %d %s", code, errOut)
+	}
+	if again != view {
+		t.Errorf("checkpoint %s explained from condensed.json:\n%s\nfrom the transcript:\n%s", id, view, again)
+	}
+	return view
+}
+
+// A turn that appends more than checkpoint.SourceWindow is stored window
+// by window (a stream, see storeSource); its lines still reach the local
+// log, so the condensation writes condensed.json for a scope that spans
+// it, and explain shows from it what it shows from the stored transcript.
+func TestExplainCondensedSummaryAfterWindowedStore(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewSessionRepo(t)
+	r.Hook("session-start", map[string]any{"source": "startup"})
+	r.PlayTurn("write the first file", map[string]string{"a.txt": "a\n"})
+	big := strings.Repeat("output line of a long build\n", 120_000) // ~3.4 MB
+	r.TurnWith("run the long build", map[string]string{"b.txt": "b\n"}, func() {
+		for i := range 3 {
+			r.AppendTranscript(map[string]any{"type": "user", "uuid": fmt.Sprintf("big-%d", i), "message": map[string]any{
+				"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("toolu_big_%d", i), "content": big}},
+			}})
+		}
+	})
+	id := r.CommitAll("both")
+	if view := explainedAlikeWithoutSummary(t, r, id); !strings.Contains(view, "run the long build") {
+		t.Errorf("the windowed turn is not explained:\n%s", view)
+	}
+}

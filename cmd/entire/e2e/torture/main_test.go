@@ -1,0 +1,11 @@
+//go:build torture
+
+package torture
+
+import (
+	"testing"
+
+	"github.com/entirecli/entire/cmd/entire/e2etest"
+)
+
+func TestMain(m *testing.M) { e2etest.Main(m) }

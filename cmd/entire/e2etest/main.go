@@ -22,7 +22,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/entirecli/entire/cmd/entire-web/webcli"
 	"github.com/entirecli/entire/cmd/entire/cli"
 )
 
@@ -47,18 +46,29 @@ type harness struct {
 // runs and never changed after.
 var the harness
 
+// Program is a program besides entire that the tests of a tier run, such
+// as entire-web (webcli.Main): only the tiers that need it link it, since
+// every package a binary links builds its state before main and entire-web's
+// highlighter costs each start of entire 20 ms.
+type Program struct {
+	Name string
+	Main func() int
+}
+
 // Main runs the tests of a tier and exits (call it from TestMain), or, in
-// a process a test started, the program it stands for.
-func Main(m *testing.M) { os.Exit(Run(m)) }
+// a process a test started, the program it stands for: entire, or one of
+// programs.
+func Main(m *testing.M, programs ...Program) { os.Exit(Run(m, programs...)) }
 
 // Run is Main that returns the tests' exit status, for a TestMain with
 // work of its own after the tests.
-func Run(m *testing.M) int {
-	switch role() {
-	case "entire":
-		os.Exit(cli.Main())
-	case "entire-web":
-		os.Exit(webcli.Main())
+func Run(m *testing.M, programs ...Program) int {
+	all := append([]Program{{Name: "entire", Main: cli.Main}}, programs...)
+	r := role(all)
+	for _, p := range all {
+		if p.Name == r {
+			os.Exit(p.Main())
+		}
 	}
 	// The tests spend most of their time waiting for the processes they
 	// start (entire, git, the agent clients): twice GOMAXPROCS parallel
@@ -80,8 +90,8 @@ func Run(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	self, err := os.Executable()
 	if err == nil {
-		for _, name := range []string{"entire", "entire-web"} {
-			if err = os.Symlink(self, filepath.Join(dir, name)); err != nil {
+		for _, p := range all {
+			if err = os.Symlink(self, filepath.Join(dir, p.Name)); err != nil {
 				break
 			}
 		}
@@ -97,16 +107,18 @@ func Run(m *testing.M) int {
 // role is the program this process is to run: by the name it was started
 // as (a hook's `entire` found on PATH), else by the environment (a
 // background process started through os.Executable); "" for the tests.
-func role() string {
-	switch filepath.Base(os.Args[0]) {
-	case "entire", "entire-web":
-		return filepath.Base(os.Args[0])
+func role(programs []Program) string {
+	base := filepath.Base(os.Args[0])
+	for _, p := range programs {
+		if p.Name == base {
+			return base
+		}
 	}
 	return os.Getenv(roleEnv)
 }
 
-// BinDir is the directory of the entire and entire-web programs, first on
-// the PATH of every process a test starts.
+// BinDir is the directory of the entire program (and the tier's others),
+// first on the PATH of every process a test starts.
 func BinDir() string { return the.binDir }
 
 // EntireBin is the path of the entire program.

@@ -119,6 +119,11 @@ func (r *SessionRepo) GitIn(dir string, extraEnv []string, args ...string) (stri
 	cmd.Dir = dir
 	cmd.Env = append(cmd.Env, extraEnv...)
 	out, err := cmd.CombinedOutput()
+	if len(args) > 0 && args[0] == "push" {
+		// What the test looks at next is the push's whole result,
+		// session data a background push sends included.
+		AwaitBackground(r.T)
+	}
 	return string(out), err
 }
 

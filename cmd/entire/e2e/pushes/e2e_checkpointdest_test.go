@@ -75,6 +75,7 @@ func (f *forgeRepo) sessionAndCommit() (id, transcriptBlob string) {
 func (f *forgeRepo) push(args ...string) string {
 	f.T.Helper()
 	out, err := e2etest.GitCmd(f.T, f.SessionRepo, append([]string{"push"}, args...)...).CombinedOutput()
+	e2etest.AwaitBackground(f.T)
 	if err != nil {
 		f.T.Fatalf("git push %v: %v\n%s", args, err, out)
 	}

@@ -28,20 +28,20 @@ func TestPushPrivacyEndToEnd(t *testing.T) {
 	}
 	r.AgentTurn("Add another", map[string]string{"b.txt": "b\n"}) // leaves a shadow branch
 
-	out, err := e2etest.GitCmd(t, r, "push", "--all", "fork").CombinedOutput()
+	out, err := r.GitIn(r.Dir, nil, "push", "--all", "fork")
 	if err == nil || !strings.Contains(string(out), "not pushing entire/") {
 		t.Fatalf("git push --all fork: err=%v\n%s", err, out)
 	}
 	if refs := gittest.Git(t, fork, "for-each-ref", "--format=%(refname)"); refs != "" {
 		t.Fatalf("fork received refs after a refused push:\n%s", refs)
 	}
-	if out, err := e2etest.GitCmd(t, r, "push", "-q", "fork", "main").CombinedOutput(); err != nil {
+	if out, err := r.GitIn(r.Dir, nil, "push", "-q", "fork", "main"); err != nil {
 		t.Fatalf("git push fork main: %v\n%s", err, out)
 	}
 	if refs := gittest.Git(t, fork, "for-each-ref", "--format=%(refname)"); refs != "refs/heads/main" {
 		t.Fatalf("fork refs:\n%s", refs)
 	}
-	if out, err := e2etest.GitCmd(t, r, "push", "-q", "origin", "main").CombinedOutput(); err != nil {
+	if out, err := r.GitIn(r.Dir, nil, "push", "-q", "origin", "main"); err != nil {
 		t.Fatalf("git push origin main: %v\n%s", err, out)
 	}
 	e2etest.AwaitBackground(t) // origin had no branch: main went first

@@ -279,7 +279,7 @@ func TestE2EKeysBeforePunctuationNeverLeave(t *testing.T) {
 		!strings.Contains(out, "0/metadata.json  rule digitalocean-pat") {
 		t.Errorf("doctor --secrets: exit %d\n%s%s", code, out, errOut)
 	}
-	pushOut, err := e2etest.GitCmd(t, old, "push", "origin", "main:other").CombinedOutput()
+	pushOut, err := old.GitIn(old.Dir, nil, "push", "origin", "main:other")
 	if err != nil || !strings.Contains(string(pushOut), "secret(s) in data it does not have yet") {
 		t.Errorf("push: %v\n%s", err, pushOut)
 	}

@@ -100,7 +100,7 @@ func TestE2EPrePushCompletesCondensation(t *testing.T) {
 	gittest.Git(t, origin, "init", "-q", "--bare")
 	gittest.Git(t, r.Dir, "remote", "add", "origin", origin)
 	id := r.KilledCondensation("the work")
-	if out, err := e2etest.GitCmd(t, r, "push", "-q", "origin", "main").CombinedOutput(); err != nil {
+	if out, err := r.GitIn(r.Dir, nil, "push", "-q", "origin", "main"); err != nil {
 		t.Fatalf("git push: %v\n%s", err, out)
 	}
 	e2etest.AwaitBackground(t)

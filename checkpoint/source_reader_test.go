@@ -82,22 +82,3 @@ func TestSourceReaderMatchesReadSource(t *testing.T) {
 		}
 	}
 }
-
-// A line longer than agent.MaxLine stands as an OmittedLine, as ReadSource
-// gives it, and the lines around it are read.
-func TestSourceReaderOmitsOverlongLine(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes a 64 MiB line")
-	}
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "t.jsonl")
-	content := "a\n" + strings.Repeat("z", maxSourceRead) + "\nb\n"
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	got, end, _ := readAllWindows(t, path, nil, SourceWindow)
-	want := "a\n" + string(OmittedLine(maxSourceRead)) + "b\n"
-	if string(got) != want || end != int64(len(content)) {
-		t.Fatalf("got %q to %d, want %q to %d", got, end, want, len(content))
-	}
-}

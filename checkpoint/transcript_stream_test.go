@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/entirecli/entire/internal/testtier"
+
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
@@ -134,7 +136,7 @@ func TestJSONLAppenderMatchesAppendJSONLAtEdges(t *testing.T) {
 		})
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	for i := range 20 {
+	for i := range testtier.Count(3, 20) {
 		var turns [][]byte
 		for range 1 + rng.IntN(4) {
 			var b []byte
@@ -153,20 +155,4 @@ func TestJSONLAppenderMatchesAppendJSONLAtEdges(t *testing.T) {
 		}
 		requireSameStore(t, repo, turns, uint64(100+i))
 	}
-}
-
-// A line over agent.MaxChunkSize has its values moved out as the
-// whole-buffer reference moves them, into the same BlobDir tree.
-func TestJSONLAppenderMatchesAppendJSONLOnAHugeLine(t *testing.T) {
-	if testing.Short() {
-		t.Skip("stores a 60 MB line")
-	}
-	t.Parallel()
-	repo := openRepo(t, gittest.InitWithCommit(t))
-	big := `{"type":"user","message":{"content":[{"type":"tool_result","content":"` + strings.Repeat("0123456789", 6<<20) + `"}]}}` + "\n"
-	requireSameStore(t, repo, [][]byte{
-		jsonlOf(10, 1000, 0),
-		[]byte(`{"a":1}` + "\n" + big + `{"b":2}` + "\n"),
-		jsonlOf(3, 10, 20),
-	}, 9)
 }

@@ -5,7 +5,6 @@ package push
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/proc"
 )
 
 func TestPrePushThroughGitDaemon(t *testing.T) {
@@ -154,22 +154,6 @@ func TestUnresponsiveRemoteDoesNotHang(t *testing.T) {
 	}
 }
 
-// processAlive reports whether pid runs (a zombie counts as dead).
-func processAlive(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true // no /proc: trust kill
-	}
-	// The state follows the parenthesised command name.
-	if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && i+2 < len(stat) {
-		return stat[i+2] != 'Z'
-	}
-	return true
-}
-
 func TestStuckTransportChildIsKilled(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -201,10 +185,8 @@ func TestStuckTransportChildIsKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(2 * time.Second); processAlive(pid); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("transport child %d survived the timeout", pid)
-		}
+	if !proc.AwaitExit(pid, 2*time.Second) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("transport child %d survived the timeout", pid)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,26 +42,36 @@ func startWatcherWith(t *testing.T, prepare func(root string)) (root, state stri
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan error, 1)
 	exited := make(chan struct{})
+	ready := make(chan struct{})
 	go func() {
-		ch <- Run(ctx, Options{Root: root, StateDir: state})
+		ch <- Run(ctx, Options{Root: root, StateDir: state, Logf: signalOn("watcher ready", ready)})
 		close(exited)
 	}()
 	t.Cleanup(func() {
 		cancel()
 		<-exited
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		tok, _, all := decode(t, Query(state, "x"))
-		if all && tok != noToken {
-			if _, _, all := decode(t, Query(state, tok)); !all {
-				return root, state, ch
-			}
+	select {
+	case <-ready:
+	case err := <-ch:
+		t.Fatalf("the watcher ended before it was ready: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watcher did not become ready")
+	}
+	tok, _, _ := decode(t, Query(state, "x"))
+	if _, _, all := decode(t, Query(state, tok)); all || tok == noToken {
+		t.Fatalf("a ready watcher answered %q with a full scan", tok)
+	}
+	return root, state, ch
+}
+
+// signalOn is an Options.Logf that closes ch when the watcher logs msg.
+func signalOn(msg string, ch chan struct{}) func(string, ...any) {
+	var once sync.Once
+	return func(m string, _ ...any) {
+		if m == msg {
+			once.Do(func() { close(ch) })
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the watcher did not become ready")
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -223,17 +234,16 @@ func TestWatcherIgnoresLeftoverCookies(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	exited := make(chan struct{})
+	started := make(chan struct{})
 	go func() {
-		_ = Run(ctx, Options{Root: root, StateDir: state})
+		_ = Run(ctx, Options{Root: root, StateDir: state, Logf: signalOn("watcher started", started)})
 		close(exited)
 	}()
 	t.Cleanup(func() {
 		cancel()
 		<-exited
 	})
-	for !Running(state) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	<-started
 	start := time.Now()
 	for range 3 {
 		if tok, _, _ := decode(t, Query(state, "x")); tok == noToken {

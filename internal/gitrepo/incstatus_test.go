@@ -78,24 +78,26 @@ func newIncRepo(t *testing.T) *incRepo {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	ready := make(chan struct{})
+	var once sync.Once
 	go func() {
 		defer close(done)
-		_ = fswatch.Run(ctx, fswatch.Options{Root: dir, StateDir: state})
+		_ = fswatch.Run(ctx, fswatch.Options{Root: dir, StateDir: state, Logf: func(msg string, _ ...any) {
+			if msg == "watcher ready" {
+				once.Do(func() { close(ready) })
+			}
+		}})
 	}()
 	t.Cleanup(func() {
 		cancel()
 		<-done
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		tok, _, _ := fswatch.Changes(state, "")
-		if _, _, all := fswatch.Changes(state, tok); !all {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the watcher did not become ready")
-		}
-		time.Sleep(20 * time.Millisecond)
+	select {
+	case <-ready:
+	case <-done:
+		t.Fatal("the watcher ended before it was ready")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watcher did not become ready")
 	}
 	r := openTest(t, dir)
 	logs := &logBuffer{}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/proc"
 )
 
 // A detached command that times out is killed with its whole process
@@ -39,12 +40,8 @@ func TestRunnerDetachKillsTheGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("the child %d outlived the killed git", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !proc.AwaitExit(pid, 5*time.Second) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("the child %d outlived the killed git", pid)
 	}
 }

@@ -61,8 +61,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	out := f.IO.Out
 	repo, err := f.OpenRepo()
 	if errors.Is(err, errNotRepository) {
-		// Exit 1 like every error (SPEC 1.5 exits 0: see the README's
-		// departures).
+		// Exit 1 like every error (SPEC 1.5 exits 0: see docs/departures.md).
 		fmt.Fprintln(out, "✕ not a git repository")
 		return silentError(err)
 	}

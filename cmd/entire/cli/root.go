@@ -33,7 +33,7 @@ func newRootCmd(f *factory) *cobra.Command {
 		},
 	}
 	// `entire completion bash|zsh|fish|powershell` is listed in help (SPEC
-	// 1.1 hides it: see the README's departures).
+	// 1.1 hides it: see docs/departures.md).
 	root.CompletionOptions.HiddenDefaultCmd = false
 	// `entire --version` prints what `entire version` does.
 	root.Version = version

@@ -12,7 +12,7 @@ import (
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
-// GeminiSession plays Gemini CLI against a sessionRepo: BeforeAgent /
+// GeminiSession plays Gemini CLI against a SessionRepo: BeforeAgent /
 // AfterAgent payloads and a transcript that is either one JSON document
 // rewritten whole on every update, or JSONL (header line, message records,
 // $set patches, a message appended again once it has its tool calls).
@@ -25,6 +25,8 @@ type GeminiSession struct {
 	Turn  int
 }
 
+// NewGeminiSession starts Gemini CLI session id in r's work tree, its
+// transcript in the JSON file Gemini CLI writes (JSONL when jsonl).
 func NewGeminiSession(r *SessionRepo, id string, jsonl bool) *GeminiSession {
 	ext := ".json"
 	if jsonl {

@@ -14,5 +14,7 @@ func procMarker(name string) string { return strconv.Itoa(os.Getpid()) + ":" + n
 // Without /proc and pidfds the harness does not track the processes a
 // test caused: the tiers run on Linux in CI.
 func awaitExit(string, func([]string) bool, time.Duration) []string { return nil }
-func stopWatchers(string)                                           {}
-func killAll(string)                                                {}
+
+func stopWatchers(string) {}
+
+func killAll(string) {}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 	"github.com/entirecli/entire/internal/redact/redacttest"
+	"github.com/entirecli/entire/internal/settings"
 )
 
 // PlantSecrets plants every secret in every place of a Claude Code turn
@@ -117,5 +118,56 @@ func PunctuatedKeys(rng *rand.Rand) []string {
 		"dapi" + pick(hex, 32),
 		"dop_" + "v1_" + pick(hex, 64),
 		"pul-" + pick(hex, 40),
+	}
+}
+
+// AllObjectsHolding returns the objects of a repository (reachable or not)
+// whose content contains needle.
+func AllObjectsHolding(t *testing.T, dir, needle string) []string {
+	t.Helper()
+	cmd := exec.Command("git", "cat-file", "--batch-all-objects", "--batch")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hits []string
+	rd := bufio.NewReader(bytes.NewReader(out))
+	for {
+		header, err := rd.ReadString('\n')
+		if err != nil {
+			break
+		}
+		var hash, typ string
+		var size int
+		fmt.Sscanf(header, "%s %s %d", &hash, &typ, &size)
+		body := make([]byte, size+1)
+		if _, err := io.ReadFull(rd, body); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(body, []byte(needle)) {
+			hits = append(hits, typ+" "+hash)
+		}
+	}
+	return hits
+}
+
+// AddRedactionPattern adds a redaction pattern to the project settings, after
+// those it already has.
+func AddRedactionPattern(t *testing.T, dir, pattern string) {
+	t.Helper()
+	s, err := settings.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	red, _ := s.StrategyOptions[settings.OptRedaction].(map[string]any)
+	if red == nil {
+		red = map[string]any{}
+	}
+	patterns, _ := red["patterns"].([]any)
+	red["patterns"] = append(patterns, pattern)
+	s.SetOption(settings.OptRedaction, red)
+	if err := settings.Save(settings.ProjectPath(dir), s); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -3,10 +3,13 @@
 package gittest
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -57,33 +60,53 @@ func tryDaemon(base string, env []string) (string, func(), error) {
 	addr := l.Addr().String()
 	l.Close()
 	_, port, _ := net.SplitHostPort(addr)
-	cmd := exec.Command("git", "daemon", "--export-all", "--enable=receive-pack", "--reuseaddr",
+	// --verbose makes the daemon say "Ready to rumble" once it listens:
+	// the wait is on that line, not on attempts to connect.
+	cmd := exec.Command("git", "daemon", "--verbose", "--export-all", "--enable=receive-pack", "--reuseaddr",
 		"--listen=127.0.0.1", "--port="+port, "--base-path="+base, base)
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return "", nil, err
+	}
 	if err := cmd.Start(); err != nil {
 		return "", nil, fmt.Errorf("start git daemon: %w", err)
 	}
+	ready := make(chan struct{})
+	logged := make(chan struct{})
+	go func() {
+		defer close(logged)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "Ready to rumble") {
+				close(ready)
+				break
+			}
+		}
+		// The rest (one line per request) is read and dropped, so the
+		// daemon never blocks on a full pipe.
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		<-logged // Wait closes the pipe: read it to the end first
+		done <- cmd.Wait()
+	}()
 	stop := func() {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		if err, ok := <-done; ok {
 			done <- err
 		}
 	}
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		select {
-		case err := <-done:
-			done <- err
-			return "", nil, fmt.Errorf("git daemon exited: %v", err)
-		default:
-		}
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			return "git://" + addr, stop, nil
-		}
+	select {
+	case <-ready:
+		return "git://" + addr, stop, nil
+	case err := <-done:
+		done <- err
+		return "", nil, fmt.Errorf("git daemon exited: %v", err)
+	case <-time.After(10 * time.Second):
+		stop()
+		return "", nil, fmt.Errorf("git daemon did not listen on %s within 10s", addr)
 	}
-	stop()
-	return "", nil, fmt.Errorf("git daemon did not listen on %s within 5s", addr)
 }

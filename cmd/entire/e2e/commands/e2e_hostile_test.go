@@ -100,6 +100,7 @@ func TestE2ESecondSIGTERMEndsAtOnce(t *testing.T) {
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
 		t.Fatal(err)
 	}
+	opened := e2etest.WatchOpen(t, lock.Name())
 	cmd := exec.Command(e2etest.EntireBin(), "hooks", "claude-code", "user-prompt-submit")
 	cmd.Dir = r.Dir
 	cmd.Env = append(gittest.Env(t.TempDir()), r.Env...)
@@ -109,8 +110,9 @@ func TestE2ESecondSIGTERMEndsAtOnce(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	time.Sleep(time.Second) // the hook is waiting for the lock
+	opened(10 * time.Second) // the hook is waiting for the lock
 	cmd.Process.Signal(syscall.SIGTERM)
+	// Two SIGTERMs sent at once may be delivered as one.
 	time.Sleep(100 * time.Millisecond)
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGTERM)

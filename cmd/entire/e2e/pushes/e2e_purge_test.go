@@ -91,7 +91,7 @@ func TestPurgeSticksAcrossClones(t *testing.T) {
 		if i == 3 {
 			t.Fatalf("still refused after %d printed commands:\n%s", i, out)
 		}
-		printed := printedPush(t, out)
+		printed := e2etest.PrintedPush(t, out)
 		cmd := exec.Command("sh", "-c", printed)
 		cmd.Dir = b.Dir
 		cmd.Env = append(gittest.Env(t.TempDir()), b.Env...)

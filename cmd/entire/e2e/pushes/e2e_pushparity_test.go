@@ -68,7 +68,7 @@ func TestPushAllAndMirrorToCheckpointRemote(t *testing.T) {
 			t.Fatalf("git push %s origin with a shadow branch: err=%v\n%s", flag, err, out)
 		}
 		t.Logf("%s", out)
-		printed := printedPush(t, out)
+		printed := e2etest.PrintedPush(t, out)
 		cmd := exec.Command("sh", "-c", printed)
 		cmd.Dir = r.Dir
 		cmd.Env = e2etest.GitCmd(t, r).Env
@@ -85,18 +85,6 @@ func TestPushAllAndMirrorToCheckpointRemote(t *testing.T) {
 	if refs := gittest.Git(t, origin, "for-each-ref", "--format=%(refname)", "refs/remotes/"); !strings.Contains(refs, "refs/remotes/origin/entire/checkpoints/v1") {
 		t.Errorf("the mirror's rest did not carry the remote-tracking refs:\n%s", refs)
 	}
-}
-
-// printedPush returns the `git push` command a refusal printed.
-func printedPush(t *testing.T, out string) string {
-	t.Helper()
-	for _, l := range strings.Split(out, "\n") {
-		if l = strings.TrimSpace(l); strings.HasPrefix(l, "git push ") {
-			return l
-		}
-	}
-	t.Fatalf("no git push command printed:\n%s", out)
-	return ""
 }
 
 // assertSameRefs fails unless the branches have the same value in dir and

@@ -7,28 +7,7 @@ import (
 
 	"github.com/entirecli/entire/cmd/entire/e2etest"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
-	"github.com/entirecli/entire/internal/settings"
 )
-
-// addPattern adds a redaction pattern to the project settings, after
-// those it already has.
-func addPattern(t *testing.T, dir, pattern string) {
-	t.Helper()
-	s, err := settings.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	red, _ := s.StrategyOptions[settings.OptRedaction].(map[string]any)
-	if red == nil {
-		red = map[string]any{}
-	}
-	patterns, _ := red["patterns"].([]any)
-	red["patterns"] = append(patterns, pattern)
-	s.SetOption(settings.OptRedaction, red)
-	if err := settings.Save(settings.ProjectPath(dir), s); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // A pattern added after a turn was recorded applies when the data leaves:
 // the condensed checkpoint holds it redacted, and only the chunks that
@@ -42,7 +21,7 @@ func TestPatternAddedAfterCaptureAppliesAtCondensation(t *testing.T) {
 	if !strings.Contains(gittest.Git(t, r.Dir, "show", shadow+":.entire/metadata/sess-1/full.jsonl"), secret) {
 		t.Fatal("setup: no built-in rule should know the secret")
 	}
-	addPattern(t, r.Dir, `acme-launch-code-[a-z]+-[a-z]+`)
+	e2etest.AddRedactionPattern(t, r.Dir, `acme-launch-code-[a-z]+-[a-z]+`)
 	r.MustGit("add", "a.txt")
 	r.MustGit("commit", "-q", "-m", "Add a")
 	id := e2etest.CheckpointAt(t, r.Dir, "HEAD")
@@ -70,7 +49,7 @@ func TestPrePushScansOutgoingData(t *testing.T) {
 	r.PlayTurn("Deploy with "+secret, map[string]string{"a.txt": "a\n"})
 	r.MustGit("add", "a.txt")
 	r.MustGit("commit", "-q", "-m", "Add a")
-	addPattern(t, r.Dir, `acme-launch-code-[a-z]+-[a-z]+`)
+	e2etest.AddRedactionPattern(t, r.Dir, `acme-launch-code-[a-z]+-[a-z]+`)
 
 	out, err := r.GitIn(r.Dir, nil, "push", "origin", "main")
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/entirecli/entire/cmd/entire/e2etest"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
@@ -91,13 +90,10 @@ func TestFirstPushSendsTheUsersBranchFirst(t *testing.T) {
 	if !strings.Contains(out, "once this push has landed") {
 		t.Errorf("push output:\n%s", out)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for !e2etest.HasCheckpoint(t, origin, id) {
-		if time.Now().After(deadline) {
-			data, _ := os.ReadFile(order)
-			t.Fatalf("the session logs never followed; refs received:\n%s\nlog:\n%s", data, e2etest.LogText(r.Dir))
-		}
-		time.Sleep(100 * time.Millisecond)
+	// MustGit waited for the background push.
+	if !e2etest.HasCheckpoint(t, origin, id) {
+		data, _ := os.ReadFile(order)
+		t.Fatalf("the session logs never followed; refs received:\n%s\nlog:\n%s", data, e2etest.LogText(r.Dir))
 	}
 	data, err := os.ReadFile(order)
 	if err != nil {

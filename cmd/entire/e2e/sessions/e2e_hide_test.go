@@ -310,12 +310,9 @@ func TestLargeHideDeflatedAfterward(t *testing.T) {
 		return show
 	}
 	before := lastPage()
-	deadline := time.Now().Add(60 * time.Second)
-	for !strings.Contains(e2etest.LogText(r.Dir), "compress objects: finished") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the objects were not deflated:\n%s", e2etest.LogText(r.Dir))
-		}
-		time.Sleep(100 * time.Millisecond)
+	e2etest.AwaitBackground(t) // compress-objects
+	if !strings.Contains(e2etest.LogText(r.Dir), "compress objects: finished") {
+		t.Fatalf("the objects were not deflated:\n%s", e2etest.LogText(r.Dir))
 	}
 	if after := lastPage(); after != before || !strings.Contains(after, "row ") {
 		t.Errorf("the hide's last page changed when deflated:\n%.300s\n---\n%.300s", before, after)

@@ -101,7 +101,7 @@ func TestCommitAfterALargeTurnCondensesInTheBackground(t *testing.T) {
 	defer starved.Close()
 	r.AppendTranscript(map[string]any{"type": "assistant", "uuid": "a-done", "message": map[string]any{"id": "msg_done", "role": "assistant",
 		"content": []any{map[string]any{"type": "text", "text": "Built."}}}})
-	// Not through runEntire, which would wait for the finisher.
+	// Not through RunEntire, which would wait for the finisher.
 	b, _ := json.Marshal(map[string]any{"session_id": r.SessionID, "transcript_path": r.Transcript, "cwd": r.Dir,
 		"hook_event_name": "Stop", "last_assistant_message": "Built."})
 	stop := exec.Command(e2etest.EntireBin(), "hooks", "claude-code", "stop")

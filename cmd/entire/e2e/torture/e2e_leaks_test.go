@@ -1,4 +1,6 @@
-package pushes
+//go:build torture
+
+package torture
 
 import (
 	"bytes"
@@ -41,8 +43,8 @@ func TestNoSecretLeavesTheMachine(t *testing.T) {
 	gittest.Git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)
 	r := e2etest.NewSessionRepo(t)
 	r.MustGit("remote", "add", "origin", remote)
-	addPattern(t, r.Dir, "(")
-	addPattern(t, r.Dir, `ACME-[0-9]{6}`)
+	e2etest.AddRedactionPattern(t, r.Dir, "(")
+	e2etest.AddRedactionPattern(t, r.Dir, `ACME-[0-9]{6}`)
 	r.MustGit("commit", "-q", "-am", "Redaction patterns")
 
 	// A Claude Code session: the corpus everywhere, the two custom
@@ -114,7 +116,7 @@ func TestNoSecretLeavesTheMachine(t *testing.T) {
 	assertNoSecrets(t, "the remote before the purge", remote, values[1:], "--all")
 
 	// The late pattern, a purge, and the force push doctor prints.
-	addPattern(t, r.Dir, `acme-launch-code-[a-z]+-[a-z]+`)
+	e2etest.AddRedactionPattern(t, r.Dir, `acme-launch-code-[a-z]+-[a-z]+`)
 	r.MustGit("commit", "-q", "-am", "Redact launch codes")
 	old := gittest.Git(t, r.Dir, "rev-parse", "entire/checkpoints/v1")
 	out, errOut, code := r.Entire("doctor", "--secrets", "--purge")
@@ -144,7 +146,7 @@ func TestNoSecretLeavesTheMachine(t *testing.T) {
 	if err == nil || !strings.Contains(out, "refs/remotes/origin/stale-copy (its history holds commits a purge removed)") {
 		t.Errorf("git push --mirror with a ref to purged history: %v\n%s", err, out)
 	}
-	rest := printedPush(t, out)
+	rest := e2etest.PrintedPush(t, out)
 	if strings.Contains(rest, "stale-copy") {
 		t.Errorf("the printed command pushes the purged history: %s", rest)
 	}

@@ -5,13 +5,37 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
+
+// StartTurnDisabled plays a turn's hooks against a disabled repository.
+func (r *SessionRepo) StartTurnDisabled(t *testing.T) {
+	t.Helper()
+	for _, verb := range []string{"session-start", "user-prompt-submit", "stop"} {
+		out, errOut, code := r.HookIn(r.Dir, verb, map[string]any{"prompt": "ignored"})
+		if code != 0 || out != "" || errOut != "" {
+			t.Errorf("disabled claude %s: %d %q %q", verb, code, out, errOut)
+		}
+	}
+	for _, verb := range []string{"session-start", "before-agent", "after-agent"} {
+		out, _, code := RunEntire(t, r.Dir, r.Env, `{"session_id":"g1","transcript_path":"/nonexistent"}`, "hooks", "gemini", verb)
+		if code != 0 || strings.TrimSpace(out) != "{}" {
+			t.Errorf("disabled gemini %s: %d %q", verb, code, out)
+		}
+	}
+}
+
+// SwitchSession makes the following hooks those of another session with
+// its own transcript.
+func (r *SessionRepo) SwitchSession(id string) {
+	r.SessionID = id
+	r.Transcript = filepath.Join(filepath.Dir(r.Transcript), id+".jsonl")
+}
 
 // WithSession returns a second Claude Code session on the same repository,
 // with its own transcript file.
@@ -111,34 +135,6 @@ func (r *SessionRepo) AgentTurn(prompt string, files map[string]string) string {
 	return r.TurnWith(prompt, files, nil)
 }
 
-// GitIn runs git with the installed hooks (the built binary on PATH) in dir
-// and returns its combined output and error.
-func (r *SessionRepo) GitIn(dir string, extraEnv []string, args ...string) (string, error) {
-	r.T.Helper()
-	cmd := GitCmd(r.T, r, args...)
-	cmd.Dir = dir
-	cmd.Env = append(cmd.Env, extraEnv...)
-	out, err := cmd.CombinedOutput()
-	if len(args) > 0 && args[0] == "push" {
-		// What the test looks at next is the push's whole result,
-		// session data a background push sends included.
-		AwaitBackground(r.T)
-	}
-	return string(out), err
-}
-
-// MustGit is gitIn from the root that fails the test when git fails.
-func (r *SessionRepo) MustGit(args ...string) string {
-	r.T.Helper()
-	out, err := r.GitIn(r.Dir, nil, args...)
-	if err != nil {
-		r.T.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
-}
-
-var TrailerRe = regexp.MustCompile(`(?m)^Entire-Checkpoint: ([0-9a-f]{12})$`)
-
 // CheckpointAt returns the Entire-Checkpoint trailer of a commit ("" when
 // none).
 func CheckpointAt(t *testing.T, dir, rev string) string {
@@ -153,11 +149,6 @@ func CheckpointAt(t *testing.T, dir, rev string) string {
 	return m[0][1]
 }
 
-// CpPath is the metadata-branch path of a checkpoint file.
-func CpPath(id, rel string) string {
-	return "entire/checkpoints/v1:" + id[:2] + "/" + id[2:] + "/" + rel
-}
-
 // ShowJSON reads a JSON file of a git tree.
 func ShowJSON(t *testing.T, dir, spec string) map[string]any {
 	t.Helper()
@@ -166,19 +157,6 @@ func ShowJSON(t *testing.T, dir, spec string) map[string]any {
 		t.Fatalf("%s: %v", spec, err)
 	}
 	return m
-}
-
-// ShadowBranches lists the shadow branches (all entire/* but the metadata
-// branch).
-func ShadowBranches(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	for _, b := range strings.Fields(gittest.Git(t, dir, "branch", "--list", "entire/*", "--format=%(refname:short)")) {
-		if b != "entire/checkpoints/v1" {
-			out = append(out, b)
-		}
-	}
-	return out
 }
 
 // SessionState reads a session's state file from the common git dir.
@@ -219,4 +197,107 @@ func AssertStoreClean(t *testing.T, dir string, ids ...string) {
 func LogText(dir string) string {
 	b, _ := os.ReadFile(filepath.Join(dir, ".entire", "logs", "entire.log"))
 	return string(b)
+}
+
+// PlantConclusion plays a subagent of the open turn (Agent tool, the
+// subagent's own transcript, SubagentStop and PostToolUse) whose final
+// message says text and ends with a conclusion block that repeats it.
+func (r *SessionRepo) PlantConclusion(text string) {
+	r.T.Helper()
+	final := text + "\n\n<entire:conclusion>\nstatus: success\nsummary: |\n  " + text + "\nconfidence: 0.9\n</entire:conclusion>"
+	input := map[string]any{"description": "Deploy", "prompt": "deploy it", "subagent_type": "general-purpose"}
+	r.Hook("pre-task", map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Agent", "tool_use_id": "toolu_leaks_agent", "tool_input": input})
+	r.AppendTranscript(map[string]any{"type": "assistant", "uuid": "leaks-agent", "message": map[string]any{"id": "msg_leaks_agent", "role": "assistant",
+		"content": []any{map[string]any{"type": "tool_use", "id": "toolu_leaks_agent", "name": "Agent", "input": input}}}})
+	subPath := filepath.Join(strings.TrimSuffix(r.Transcript, ".jsonl"), "subagents", "agent-d3p10y.jsonl")
+	if err := os.MkdirAll(filepath.Dir(subPath), 0o750); err != nil {
+		r.T.Fatal(err)
+	}
+	line, _ := json.Marshal(map[string]any{"type": "assistant", "uuid": "sub-final", "message": map[string]any{"id": "msg_sub_final", "role": "assistant",
+		"content": []any{map[string]any{"type": "text", "text": final}}}})
+	if err := os.WriteFile(subPath, append(line, '\n'), 0o600); err != nil {
+		r.T.Fatal(err)
+	}
+	r.Hook("subagent-stop", map[string]any{"hook_event_name": "SubagentStop", "agent_id": "d3p10y", "agent_type": "general-purpose", "agent_transcript_path": subPath})
+	r.AppendTranscript(map[string]any{"type": "user", "uuid": "leaks-agent-result", "message": map[string]any{"role": "user",
+		"content": []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_leaks_agent", "content": []any{map[string]any{"type": "text", "text": final}}}}}})
+	r.Hook("post-task", map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Agent", "tool_use_id": "toolu_leaks_agent", "tool_input": input,
+		"tool_response": map[string]any{"status": "completed", "agentId": "d3p10y", "content": []any{map[string]any{"type": "text", "text": final}}}})
+}
+
+func setDefault(m map[string]any, k string, v any) {
+	if _, ok := m[k]; !ok {
+		m[k] = v
+	}
+}
+
+// CommittedSession plays two turns on a feature branch and commits them; it
+// returns the repository and the checkpoint ID of the commit.
+func CommittedSession(t *testing.T) (*SessionRepo, string) {
+	t.Helper()
+	r := NewSessionRepo(t)
+	gittest.Git(t, r.Dir, "checkout", "-q", "-b", "feature")
+	r.Hook("session-start", map[string]any{"source": "startup"})
+	r.AgentTurn("Please add a greeting", map[string]string{"hello.txt": "hello\n"})
+	r.AgentTurn("Add a farewell too", map[string]string{"bye.txt": "bye\n"})
+	gittest.Git(t, r.Dir, "add", "hello.txt", "bye.txt")
+	if out, err := GitCmd(t, r, "commit", "-q", "-m", "Add greeting and farewell").CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v\n%s", err, out)
+	}
+	id := TrailerID(t, r.Dir, "HEAD")
+	return r, id
+}
+
+// BigOutput is a 50 KB tool output with a findable line near its end.
+func BigOutput() string {
+	var b strings.Builder
+	for i := 0; b.Len() < 50_000; i++ {
+		fmt.Fprintf(&b, "row %05d: some build log output that goes on and on\n", i)
+	}
+	b.WriteString("FINAL-NEEDLE at the end\n")
+	return b.String()
+}
+
+// SubagentFinal is a subagent's last message that ends with a conclusion
+// block.
+const SubagentFinal = "I documented the project layout in docs/layout.md.\n\n" +
+	"<entire:conclusion>\nstatus: success\nsummary: |\n  Documented the layout of the project.\nartifacts:\n  - docs/layout.md\n  - docs/gone.md\nmemory_refs:\n  - proj-layout\nconfidence: 0.9\n</entire:conclusion>"
+
+// Announced is what a command run by the agent printed to announce the
+// entities it touched (render references): a note that exists, a
+// checkpoint that does not, and an undo point whose preview carries markup.
+const Announced = `::entire-ref/v1::{"v":1,"type":"note","id":"build-cmd","intent":"referenced"}
+::entire-ref/v1::{"v":1,"type":"checkpoint","id":"0123456789ab","intent":"referenced"}
+::entire-ref/v1::{"v":1,"type":"undo_point","id":"u-1","intent":"created","preview":{"title":"<i>before</i> the rewind"}}`
+
+// Hook runs Claude Code hook verb of the session with payload (its
+// session fields filled in) and returns its stdout and stderr; a non-zero
+// exit fails the test.
+func (r *SessionRepo) Hook(verb string, payload map[string]any) (string, string) {
+	r.T.Helper()
+	payload["session_id"] = r.SessionID
+	payload["transcript_path"] = r.Transcript
+	payload["cwd"] = r.Dir
+	b, _ := json.Marshal(payload)
+	out, errOut, code := RunEntire(r.T, r.Dir, r.Env, string(b), "hooks", "claude-code", verb)
+	if code != 0 {
+		r.T.Fatalf("hook %s exit %d: %s", verb, code, errOut)
+	}
+	return out, errOut
+}
+
+// AppendTranscript appends lines to the session's transcript as Claude
+// Code writes it, one JSON object per line.
+func (r *SessionRepo) AppendTranscript(lines ...map[string]any) {
+	r.T.Helper()
+	f, err := os.OpenFile(r.Transcript, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		r.T.Fatal(err)
+	}
+	defer f.Close()
+	for _, l := range lines {
+		l["timestamp"] = time.Now().UTC().Format(time.RFC3339Nano)
+		b, _ := json.Marshal(l)
+		f.Write(append(b, '\n'))
+	}
 }

@@ -1,0 +1,299 @@
+package e2etest
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/entirecli/entire/hooks/githook"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/settings"
+)
+
+// NewAutoCommitRepo is a session repository set to the auto-commit
+// strategy, the settings change committed so that the work tree is clean.
+func NewAutoCommitRepo(t *testing.T) *SessionRepo {
+	t.Helper()
+	r := NewSessionRepo(t)
+	s := settings.Defaults()
+	s.Strategy = settings.StrategyAutoCommit
+	if err := settings.Save(settings.ProjectPath(r.Dir), s); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := GitCmd(t, r, "commit", "-q", "-am", "use auto-commit").CombinedOutput(); err != nil {
+		t.Fatalf("commit settings: %v\n%s", err, out)
+	}
+	return r
+}
+
+// Sh runs script with /bin/sh -e in the work tree, as the agent's shell
+// tool would, and fails the test when it fails.
+func (r *SessionRepo) Sh(script string) {
+	r.T.Helper()
+	cmd := exec.Command("/bin/sh", "-ec", script)
+	cmd.Dir = r.Dir
+	cmd.Env = append(gittest.Env(r.T.TempDir()), r.Env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		r.T.Fatalf("sh %q: %v\n%s", script, err, out)
+	}
+}
+
+// GitIn runs git with the installed hooks (the built binary on PATH) in dir
+// and returns its combined output and error.
+func (r *SessionRepo) GitIn(dir string, extraEnv []string, args ...string) (string, error) {
+	r.T.Helper()
+	cmd := GitCmd(r.T, r, args...)
+	cmd.Dir = dir
+	cmd.Env = append(cmd.Env, extraEnv...)
+	out, err := cmd.CombinedOutput()
+	if len(args) > 0 && args[0] == "push" {
+		// What the test looks at next is the push's whole result,
+		// session data a background push sends included.
+		AwaitBackground(r.T)
+	}
+	return string(out), err
+}
+
+// MustGit is gitIn from the root that fails the test when git fails.
+func (r *SessionRepo) MustGit(args ...string) string {
+	r.T.Helper()
+	out, err := r.GitIn(r.Dir, nil, args...)
+	if err != nil {
+		r.T.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// CommitAll commits the work tree through the installed hooks and returns
+// the checkpoint its trailer names.
+func (r *SessionRepo) CommitAll(msg string) string {
+	r.T.Helper()
+	gittest.Git(r.T, r.Dir, "add", "-A")
+	if out, err := GitCmd(r.T, r, "commit", "-q", "-m", msg).CombinedOutput(); err != nil {
+		r.T.Fatalf("git commit: %v\n%s", err, out)
+	}
+	return TrailerID(r.T, r.Dir, "HEAD")
+}
+
+// GitPath is a path in the work tree's git directory.
+func GitPath(t *testing.T, dir, rel string) string {
+	t.Helper()
+	return filepath.Join(gittest.Git(t, dir, "rev-parse", "--path-format=absolute", "--git-dir"), filepath.FromSlash(rel))
+}
+
+// Publish pushes the feature branch and the metadata branch of r to a new
+// bare repository and returns its path.
+func Publish(t *testing.T, r *SessionRepo) string {
+	t.Helper()
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	gittest.Git(t, r.Dir, "init", "-q", "--bare", bare)
+	gittest.Git(t, r.Dir, "push", "-q", "--no-verify", bare, "main", "feature", "entire/checkpoints/v1")
+	return bare
+}
+
+// SecondClone makes a repository that has fetched only the given branches
+// from remote (as another machine would), checked out on main.
+func SecondClone(t *testing.T, remote string, branches ...string) string {
+	t.Helper()
+	dir := gittest.Init(t)
+	gittest.Git(t, dir, "remote", "add", "origin", remote)
+	for _, b := range append([]string{"main"}, branches...) {
+		gittest.Git(t, dir, "fetch", "-q", "origin", "+refs/heads/"+b+":refs/remotes/origin/"+b)
+	}
+	gittest.Git(t, dir, "checkout", "-q", "-b", "main", "origin/main")
+	return dir
+}
+
+// Snapshot records every file, directory and link of the work tree dir
+// (see TreeState).
+func Snapshot(t *testing.T, dir string) TreeState {
+	t.Helper()
+	s := TreeState{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			return nil
+		}
+		switch strings.SplitN(rel, "/", 2)[0] {
+		case ".git", ".entire", ".claude", "build":
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			s[rel] = "link:" + target
+		case fi.IsDir():
+			s[rel] = "dir"
+		case fi.Mode()&0o111 != 0:
+			b, _ := os.ReadFile(p)
+			s[rel] = "exec:" + string(b)
+		default:
+			b, _ := os.ReadFile(p)
+			s[rel] = "file:" + string(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// DiffStates describes how got differs from want ("" when equal).
+func DiffStates(want, got TreeState) string {
+	var out []string
+	for p, w := range want {
+		if g, ok := got[p]; !ok {
+			out = append(out, "missing "+p)
+		} else if g != w {
+			out = append(out, fmt.Sprintf("differs %s: %.40q want %.40q", p, g, w))
+		}
+	}
+	for p := range got {
+		if _, ok := want[p]; !ok {
+			out = append(out, "extra "+p)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
+}
+
+// TreeState is a work tree as a person sees it: every file, symlink and
+// directory (outside .git, .entire, .claude and the ignored build/) with
+// its kind and content.
+type TreeState map[string]string
+
+// WriteScript writes an executable script at path, making its directory.
+func WriteScript(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// AssertGitHooks checks that every git hook entire installs is (or, when
+// not wantInstalled, is not) entire's shim in dir.
+func AssertGitHooks(t *testing.T, dir string, wantInstalled bool) {
+	t.Helper()
+	for _, h := range githook.Names() {
+		data, err := os.ReadFile(filepath.Join(dir, ".git", "hooks", h))
+		has := err == nil && bytes.Contains(data, []byte(githook.Marker))
+		if has != wantInstalled {
+			t.Errorf("git hook %s installed = %v, want %v", h, has, wantInstalled)
+		}
+	}
+}
+
+// CloneSessionRepo clones remote into a new directory as a teammate's
+// clone with entire's git hooks installed, and a Claude Code session of
+// its own.
+func CloneSessionRepo(t *testing.T, remote, sessionID string) *SessionRepo {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "clone")
+	gittest.Git(t, filepath.Dir(dir), "clone", "-q", remote, dir)
+	gittest.Git(t, dir, "config", "user.name", "Test User")
+	gittest.Git(t, dir, "config", "user.email", "test@example.com")
+	gittest.Git(t, dir, "config", "gc.auto", "0")
+	binDir := filepath.Dir(EntireBin())
+	env := []string{"PATH=" + binDir + string(os.PathListSeparator) + os.Getenv("PATH"), "ENTIRE_TEST_TTY=0"}
+	if _, err := githook.Install(githook.Options{RepoRoot: dir, Env: append(gittest.Env(t.TempDir()), env...)}); err != nil {
+		t.Fatal(err)
+	}
+	projects := t.TempDir()
+	env = append(env, "ENTIRE_TEST_CLAUDE_PROJECT_DIR="+projects)
+	return &SessionRepo{T: t, Dir: dir, Transcript: filepath.Join(projects, sessionID+".jsonl"), Env: env, SessionID: sessionID}
+}
+
+// IsRepo reports whether dir is inside a git work tree.
+func IsRepo(dir string) bool {
+	_, err := gittest.GitErr(dir, "rev-parse", "--git-dir")
+	return err == nil
+}
+
+// SessionRepo is a repository set up as `entire enable` leaves it, with
+// entire first on PATH so that git hooks run it, and a Claude Code session
+// played through the real hooks.
+type SessionRepo struct {
+	T          *testing.T
+	Dir        string
+	Transcript string
+	Env        []string
+	SessionID  string
+	Turn       int
+}
+
+// NewSessionRepo returns a repository with one commit, enabled for Claude
+// Code with the default settings (committed) and the git hooks installed.
+func NewSessionRepo(t *testing.T) *SessionRepo {
+	t.Helper()
+	dir := gittest.InitWithCommit(t)
+	if err := settings.Save(settings.ProjectPath(dir), settings.Defaults()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := settings.EnsureDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	env := append(ProgramEnv(t), "ENTIRE_TEST_TTY=0")
+	if _, err := githook.Install(githook.Options{RepoRoot: dir, Env: append(gittest.Env(t.TempDir()), env...)}); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Git(t, dir, "add", "-A")
+	// Without the hooks: an `entire` the user installed on PATH would run
+	// them (and write .entire/logs) before the test starts.
+	gittest.Git(t, dir, "-c", "core.hooksPath="+t.TempDir(), "commit", "-q", "-m", "enable entire")
+	projects := t.TempDir()
+	env = append(env, "ENTIRE_TEST_CLAUDE_PROJECT_DIR="+projects)
+	return &SessionRepo{T: t, Dir: dir, Transcript: filepath.Join(projects, "sess-1.jsonl"), Env: env, SessionID: "sess-1"}
+}
+
+// GitCmd is a git command run in the session repository with the test's
+// environment (the built binary on PATH).
+func GitCmd(t *testing.T, r *SessionRepo, args ...string) *exec.Cmd {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = r.Dir
+	cmd.Env = append(gittest.Env(t.TempDir()), r.Env...)
+	return cmd
+}
+
+// Commit commits paths with the installed git hooks and returns the
+// checkpoint ID of the commit's trailer and git's stderr.
+func (r *SessionRepo) Commit(msg string, extraEnv []string, paths ...string) (id, stderr string) {
+	r.T.Helper()
+	gittest.Git(r.T, r.Dir, append([]string{"add"}, paths...)...)
+	cmd := GitCmd(r.T, r, "commit", "-q", "-m", msg)
+	cmd.Env = append(cmd.Env, extraEnv...)
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	if err := cmd.Run(); err != nil {
+		r.T.Fatalf("git commit: %v\n%s", err, errOut.String())
+	}
+	for _, l := range strings.Split(gittest.Git(r.T, r.Dir, "log", "-1", "--format=%B"), "\n") {
+		if v, ok := strings.CutPrefix(l, "Entire-Checkpoint: "); ok {
+			id = v
+		}
+	}
+	if len(id) != 12 {
+		r.T.Fatalf("commit not linked")
+	}
+	return id, errOut.String()
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/entirecli/entire/internal/humantime"
 )
 
 // RenderPromptSection renders notes, in the given order, as the "## Notes"
@@ -32,7 +34,7 @@ func RenderPromptSectionAt(notes []Note, now time.Time) string {
 	var b strings.Builder
 	b.WriteString("## Notes\n\n| Key | Updated | Preview |\n|-----|---------|---------|\n")
 	for _, n := range notes {
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", n.Key, RelativeTime(n.UpdatedAt, now), escapeCell(n.Preview))
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", n.Key, humantime.Ago(n.UpdatedAt, now), escapeCell(n.Preview))
 	}
 	b.WriteString("\nNotes persist across sessions. Use `note_show <key>` for full content; `note_save` / `note_delete` to mutate.\n")
 	return b.String()
@@ -52,26 +54,6 @@ func RenderInContextBlock(pinned []Note) string {
 		fmt.Fprintf(&b, "\n### %s\n\n%s\n", n.Key, strings.TrimSpace(n.Content))
 	}
 	return b.String()
-}
-
-// RelativeTime renders t relative to now: "—" for the zero time, "just now"
-// under a minute (or in the future), then "<m>m ago", "<h>h ago" and
-// "<d>d ago".
-func RelativeTime(t, now time.Time) string {
-	if t.IsZero() {
-		return "\u2014"
-	}
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d/time.Minute))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d/time.Hour))
-	default:
-		return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
-	}
 }
 
 func escapeCell(s string) string {

@@ -10,7 +10,7 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/gitrepo"
-	"github.com/entirecli/entire/internal/translog"
+	"github.com/entirecli/entire/strategy/translog"
 )
 
 // Orphans are the items `entire clean` removes (SPEC 5.7), each list
@@ -49,7 +49,7 @@ func FindOrphans(ctx context.Context, repo *gitrepo.Repo, store *session.Store, 
 	}
 	inUse := map[string]bool{}
 	for _, st := range states {
-		if st.BaseCommit != "" {
+		if st.HoldsShadowBranch() {
 			inUse[checkpoint.ShadowBranchName(st.BaseCommit, st.WorktreeID)] = true
 		}
 	}

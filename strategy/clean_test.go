@@ -22,6 +22,7 @@ func TestFindAndDeleteOrphans(t *testing.T) {
 	now := time.Date(2026, 5, 6, 12, 0, 0, 0, time.UTC)
 	head := gittest.Git(t, dir, "rev-parse", "HEAD")
 	other := strings.Repeat("b", 40)
+	done := "d" + strings.Repeat("0", 39)
 	old, recent := now.Add(-time.Hour), now.Add(-time.Minute)
 
 	// Session states, by what keeps them.
@@ -32,6 +33,7 @@ func TestFindAndDeleteOrphans(t *testing.T) {
 		lastSeen *time.Time
 		base     string
 		lastCP   string
+		steps    int
 		orphan   bool
 	}{
 		{id: "old-idle", phase: session.PhaseIdle, started: old, base: other, orphan: true},
@@ -40,12 +42,15 @@ func TestFindAndDeleteOrphans(t *testing.T) {
 		{id: "young", phase: session.PhaseIdle, started: recent},
 		{id: "seen-recently", phase: session.PhaseIdle, started: old, lastSeen: &recent},
 		{id: "condensed", phase: session.PhaseIdle, started: old, lastCP: "aaaaaaaaaaaa"},
-		{id: "with-shadow", phase: session.PhaseIdle, started: old, base: head},
+		{id: "with-shadow", phase: session.PhaseIdle, started: old, base: head, steps: 2},
+		// Ended with nothing left on its branch: the branch is no longer
+		// held (session.State.HoldsShadowBranch), the state is young.
+		{id: "done-young", phase: session.PhaseEnded, started: recent, base: done},
 		{id: "on-metadata-branch", phase: session.PhaseIdle, started: old},
 	}
 	for _, s := range states {
 		st := &session.State{SessionID: s.id, Phase: s.phase, StartedAt: s.started, LastInteractionTime: s.lastSeen,
-			BaseCommit: s.base, LastCheckpointID: s.lastCP, WorktreePath: dir}
+			BaseCommit: s.base, LastCheckpointID: s.lastCP, CheckpointCount: s.steps, WorktreePath: dir}
 		if err := store.Save(st); err != nil {
 			t.Fatal(err)
 		}
@@ -57,6 +62,8 @@ func TestFindAndDeleteOrphans(t *testing.T) {
 	stray := checkpoint.ShadowBranchName("c"+strings.Repeat("0", 39), "")
 	gittest.Git(t, dir, "branch", inUse)
 	gittest.Git(t, dir, "branch", stray)
+	released := checkpoint.ShadowBranchName(done, "")
+	gittest.Git(t, dir, "branch", released)
 	gittest.Git(t, dir, "branch", "entire/not-a-shadow")
 
 	// Checkpoints: auto-commit ones, linked or not; a manual-commit one
@@ -78,7 +85,7 @@ func TestFindAndDeleteOrphans(t *testing.T) {
 	gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "linked\n\nEntire-Checkpoint: a00000000001")
 
 	want := Orphans{
-		Branches:    []string{stray},
+		Branches:    []string{stray, released},
 		Sessions:    []string{"old-ended-no-base", "old-idle"},
 		Checkpoints: []checkpoint.ID{"a00000000002"},
 	}
@@ -89,7 +96,7 @@ func TestFindAndDeleteOrphans(t *testing.T) {
 	if !reflect.DeepEqual(found, want) {
 		t.Fatalf("FindOrphans =\n%+v\nwant\n%+v", found, want)
 	}
-	if found.Count() != 4 {
+	if found.Count() != 5 {
 		t.Errorf("Count = %d", found.Count())
 	}
 

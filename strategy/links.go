@@ -15,42 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
-// Links from a session's checkpoint data to its hides and notes.
-//
-// A committed checkpoint's session slot (<shard>/<slot>/) holds HidesFile,
-// the IDs of the hides the session made in the checkpoint's scope (since
-// its previous checkpoint), and NotesDir, the notes tree of the session's
-// agent at condensation time: the very tree object of the notes branch
-// (notes.Store.TreeHash), so it stays reachable with the metadata. A shadow
-// step's metadata dir (.entire/metadata/<session>/) holds NotesDir as of the
-// step. Either is absent when there was nothing to record (no hides in
-// scope; the agent had no notes, or the data predates them).
-//
-// To bring notes back (rewind, resume): NotesTree of the slot's or the
-// step's tree, then RestoreNotes with the session's agent name.
-const (
-	// HidesFile is the JSON array of hide IDs in a session slot.
-	HidesFile = "hides.json"
-	// NotesDir is the notes subtree in a session slot or step metadata dir.
-	NotesDir = "notes"
-)
-
-// NotesTree returns the hash of the NotesDir subtree of tree (a session
-// slot's tree, checkpoint.Session.TreeHash, or a step's metadata dir tree);
-// ok is false when tree has none.
-func NotesTree(repo *gitrepo.Repo, tree plumbing.Hash) (plumbing.Hash, bool) {
-	t, err := repo.Git.TreeObject(tree)
-	if err != nil {
-		return plumbing.ZeroHash, false
-	}
-	e, err := t.FindEntry(NotesDir)
-	if err != nil || e.Mode != filemode.Dir {
-		return plumbing.ZeroHash, false
-	}
-	return e.Hash, true
-}
-
-// StepNotesTree returns the NotesDir subtree of session sessionID's metadata
+// StepNotesTree returns the checkpoint.NotesDir subtree of session sessionID's metadata
 // dir at shadow commit step; ok is false when the step has none.
 func StepNotesTree(repo *gitrepo.Repo, step plumbing.Hash, sessionID string) (plumbing.Hash, bool) {
 	c, err := repo.Git.CommitObject(step)
@@ -61,7 +26,7 @@ func StepNotesTree(repo *gitrepo.Repo, step plumbing.Hash, sessionID string) (pl
 	if err != nil {
 		return plumbing.ZeroHash, false
 	}
-	e, err := root.FindEntry(metadataDir(sessionID) + "/" + NotesDir)
+	e, err := root.FindEntry(metadataDir(sessionID) + "/" + checkpoint.NotesDir)
 	if err != nil || e.Mode != filemode.Dir {
 		return plumbing.ZeroHash, false
 	}
@@ -69,15 +34,15 @@ func StepNotesTree(repo *gitrepo.Repo, step plumbing.Hash, sessionID string) (pl
 }
 
 // SessionHideIDs returns the hide IDs recorded in a session slot's
-// HidesFile; nil when the slot has none. A malformed file is an error.
+// checkpoint.HidesFile; nil when the slot has none. A malformed file is an error.
 func SessionHideIDs(sess *checkpoint.Session) ([]string, error) {
-	b, err := sess.File(HidesFile)
+	b, err := sess.File(checkpoint.HidesFile)
 	if err != nil {
 		return nil, nil
 	}
 	var ids []string
 	if err := json.Unmarshal(b, &ids); err != nil {
-		return nil, fmt.Errorf("parse %s: %w", HidesFile, err)
+		return nil, fmt.Errorf("parse %s: %w", checkpoint.HidesFile, err)
 	}
 	return ids, nil
 }
@@ -116,19 +81,19 @@ func (m *ManualCommit) notesTreeNow(ctx context.Context, st *session.State) plum
 // stepTrees returns the trees grafted into a step's metadata dir.
 func (m *ManualCommit) stepTrees(ctx context.Context, st *session.State) map[string]plumbing.Hash {
 	if h := m.notesTreeNow(ctx, st); !h.IsZero() {
-		return map[string]plumbing.Hash{NotesDir: h}
+		return map[string]plumbing.Hash{checkpoint.NotesDir: h}
 	}
 	return nil
 }
 
-// slotLinks returns the HidesFile and NotesDir of a session slot being
+// slotLinks returns the checkpoint.HidesFile and checkpoint.NotesDir of a session slot being
 // condensed: the session's hides made since its previous checkpoint
 // (hidesInScope), and its agent's notes tree now.
 func (m *ManualCommit) slotLinks(ctx context.Context, st *session.State) (map[string][]byte, map[string]plumbing.Hash) {
 	var files map[string][]byte
 	if ids := m.hidesInScope(st); len(ids) > 0 {
 		b, _ := json.MarshalIndent(ids, "", "  ")
-		files = map[string][]byte{HidesFile: append(b, '\n')}
+		files = map[string][]byte{checkpoint.HidesFile: append(b, '\n')}
 	}
 	return files, m.stepTrees(ctx, st)
 }
@@ -137,7 +102,7 @@ func (m *ManualCommit) slotLinks(ctx context.Context, st *session.State) (map[st
 // previous checkpoint, oldest first. That checkpoint is the one of the
 // commit the session was last condensed on (st.AttributionBaseCommit, which
 // only a condensation moves); the hides in scope are created at or after
-// its slot's creation second and not listed in its HidesFile. A session
+// its slot's creation second and not listed in its checkpoint.HidesFile. A session
 // never condensed has all its hides in scope.
 func (m *ManualCommit) hidesInScope(st *session.State) []string {
 	if ref, err := m.env.Repo.ReadRef(hide.BranchRef); err != nil || ref.IsZero() {
@@ -225,16 +190,16 @@ func (m *ManualCommit) promptsBefore(st *session.State, from agent.Position) []s
 	return nil
 }
 
-// keptLinks returns the HidesFile and NotesDir an existing slot holds, for
+// keptLinks returns the checkpoint.HidesFile and checkpoint.NotesDir an existing slot holds, for
 // a rewrite of the slot that must keep them.
 func keptLinks(repo *gitrepo.Repo, sess *checkpoint.Session) (map[string][]byte, map[string]plumbing.Hash) {
 	var files map[string][]byte
-	if b, err := sess.File(HidesFile); err == nil {
-		files = map[string][]byte{HidesFile: b}
+	if b, err := sess.File(checkpoint.HidesFile); err == nil {
+		files = map[string][]byte{checkpoint.HidesFile: b}
 	}
 	var trees map[string]plumbing.Hash
-	if h, ok := NotesTree(repo, sess.TreeHash()); ok {
-		trees = map[string]plumbing.Hash{NotesDir: h}
+	if h, ok := checkpoint.NotesTree(repo, sess.TreeHash()); ok {
+		trees = map[string]plumbing.Hash{checkpoint.NotesDir: h}
 	}
 	return files, trees
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 	"github.com/entirecli/entire/notes"
@@ -38,19 +39,19 @@ func TestNotesLinksRoundTrip(t *testing.T) {
 	// A slot tree and a step commit holding that notes tree.
 	blob, _ := repo.WriteBlob([]byte(`["hide_a","hide_b"]`))
 	slot, err := repo.BuildTree(plumbing.ZeroHash, []gitrepo.Change{
-		{Path: NotesDir, Mode: filemode.Dir, Hash: then},
-		{Path: HidesFile, Mode: filemode.Regular, Hash: blob},
+		{Path: checkpoint.NotesDir, Mode: filemode.Dir, Hash: then},
+		{Path: checkpoint.HidesFile, Mode: filemode.Regular, Hash: blob},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, ok := NotesTree(repo, slot); !ok || got != then {
+	if got, ok := checkpoint.NotesTree(repo, slot); !ok || got != then {
 		t.Errorf("NotesTree = %v %v, want %v", got, ok, then)
 	}
-	if _, ok := NotesTree(repo, blob); ok {
+	if _, ok := checkpoint.NotesTree(repo, blob); ok {
 		t.Errorf("NotesTree of a blob found a tree")
 	}
-	stepTree, _ := repo.BuildTree(plumbing.ZeroHash, []gitrepo.Change{{Path: metadataDir("s1") + "/" + NotesDir, Mode: filemode.Dir, Hash: then}})
+	stepTree, _ := repo.BuildTree(plumbing.ZeroHash, []gitrepo.Change{{Path: metadataDir("s1") + "/" + checkpoint.NotesDir, Mode: filemode.Dir, Hash: then}})
 	sig := repo.Author(time.Now())
 	step, err := repo.WriteCommit(&object.Commit{Author: sig, Committer: sig, Message: "step\n", TreeHash: stepTree})
 	if err != nil {

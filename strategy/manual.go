@@ -246,8 +246,8 @@ func (m *ManualCommit) migrate(ctx context.Context, st *session.State, head plum
 	return nil
 }
 
-// branchInUse reports whether a session other than except still has its
-// base on a shadow branch.
+// branchInUse reports whether a session other than except still holds a
+// shadow branch (session.Summary.HoldsShadowBranch).
 func (m *ManualCommit) branchInUse(branch, except string) bool {
 	sums, _, err := m.env.Sessions.Find(session.Query{WorktreePath: m.env.Repo.Root})
 	if err != nil {
@@ -257,7 +257,7 @@ func (m *ManualCommit) branchInUse(branch, except string) bool {
 		if s.SessionID == except || s.BaseCommit == "" {
 			continue
 		}
-		if checkpoint.ShadowBranchName(s.BaseCommit, s.WorktreeID) == branch && (s.FilesTouched > 0 || s.Phase == session.PhaseActive) {
+		if s.HoldsShadowBranch() && checkpoint.ShadowBranchName(s.BaseCommit, s.WorktreeID) == branch {
 			return true
 		}
 	}

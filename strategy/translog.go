@@ -7,7 +7,7 @@ import (
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/condensed"
-	"github.com/entirecli/entire/internal/translog"
+	"github.com/entirecli/entire/strategy/translog"
 )
 
 // transcriptLog returns a session's local transcript logs.

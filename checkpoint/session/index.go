@@ -21,7 +21,7 @@ import (
 //
 // Format: a header line, then one line per session, sorted by ID:
 //
-//	entire-session-index 2
+//	entire-session-index 3
 //	<id> <ino> <size> <mtime_ns> <ended_unix_ns|0> <worktree key> <c|-> <summary JSON>
 //
 // <id> is URL-path-escaped (no spaces), <worktree key> is the first 16 hex
@@ -35,7 +35,7 @@ const (
 	indexDirName  = ".index"
 	indexFileName = "index"
 	lockFileName  = "lock"
-	indexHeader   = "entire-session-index 2"
+	indexHeader   = "entire-session-index 3"
 )
 
 // Summary is the part of a session's state that hooks need to pick the
@@ -53,6 +53,8 @@ type Summary struct {
 	LastInteractionTime *time.Time `json:"last_interaction_time,omitempty"`
 	// FilesTouched is len(State.FilesTouched).
 	FilesTouched int `json:"files_touched,omitempty"`
+	// CheckpointCount is State.CheckpointCount.
+	CheckpointCount int `json:"checkpoint_count,omitempty"`
 	// LastCheckpointID is State.LastCheckpointID.
 	LastCheckpointID string `json:"last_checkpoint_id,omitempty"`
 	// FirstPrompt is State.FirstPrompt (at most 100 runes plus "...").
@@ -111,6 +113,7 @@ func entryFor(st *State, fp fingerprint, now time.Time) *indexEntry {
 			EndedAt:             st.EndedAt,
 			LastInteractionTime: st.LastInteractionTime,
 			FilesTouched:        len(st.FilesTouched),
+			CheckpointCount:     st.CheckpointCount,
 			LastCheckpointID:    st.LastCheckpointID,
 			FirstPrompt:         st.FirstPrompt,
 			PendingTurnEnds:     len(st.TurnEnds),
@@ -272,4 +275,21 @@ func (s *Store) updateIndex(changes map[string]*indexEntry) error {
 		return fmt.Errorf("update session index: %w", err)
 	}
 	return nil
+}
+
+// HoldsShadowBranch reports whether the session still needs the shadow
+// branch of its base commit: it has steps on it, touched files that a
+// next step will record, turn ends still to be written there, or is
+// active. This is the one rule for whether a shadow branch is in use:
+// a branch that no session holds may be deleted (a reset, a base that
+// moved, `entire clean`).
+func (s Summary) HoldsShadowBranch() bool {
+	return s.BaseCommit != "" &&
+		(s.CheckpointCount > 0 || s.FilesTouched > 0 || s.PendingTurnEnds > 0 || s.Phase == PhaseActive)
+}
+
+// HoldsShadowBranch is Summary.HoldsShadowBranch of st.
+func (st *State) HoldsShadowBranch() bool {
+	return Summary{BaseCommit: st.BaseCommit, CheckpointCount: st.CheckpointCount, FilesTouched: len(st.FilesTouched),
+		PendingTurnEnds: len(st.TurnEnds), Phase: NormalizePhase(string(st.Phase))}.HoldsShadowBranch()
 }

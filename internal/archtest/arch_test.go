@@ -21,6 +21,7 @@ const module = "github.com/entirecli/entire"
 // listed is what `go list -json` says of one package.
 type listed struct {
 	ImportPath string
+	Name       string
 	Dir        string
 	GoFiles    []string
 	Imports    []string
@@ -36,10 +37,14 @@ func repoRoot(t *testing.T) string {
 	return filepath.Dir(strings.TrimSpace(string(out)))
 }
 
-// packages lists the module's packages.
+// tierTags are the build tags of the heavy test tiers: the packages and
+// files behind them are held to the rules too.
+const tierTags = "torture,realagent,browser"
+
+// packages lists the module's packages, those of the tagged tiers included.
 func packages(t *testing.T) []listed {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-json", "./...")
+	cmd := exec.Command("go", "list", "-tags", tierTags, "-json", "./...")
 	cmd.Dir = repoRoot(t)
 	out, err := cmd.Output()
 	if err != nil {
@@ -122,10 +127,7 @@ func TestImportsFollowTheArchitecture(t *testing.T) {
 			if slices.Contains(concreteAgents, imp) && fromPart != "agent" {
 				t.Errorf("%s imports the concrete agent %s: only agent/ may (agent/all registers them)", from, to)
 			}
-			// The benchmark program measures the whole tool (it writes a
-			// long history through the checkpoint writer): a command, like
-			// cmd/entire, that nothing imports.
-			if fromPart == "cmd/entire" || strings.HasPrefix(from, "internal/scalebench") || part(to) == fromPart {
+			if fromPart == "cmd/entire" || part(to) == fromPart {
 				continue
 			}
 			ok := false
@@ -216,7 +218,7 @@ func TestNoConcreteAgentOutsideAgent(t *testing.T) {
 		// The commands are held to the rule too (agent/all registers the
 		// agents for them). The real-agent tier and the scale
 		// benchmark play a concrete agent's side of the protocol.
-		if strings.HasPrefix(f.rel, "agent/") || strings.HasPrefix(f.rel, "internal/realagent/") || strings.HasPrefix(f.rel, "internal/scalebench/") || strings.HasPrefix(f.rel, "cmd/entire/e2etest/") {
+		if strings.HasPrefix(f.rel, "agent/") || strings.HasPrefix(f.rel, "cmd/scalebench/") || strings.HasPrefix(f.rel, "cmd/entire/e2etest/") {
 			continue
 		}
 		ast.Inspect(f.file, func(n ast.Node) bool {
@@ -283,7 +285,7 @@ func TestOneGitRunner(t *testing.T) {
 		// Test-support packages (gittest, lockfiletest) set up fixtures
 		// with git as a user would; so do the real-agent tier and the
 		// scale benchmark, which commit through the installed hooks.
-		if strings.HasPrefix(f.rel, "internal/gitrepo/") || strings.HasPrefix(f.rel, "internal/realagent/") || strings.HasPrefix(f.rel, "internal/scalebench/") || strings.HasSuffix(filepath.Dir(f.rel), "test") {
+		if strings.HasPrefix(f.rel, "internal/gitrepo/") || strings.HasPrefix(f.rel, "cmd/entire/e2etest/") || strings.HasPrefix(f.rel, "cmd/scalebench/") || strings.HasSuffix(filepath.Dir(f.rel), "test") {
 			continue
 		}
 		ast.Inspect(f.file, func(n ast.Node) bool {
@@ -373,6 +375,100 @@ func TestHookBinaryLinksNoWebOnlyPackages(t *testing.T) {
 	for _, dep := range strings.Fields(string(out)) {
 		if strings.HasPrefix(dep, "github.com/alecthomas/chroma") || strings.HasPrefix(dep, module+"/cmd/entire-web") {
 			t.Errorf("cmd/entire links %s, which only the web view needs: keep it in cmd/entire-web", dep)
+		}
+	}
+}
+
+// composers are the packages that put their subpackages together: a
+// subpackage is a library its parent builds on, and never imports it back.
+var composers = []string{"strategy", "hooks"}
+
+func TestSubpackagesDoNotImportTheirComposer(t *testing.T) {
+	t.Parallel()
+	for _, p := range packages(t) {
+		from := rel(p.ImportPath)
+		for _, c := range composers {
+			if !strings.HasPrefix(from, c+"/") {
+				continue
+			}
+			if slices.Contains(p.Imports, module+"/"+c) {
+				t.Errorf("%s imports its parent %s: what both need belongs below them (checkpoint, internal) or in %s", from, c, from)
+			}
+		}
+	}
+}
+
+// internal/ holds infrastructure: libraries, never a program (programs are
+// under cmd/).
+func TestInternalHoldsNoPrograms(t *testing.T) {
+	t.Parallel()
+	for _, p := range packages(t) {
+		if r := rel(p.ImportPath); strings.HasPrefix(r, "internal/") && p.Name == "main" {
+			t.Errorf("%s is a program: programs live under cmd/", r)
+		}
+	}
+}
+
+// maxLines bounds a Go file, tests included: a longer one holds more than
+// one subject.
+const maxLines = 800
+
+func TestNoGoFileOverMaxLines(t *testing.T) {
+	t.Parallel()
+	root := repoRoot(t)
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") && p != root || d.Name() == "testdata" || d.Name() == "node_modules" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		if n := bytes.Count(data, []byte("\n")); n > maxLines {
+			r, _ := filepath.Rel(root, p)
+			t.Errorf("%s has %d lines (at most %d): split it by subject", r, n, maxLines)
+		}
+		return nil
+	})
+}
+
+// The heavy tiers stay out of `go test ./...`: every file of a tier's
+// package carries the tier's build tag.
+func TestTiersAreBehindTheirTags(t *testing.T) {
+	t.Parallel()
+	root := repoRoot(t)
+	for _, tier := range strings.Split(tierTags, ",") {
+		dir := filepath.Join(root, "cmd", "entire", "e2e", tier)
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		if len(files) == 0 {
+			t.Errorf("the %s tier has no package at %s", tier, dir)
+		}
+		for _, f := range files {
+			src, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.PackageClauseOnly|parser.ParseComments)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tagged := false
+			for _, cg := range src.Comments {
+				for _, c := range cg.List {
+					if strings.HasPrefix(c.Text, "//go:build ") && slices.Contains(strings.FieldsFunc(c.Text[len("//go:build "):], func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z') }), tier) {
+						tagged = true
+					}
+				}
+			}
+			if !tagged {
+				t.Errorf("%s lacks //go:build %s: go test ./... would run it", f, tier)
+			}
 		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/atomicfile"
-	"github.com/entirecli/entire/internal/translog"
+	"github.com/entirecli/entire/strategy/translog"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 

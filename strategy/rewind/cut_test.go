@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/internal/translog"
-	"github.com/entirecli/entire/internal/undostore"
+	"github.com/entirecli/entire/strategy/rewind/undostore"
+	"github.com/entirecli/entire/strategy/translog"
 )
 
 // recordPrefix records, as the strategy does after a step, that the

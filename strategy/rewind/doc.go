@@ -5,7 +5,7 @@
 //
 // Every change is preceded by an undo point (the newest ten kept): plain
 // files under <git-dir>/entire-undo/<name>/ of the work tree (package
-// internal/undostore), outside refs/ and the object database, so no push
+// strategy/rewind/undostore), outside refs/ and the object database, so no push
 // carries them and `git gc --prune=now` keeps them. A point saves only
 // what the rewind removes or changes, raw and unredacted, like git stash:
 // the content of the files it overwrites or deletes (with their modes;

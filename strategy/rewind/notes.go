@@ -8,19 +8,18 @@ import (
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/notes"
-	"github.com/entirecli/entire/strategy"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // plannedNotes returns the notes a rewind brings back, by agent name: those
 // recorded in the target step's metadata dir, or in each session slot of a
-// committed point (strategy.NotesDir, issue 6). Namespaces with nothing
+// committed point (checkpoint.NotesDir, issue 6). Namespaces with nothing
 // recorded are left alone.
 func (r *Rewinder) plannedNotes(plan *Plan) map[string]plumbing.Hash {
 	out := map[string]plumbing.Hash{}
 	if plan.target != nil && plan.state != nil {
-		e, err := plan.target.FindEntry(checkpoint.MetadataDirPrefix + plan.state.SessionID + "/" + strategy.NotesDir)
+		e, err := plan.target.FindEntry(checkpoint.MetadataDirPrefix + plan.state.SessionID + "/" + checkpoint.NotesDir)
 		if err == nil && e.Mode == filemode.Dir {
 			if name := agentName(plan.state.AgentType); name != "" {
 				out[name] = e.Hash
@@ -36,7 +35,7 @@ func (r *Rewinder) plannedNotes(plan *Plan) map[string]plumbing.Hash {
 		return out
 	}
 	for _, s := range cp.Sessions {
-		if tree, ok := strategy.NotesTree(r.repo, s.TreeHash()); ok {
+		if tree, ok := checkpoint.NotesTree(r.repo, s.TreeHash()); ok {
 			if name := agentName(string(s.Metadata.Agent)); name != "" {
 				out[name] = tree // later slots (newer sessions) win
 			}

@@ -9,7 +9,6 @@ import (
 	"github.com/entirecli/entire/hide"
 	"github.com/entirecli/entire/internal/settings"
 	"github.com/entirecli/entire/notes"
-	"github.com/entirecli/entire/strategy"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -121,7 +120,7 @@ func (r *resumer) restoreNotes(ctx context.Context, plans []restorePlan) {
 	done := map[string]bool{}
 	for i := len(plans) - 1; i >= 0; i-- { // the newest session's notes win
 		p := plans[i]
-		tree, ok := strategy.NotesTree(r.Repo, p.session.TreeHash())
+		tree, ok := checkpoint.NotesTree(r.Repo, p.session.TreeHash())
 		name := string(p.agent.Name())
 		if !ok || done[name] {
 			continue

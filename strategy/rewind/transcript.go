@@ -15,7 +15,7 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/atomicfile"
-	"github.com/entirecli/entire/internal/undostore"
+	"github.com/entirecli/entire/strategy/rewind/undostore"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )

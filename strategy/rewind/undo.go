@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/entirecli/entire/internal/gitrepo"
-	"github.com/entirecli/entire/internal/undostore"
+	"github.com/entirecli/entire/strategy/rewind/undostore"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"

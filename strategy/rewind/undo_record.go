@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/entirecli/entire/internal/undostore"
+	"github.com/entirecli/entire/strategy/rewind/undostore"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 )

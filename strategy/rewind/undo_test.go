@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirecli/entire/internal/undostore"
+	"github.com/entirecli/entire/strategy/rewind/undostore"
 )
 
 // rewoundFixture plays two steps, rewinds to the first and returns the

@@ -21,7 +21,7 @@ import (
 	"github.com/entirecli/entire/internal/fswatch"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/settings"
-	"github.com/entirecli/entire/internal/translog"
+	"github.com/entirecli/entire/strategy/translog"
 	"github.com/entirecli/entire/notes"
 	"github.com/entirecli/entire/strategy/rewind"
 	"github.com/go-git/go-git/v5/plumbing"

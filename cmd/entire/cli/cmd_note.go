@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/internal/humantime"
 	"github.com/entirecli/entire/notes"
 	"github.com/entirecli/entire/renderrefs"
 	"github.com/entirecli/entire/strategy/references"
@@ -114,7 +115,7 @@ func runNote(ctx context.Context, verb string, opts *noteOptions) error {
 			if n.InContext {
 				pinned = "yes"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.Key, pinned, notes.RelativeTime(n.UpdatedAt, now), n.Preview)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.Key, pinned, humantime.Ago(n.UpdatedAt, now), n.Preview)
 		}
 		return tw.Flush()
 	case "show":

@@ -12,7 +12,7 @@ import (
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/settings"
-	"github.com/entirecli/entire/internal/translog"
+	"github.com/entirecli/entire/strategy/translog"
 )
 
 // resetOptions holds the dependencies and flag values of `entire reset`.
@@ -180,7 +180,8 @@ func promptError(err error, command string) error {
 }
 
 // discardSession deletes a session's state and transient files, and its
-// shadow branch unless another session with checkpoints maps to it. It
+// shadow branch unless another session holds it
+// (session.State.HoldsShadowBranch). It
 // returns the deleted branch ("" when none).
 func discardSession(ctx context.Context, repo *gitrepo.Repo, store *session.Store, st *session.State) (string, error) {
 	if err := store.Delete(st.SessionID); err != nil {
@@ -196,7 +197,7 @@ func discardSession(ctx context.Context, repo *gitrepo.Repo, store *session.Stor
 		return "", err
 	}
 	for _, o := range others {
-		if o.SessionID != st.SessionID && o.CheckpointCount > 0 && o.BaseCommit != "" &&
+		if o.SessionID != st.SessionID && o.HoldsShadowBranch() &&
 			checkpoint.ShadowBranchName(o.BaseCommit, o.WorktreeID) == branch {
 			return "", nil
 		}

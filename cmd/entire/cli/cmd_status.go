@@ -4,17 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/entirecli/entire/checkpoint/push"
 	"io"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/entirecli/entire/checkpoint/push"
+
 	"github.com/spf13/cobra"
 
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/humantime"
 	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/entirecli/entire/internal/logging"
 	"github.com/entirecli/entire/internal/redact"
@@ -204,7 +206,7 @@ func printFaults(w io.Writer, s session.Summary, fl session.Faults, now time.Tim
 	}
 	msg := promptPreview(redact(fl.LastMessage), 200)
 	fmt.Fprintf(w, "      ✕ %d hook %s since the last successful hook (last: %s, %s): %s\n",
-		fl.Count, noun, iostreams.Escape(fl.LastHook), relativeTime(now, fl.LastAt), iostreams.Escape(msg))
+		fl.Count, noun, iostreams.Escape(fl.LastHook), humantime.Ago(fl.LastAt, now), iostreams.Escape(msg))
 	if s.WorktreePath != "" {
 		fmt.Fprintf(w, "        log: %s\n", iostreams.Escape(filepath.Join(s.WorktreePath, logging.LogDir, logging.LogFile)))
 	}
@@ -220,26 +222,11 @@ func sessionLine(s session.Summary, now time.Time) string {
 	if r := []rune(id); len(r) > 7 {
 		id = string(r[:7])
 	}
-	line := fmt.Sprintf("[%s] %s started %s", agentType, id, relativeTime(now, s.StartedAt))
+	line := fmt.Sprintf("[%s] %s started %s", agentType, id, humantime.Ago(s.StartedAt, now))
 	if s.LastInteractionTime != nil && s.LastInteractionTime.Sub(s.StartedAt) > time.Minute {
-		line += ", active " + relativeTime(now, *s.LastInteractionTime)
+		line += ", active " + humantime.Ago(*s.LastInteractionTime, now)
 	}
 	return line
-}
-
-// relativeTime is "just now", "Nm ago", "Nh ago" or "Nd ago".
-func relativeTime(now, t time.Time) string {
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d/time.Minute))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d/time.Hour))
-	default:
-		return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
-	}
 }
 
 // uncut drops the last word of a first prompt that the session state kept

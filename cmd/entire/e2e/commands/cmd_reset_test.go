@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/entirecli/entire/cmd/entire/e2etest"
-	"github.com/entirecli/entire/internal/translog"
+	"github.com/entirecli/entire/strategy/translog"
 )
 
 func TestResetHead(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 
 	"github.com/entirecli/entire/cmd/entire/e2etest"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
-	"github.com/entirecli/entire/internal/realagent"
+	"github.com/entirecli/entire/cmd/entire/e2etest/realagent"
 )
 
 // liveAgent is one real client and how a script talks to it.

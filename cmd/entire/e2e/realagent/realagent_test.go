@@ -13,7 +13,7 @@ import (
 
 	"github.com/entirecli/entire/cmd/entire/e2etest"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
-	"github.com/entirecli/entire/internal/realagent"
+	"github.com/entirecli/entire/cmd/entire/e2etest/realagent"
 )
 
 // subFinal is a subagent's last message: its answer and the conclusion

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -150,62 +149,6 @@ func (b *bench) history(s *scenario) error {
 	return s.pushMeasured(input)
 }
 
-// writeHistory writes n checkpoints through the checkpoint writer and the
-// code commits that link them (git fast-import), and returns the IDs.
-func (s *scenario) writeHistory(n int) ([]checkpoint.ID, error) {
-	repo, err := gitrepo.Open(s.repo, gitrepo.Options{Getenv: func(string) string { return "" }})
-	if err != nil {
-		return nil, err
-	}
-	store := checkpoint.NewStore(repo, time.Now)
-	ids := make([]checkpoint.ID, n)
-	for i := range ids {
-		ids[i] = checkpoint.ID(fmt.Sprintf("%012x", uint64(i+1)*0x9e3779b97f4a7c15>>16))
-		if err := writeBenchCheckpoint(repo, store, ids[i], fmt.Sprintf("session-%05d", i/3), i); err != nil {
-			return nil, fmt.Errorf("checkpoint %d: %w", i, err)
-		}
-	}
-	head, err := s.git("rev-parse", "HEAD")
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command("git", "fast-import", "--quiet", "--force")
-	cmd.Dir, cmd.Env = s.repo, s.env
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	bw := bufio.NewWriter(in)
-	when := time.Now().Add(-time.Duration(n) * time.Hour).Unix()
-	for i, id := range ids {
-		msg := fmt.Sprintf("Change %d\n\nEntire-Checkpoint: %s\n", i, id)
-		body := fmt.Sprintf("change %d\n", i)
-		fmt.Fprintf(bw, "commit refs/heads/main\ncommitter Bench <bench@example.com> %d +0000\ndata %d\n%s", when+int64(i)*3600, len(msg), msg)
-		if i == 0 {
-			fmt.Fprintf(bw, "from %s\n", strings.TrimSpace(head))
-		}
-		fmt.Fprintf(bw, "M 100644 inline work/f%03d.txt\ndata %d\n%s\n", i%500, len(body), body)
-	}
-	if err := bw.Flush(); err != nil {
-		return nil, err
-	}
-	in.Close()
-	if err := cmd.Wait(); err != nil {
-		return nil, fmt.Errorf("git fast-import: %w", err)
-	}
-	if _, err := s.git("reset", "-q", "--hard", "main"); err != nil {
-		return nil, err
-	}
-	// Years of use have been packed many times over (git gc --auto).
-	if _, err := s.git("gc", "-q"); err != nil {
-		return nil, err
-	}
-	return ids, nil
-}
-
 // writeBenchCheckpoint writes one session slot into checkpoint id as a
 // condensation does: metadata, prompts and a small transcript.
 func writeBenchCheckpoint(repo *gitrepo.Repo, store *checkpoint.Store, id checkpoint.ID, session string, i int) error {
@@ -231,52 +174,4 @@ func writeBenchCheckpoint(repo *gitrepo.Repo, store *checkpoint.Store, id checkp
 		Prompts:    fmt.Sprintf("change %d, first prompt\n\n---\n\nchange %d, second prompt", i, i),
 	}, checkpoint.CommitInfo{})
 	return err
-}
-
-// measureCommand runs `entire args...` in the repository and records it
-// against the scenario's bound for name. It runs through the shim, as the
-// hooks do: Linux starts the peak RSS of an exec'd child at its parent's
-// (the memory the child shared before exec), and this process is large.
-func (s *scenario) measureCommand(name, input string, args ...string) error {
-	cmd := exec.Command(filepath.Join(s.b.shimDir, "entire"), args...)
-	cmd.Dir, cmd.Env = s.repo, s.env
-	os.Remove(s.shimLog)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("entire %s: %w\n%s", strings.Join(args, " "), err, out)
-	}
-	recs, err := s.shimRecords()
-	if err != nil || len(recs) != 1 {
-		return fmt.Errorf("entire %s: %d measurements: %v", strings.Join(args, " "), len(recs), err)
-	}
-	s.record(name, input, recs[0].measurement())
-	return nil
-}
-
-// recordInProcess records a step measured inside this process (its wall
-// time only).
-func (s *scenario) recordInProcess(name, input string, d time.Duration) {
-	s.record(name, input, measurement{wall: d})
-}
-
-// pushMeasured pushes main to origin through the installed hooks and
-// records the pre-push hook.
-func (s *scenario) pushMeasured(input string) error {
-	os.Remove(s.shimLog)
-	cmd := exec.Command("git", "push", "-q", "origin", "main")
-	cmd.Dir, cmd.Env = s.repo, s.env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("git push: %w\n%s", err, out)
-	}
-	if strings.Contains(string(out), "could not push") {
-		return fmt.Errorf("git push: %s", out)
-	}
-	recs, err := s.shimRecords()
-	if err != nil {
-		return fmt.Errorf("git push ran no entire hook: %w", err)
-	}
-	for _, rec := range recs {
-		s.record(strings.TrimPrefix(strings.Join(rec.Args[:min(3, len(rec.Args))], " "), "hooks "), input, rec.measurement())
-	}
-	return nil
 }

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
@@ -151,109 +149,4 @@ func (b *bench) teamClone(name string, i int, from string) (*scenario, error) {
 	d.branch = fmt.Sprintf("dev%d", i)
 	os.Remove(d.shimLog)
 	return d, nil
-}
-
-// teamTurn plays one agent turn writing a file of the developer's own and
-// commits it through the installed hooks; the commit must be linked.
-func (d *scenario) teamTurn(round int) error {
-	w, err := d.openTranscript()
-	if err != nil {
-		return err
-	}
-	defer w.close()
-	if err := d.startTurn(w, fmt.Sprintf("round %d: record the work of %s", round+1, d.branch)); err != nil {
-		return err
-	}
-	rel := fmt.Sprintf("%s/round%d.go", d.branch, round+1)
-	if err := d.writeTool(w, rel, sourceText(1000+round, 2<<10)); err != nil {
-		return err
-	}
-	if err := d.endTurn(w, "Recorded.", ""); err != nil {
-		return err
-	}
-	if _, err := d.git("add", "-A"); err != nil {
-		return err
-	}
-	if _, err := d.git("commit", "-q", "-m", fmt.Sprintf("%s, round %d", d.branch, round+1)); err != nil {
-		return err
-	}
-	msg, err := d.git("log", "-1", "--format=%B")
-	if err != nil {
-		return err
-	}
-	if !trailerRe.MatchString(msg) {
-		return fmt.Errorf("round %d: the commit has no Entire-Checkpoint trailer", round+1)
-	}
-	return nil
-}
-
-// teamPushMeasured pushes the developer's branch through the installed
-// hooks, records it and returns git's output. git runs under the shim, so
-// that its peak RSS is its own (see measureCommand).
-func (d *scenario) teamPushMeasured(input string) (string, error) {
-	cmd := exec.Command(filepath.Join(d.b.shimDir, "entire"), "push", "-q", "origin", d.branch)
-	cmd.Dir, cmd.Env = d.repo, append(d.env[:len(d.env):len(d.env)], shimCommandEnv+"=git")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	os.Remove(d.shimLog)
-	err := cmd.Run()
-	recs, rerr := d.shimRecords()
-	if rerr != nil {
-		return out.String(), fmt.Errorf("git push: %w", rerr)
-	}
-	measured := 0
-	for _, rec := range recs {
-		if len(rec.Args) > 0 && rec.Args[0] == "push" {
-			d.record(teamPush, input, rec.measurement())
-			measured++
-		}
-	}
-	if measured != 1 {
-		return out.String(), fmt.Errorf("git push: %d measurements", measured)
-	}
-	if err != nil {
-		return out.String(), fmt.Errorf("git push: %w\n%s", err, out.String())
-	}
-	return out.String(), nil
-}
-
-// checkRemote records whether every Entire-Checkpoint trailer on the
-// remote's developer branches names a checkpoint on its metadata branch,
-// and whether no push said it left checkpoints behind.
-func (s *scenario) checkRemote(bare string, devs []*scenario, leftBehind []string) error {
-	tree, err := s.git("-C", bare, "ls-tree", "-r", "--name-only", checkpoint.MetadataBranch)
-	if err != nil {
-		return err
-	}
-	onRemote := map[string]bool{}
-	for _, p := range strings.Split(tree, "\n") {
-		if f := strings.Split(p, "/"); len(f) == 3 && f[2] == checkpoint.MetadataFile {
-			onRemote[f[0]+f[1]] = true
-		}
-	}
-	var linked, missing []string
-	for _, d := range devs {
-		log, err := s.git("-C", bare, "log", "--format=%B", d.branch, "--not", "main")
-		if err != nil {
-			return err
-		}
-		for _, m := range trailerRe.FindAllStringSubmatch(log, -1) {
-			linked = append(linked, m[1])
-			if !onRemote[m[1]] {
-				missing = append(missing, d.branch+":"+m[1])
-			}
-		}
-	}
-	sort.Strings(missing)
-	want := len(devs) * s.b.opts.teamRounds
-	r := result{Scenario: s.name, Hook: "trailers on the remote's metadata", Input: fmt.Sprintf("%d of %d", len(linked)-len(missing), want),
-		Pass: len(missing) == 0 && len(linked) == want && len(leftBehind) == 0}
-	s.results = append(s.results, r)
-	if len(missing) > 0 {
-		fmt.Fprintf(os.Stderr, "  missing on the remote: %s\n", strings.Join(missing, ", "))
-	}
-	for _, o := range leftBehind {
-		fmt.Fprintf(os.Stderr, "  a push left checkpoints behind: %s\n", o)
-	}
-	return nil
 }

@@ -21,9 +21,9 @@ import (
 	"github.com/entirecli/entire/internal/fswatch"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/settings"
-	"github.com/entirecli/entire/strategy/translog"
 	"github.com/entirecli/entire/notes"
 	"github.com/entirecli/entire/strategy/rewind"
+	"github.com/entirecli/entire/strategy/translog"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/cmd/entire/e2etest"
-	"github.com/entirecli/entire/internal/gitrepo/gittest"
 	"github.com/entirecli/entire/cmd/entire/e2etest/realagent"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // liveAgent is one real client and how a script talks to it.

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/entirecli/entire/cmd/entire/e2etest"
-	"github.com/entirecli/entire/internal/gitrepo/gittest"
 	"github.com/entirecli/entire/cmd/entire/e2etest/realagent"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
 // subFinal is a subagent's last message: its answer and the conclusion

@@ -212,6 +212,8 @@ func CompletePendingWait(ctx context.Context, env *Env, wait time.Duration) []Pe
 			}
 		} else if _, _, ok := parseMark(e.Name()); ok {
 			add(e.Name(), false)
+		} else if path := filepath.Join(dir, e.Name()); lockfile.RemoveLeftover(path) {
+			env.Log.Info("removed a killed process's leftover lock file", "path", path)
 		}
 	}
 	var out []Pending

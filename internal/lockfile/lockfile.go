@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -179,6 +181,30 @@ func Break(path string, opts Options) bool {
 	}
 	_ = os.Remove(aside)
 	return false
+}
+
+// RemoveLeftover removes the file at path when it is a leftover of a
+// process killed while it took or broke a lock (a spare "<lock>.<pid>-
+// <nonce>.new.lock" or an aside "….stale.lock", both holding their
+// maker's owner record) and that process is gone. It reports whether it
+// removed it; any other file is left alone.
+func RemoveLeftover(path string) bool {
+	name := filepath.Base(path)
+	if !strings.HasSuffix(name, ".new.lock") && !strings.HasSuffix(name, ".stale.lock") {
+		return false
+	}
+	b, err := readHead(path)
+	if err != nil {
+		return false
+	}
+	o, ok := parseOwner(b)
+	if !ok {
+		return false
+	}
+	if live, _ := o.running(); live {
+		return false
+	}
+	return os.Remove(path) == nil
 }
 
 // judgeFile is judge for a path not yet stat'ed.

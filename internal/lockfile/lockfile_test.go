@@ -183,3 +183,36 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// The spare file of a process killed between writing its record and
+// linking it to the lock's name is removed once that process is gone;
+// a live process's spare and any other file are left alone.
+func TestRemoveLeftover(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	dead := lockfiletest.DeadOwner(t).Encode()
+	for _, c := range []struct {
+		path    string
+		removed bool
+	}{
+		{write("mark.123-abc.new.lock", dead), true},
+		{write("mark.123-abd.stale.lock", dead), true},
+		{write("mark.124-abc.new.lock", lockfile.Self().Encode()), false},
+		{write("mark", dead), false},
+		{write("other.new.lock", []byte("not a record")), false},
+	} {
+		if got := lockfile.RemoveLeftover(c.path); got != c.removed {
+			t.Errorf("RemoveLeftover(%s) = %v, want %v", filepath.Base(c.path), got, c.removed)
+		}
+		if _, err := os.Stat(c.path); (err == nil) == c.removed {
+			t.Errorf("%s: exists = %v after RemoveLeftover", filepath.Base(c.path), err == nil)
+		}
+	}
+}

@@ -84,6 +84,9 @@ func (r *SessionRepo) KilledCondensation(msg string) string {
 	AwaitDir(t, pending, 20*time.Second, "post-commit to mark a pending condensation in "+pending, func() bool {
 		entries, _ := os.ReadDir(pending)
 		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".new.lock") {
+				continue // the mark's spare, before it is linked
+			}
 			var owner lockfile.Owner
 			if b, err := os.ReadFile(filepath.Join(pending, e.Name())); err == nil && json.Unmarshal(b, &owner) == nil {
 				pid = owner.PID

@@ -3,6 +3,7 @@
 package gittest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,5 +92,30 @@ func Fsck(t testing.TB, dir string) {
 	out, err := GitErr(dir, "fsck", "--strict", "--no-progress", "--no-dangling")
 	if err != nil || strings.TrimSpace(out) != "" {
 		t.Fatalf("git fsck --strict: %v\n%s", err, out)
+	}
+}
+
+// EmptyCommits adds one empty commit per message on top of the branch
+// checked out in dir, in that order, with one `git fast-import` (a test
+// that needs a hundred commits need not start a hundred gits). The work
+// tree and index stay as they are: every commit has HEAD's tree.
+func EmptyCommits(t testing.TB, dir string, messages ...string) {
+	t.Helper()
+	branch := Git(t, dir, "symbolic-ref", "HEAD")
+	head := Git(t, dir, "rev-parse", "HEAD")
+	var b strings.Builder
+	for i, m := range messages {
+		fmt.Fprintf(&b, "commit %s\ncommitter Test <test@example.com> %d +0000\ndata %d\n%s\n", branch, 1700000000+i, len(m), m)
+		if i == 0 {
+			fmt.Fprintf(&b, "from %s\n", head)
+		}
+		b.WriteString("\n")
+	}
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir = dir
+	cmd.Env = Env(filepath.Join(os.TempDir(), "gittest-home"))
+	cmd.Stdin = strings.NewReader(b.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git fast-import: %v\n%s", err, out)
 	}
 }

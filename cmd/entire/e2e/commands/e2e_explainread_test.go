@@ -87,12 +87,14 @@ func TestExplainListLimitCountsExistingCheckpoints(t *testing.T) {
 		}
 	}
 	e2etest.AddMetadata(t, dir, files)
+	var messages []string
 	for i := range 100 {
-		commitLinking(t, dir, fmt.Sprintf("existing %d", i), fmt.Sprintf("a0000000%04d", i))
+		messages = append(messages, fmt.Sprintf("existing %d\n\nEntire-Checkpoint: a0000000%04d", i, i))
 	}
 	for i := range 12 {
-		commitLinking(t, dir, fmt.Sprintf("missing %d", i), fmt.Sprintf("b0000000%04d", i))
+		messages = append(messages, fmt.Sprintf("missing %d\n\nEntire-Checkpoint: b0000000%04d", i, i))
 	}
+	gittest.EmptyCommits(t, dir, messages...)
 	out, errOut, code := e2etest.RunEntire(t, dir, nil, "", "explain", "--no-pager")
 	if code != 0 {
 		t.Fatalf("explain: %d %s", code, errOut)

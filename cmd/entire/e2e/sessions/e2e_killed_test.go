@@ -49,6 +49,27 @@ func TestE2EKilledCondensationCompletedByNextTurn(t *testing.T) {
 	e2etest.AssertStoreClean(t, r.Dir, first, second)
 }
 
+// A post-commit killed between writing its mark's owner record and
+// linking it into place leaves a spare file: the next hook removes it once
+// its maker is gone.
+func TestE2EKilledMarkSpareRemoved(t *testing.T) {
+	t.Parallel()
+	r := newWorkedRepo(t, "first turn")
+	pending := e2etest.GitPath(t, r.Dir, "entire-pending")
+	if err := os.MkdirAll(pending, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spare := filepath.Join(pending, strings.Repeat("a", 40)+"-0123456789ab.4242-x1.new.lock")
+	if err := os.WriteFile(spare, lockfiletest.DeadOwner(t).Encode(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.AgentTurn("second turn", map[string]string{"b.txt": "b\n"})
+	if _, err := os.Stat(spare); err == nil {
+		t.Errorf("the spare of a killed post-commit is still there:\n%s", e2etest.LogText(r.Dir))
+	}
+	r.AssertNoPendingMarks()
+}
+
 // A post-commit that never ran (killed before it marked anything, or
 // never started) leaves the trailer prepare-commit-msg added: the mark
 // prepare-commit-msg left leads the next agent hook to the commit, which

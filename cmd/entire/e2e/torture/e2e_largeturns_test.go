@@ -1,4 +1,6 @@
-package sessions
+//go:build torture
+
+package torture
 
 import (
 	"bytes"

@@ -15,6 +15,7 @@ import (
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 	"github.com/entirecli/entire/internal/redact/redacttest"
 	"github.com/entirecli/entire/internal/settings"
+	"github.com/entirecli/entire/internal/testtier"
 )
 
 // Secrets never become git objects: 25 kinds of secrets planted in a Claude
@@ -40,7 +41,7 @@ func TestSecretsNeverStored(t *testing.T) {
 
 	// Gemini CLI: the secrets in prompts and answers of a JSON transcript.
 	g := e2etest.NewGeminiSession(r, "9f0e8d7c-gemini-session", false)
-	for i, s := range secrets[:10] {
+	for i, s := range secrets[:testtier.Count(4, 10)] {
 		g.PlayTurn("deploy with "+s.Text, map[string]string{fmt.Sprintf("g%d.txt", i): "ok\n"})
 	}
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Debian's Chromium for the browser test tier of `entire web`
-# (cmd/entire/webserver), unless a Chromium is already there. Run as root
+# (cmd/entire/e2e/browser), unless a Chromium is already there. Run as root
 # or with sudo; CI runs it from .ci/run.
 set -euo pipefail
 for bin in chromium chromium-browser google-chrome; do

@@ -67,8 +67,18 @@ func Run(m *testing.M, programs ...Program) int {
 	r := role(all)
 	for _, p := range all {
 		if p.Name == r {
+			// What this process starts through os.Executable (the test
+			// binary's own path) runs as the same program.
+			os.Setenv(roleEnv, r)
 			os.Exit(p.Main())
 		}
+	}
+	if os.Getenv(runEnv) != "" {
+		// A process a test started ran the test binary with no program
+		// to stand for: running the tests again inside a test would
+		// multiply them. Say so and fail instead.
+		fmt.Fprintf(os.Stderr, "e2etest: %s started with no program to run (%s unset)\n", os.Args[0], roleEnv)
+		return 2
 	}
 	// The tests spend most of their time waiting for the processes they
 	// start (entire, git, the agent clients): twice GOMAXPROCS parallel

@@ -147,7 +147,7 @@ func TestWebInABrowser(t *testing.T) {
 	if n := text(`String(document.querySelectorAll("img").length)`); n != "0" {
 		t.Errorf("the timeline has %s img elements: the prompt's markup became one", n)
 	}
-	must("open the checkpoint", chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a[href="/checkpoint/`+id+`"]`)), chromedp.WaitVisible(chromedp.CSS("section.session"))))
+	must("open the checkpoint", chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a[href$="/checkpoint/`+id+`"]`)), chromedp.WaitVisible(chromedp.CSS("section.session"))))
 	body = text(`document.querySelector("main").innerText`)
 	for _, want := range []string{"parser.go", "README.md", "Files changed", "Add a parser for <img src=x onerror=alert(1)> tags", "Document the parser", "entire rewind --to", "build-cmd", "entire resume feature"} {
 		if !strings.Contains(body, want) {

@@ -127,7 +127,7 @@ func newLiveRepo(t *testing.T, ag liveAgent, enableFlags ...string) *liveRepo {
 	dir := gittest.InitWithCommit(t)
 	r := &liveRepo{t: t, ag: ag, dir: dir}
 	r.srv = realagent.NewServer(t, nil)
-	r.env = realagent.NewEnv(t, r.srv, []string{filepath.Dir(e2etest.EntireBin())}, dir)
+	r.env = realagent.NewEnv(t, r.srv, e2etest.ProgramEnv(t), dir)
 	t.Cleanup(func() { e2etest.AwaitFinishers(t, dir) })
 	r.entire(append([]string{"enable", "--agent", ag.flag}, enableFlags...)...)
 	r.git("add", "-A")

@@ -382,7 +382,7 @@ func TestRealAgentPushAndResumeInClone(t *testing.T) {
 
 		clone := filepath.Join(t.TempDir(), "clone")
 		gittest.Git(t, filepath.Dir(clone), "clone", "-q", remote, clone)
-		env := realagent.NewEnv(t, r.srv, []string{filepath.Dir(e2etest.EntireBin())}, clone)
+		env := realagent.NewEnv(t, r.srv, e2etest.ProgramEnv(t), clone)
 		c := &liveRepo{t: t, ag: ag, dir: clone, srv: r.srv, env: env}
 		_, errOut := c.entire("resume", "main")
 		if !strings.Contains(errOut, first.sessionID) {

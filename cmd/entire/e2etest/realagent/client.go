@@ -79,16 +79,16 @@ type Env struct {
 // NewEnv returns a fresh environment for clients that talk to srv: a new
 // HOME (with Gemini's user settings and trust for the given folders), the
 // server's URL for both APIs, non-essential traffic off, and HTTP(S)_PROXY
-// pointed at a closed local port. pathDirs go first on PATH (the entire
-// binary's directory).
-func NewEnv(t testing.TB, srv *Server, pathDirs []string, trusted ...string) *Env {
+// pointed at a closed local port. program holds the environment entries
+// the program under test needs (its PATH, with entire's directory first,
+// replaces the process's own).
+func NewEnv(t testing.TB, srv *Server, program []string, trusted ...string) *Env {
 	t.Helper()
 	home := t.TempDir()
 	proxy := "http://" + closedPort(t)
 	env := &Env{Home: home}
-	path := strings.Join(append(append([]string(nil), pathDirs...), os.Getenv("PATH")), string(os.PathListSeparator))
 	env.Vars = []string{
-		"PATH=" + path,
+		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + home,
 		"USER=tester",
 		"LANG=C.UTF-8",
@@ -119,6 +119,13 @@ func NewEnv(t testing.TB, srv *Server, pathDirs []string, trusted ...string) *En
 		// run the hooks the way large repositories do.
 		"ENTIRE_FSMONITOR=1",
 		"CI=", // Gemini CLI changes its UI under CI; the test's own CI must not leak in
+	}
+	for _, v := range program {
+		if strings.HasPrefix(v, "PATH=") {
+			env.Vars[0] = v
+		} else {
+			env.Vars = append(env.Vars, v)
+		}
 	}
 	env.writeGeminiHome(t, trusted)
 	// An installed client's configuration folder (entire restores sessions

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,7 @@ func TestLargeSessionPushesKeepUp(t *testing.T) {
 	r.Hook("session-start", map[string]any{"source": "startup"})
 	var slowest time.Duration
 	var times []string
+	var held []time.Duration // each push's time, in order
 	for turn := 1; turn <= turns; turn++ {
 		prompt := fmt.Sprintf("Turn %d: build and fix", turn)
 		r.StartTurn(r.Dir, prompt)
@@ -70,6 +72,7 @@ func TestLargeSessionPushesKeepUp(t *testing.T) {
 			t.Fatalf("push after turn %d: %v\n%s", turn, err, out)
 		}
 		times = append(times, fmt.Sprintf("%.2f", d.Seconds()))
+		held = append(held, d)
 
 		slowest = max(slowest, d)
 	}
@@ -109,11 +112,26 @@ func TestLargeSessionPushesKeepUp(t *testing.T) {
 		gittest.Git(t, remote, "clone", "-q", "--mirror", remote, filepath.Join(keep, "remote.git"))
 	}
 	t.Logf("%d turns; pushes (s): %s; slowest %s", turns, strings.Join(times, " "), slowest)
-	if slowest > 2*time.Second {
-		t.Errorf("a push held the user's for %s", slowest)
+	// A push's time must not grow with the session (before the fix: 0.25 s
+	// at the first, 3.3 s by turn 30). The medians of the first and last
+	// five pushes are compared, so that one push slowed by a busy machine
+	// does not decide; the large push returns within the hook's time.
+	early, late := median(held[:5]), median(held[len(held)-5:])
+	if late > 3*early+500*time.Millisecond || late > 1500*time.Millisecond {
+		t.Errorf("pushes grew with the session: median of the first five %s, of the last five %s", early, late)
+	}
+	if d > 3*time.Second {
+		t.Errorf("the push of large data held the user's for %s", d)
 	}
 	local := gittest.Git(t, r.Dir, "rev-parse", "entire/checkpoints/v1")
 	if got := gittest.Git(t, remote, "rev-parse", "entire/checkpoints/v1"); got != local {
 		t.Errorf("the remote's metadata branch is at %s, the local one at %s", got, local)
 	}
+}
+
+// median is the middle of ds (sorted copy).
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

@@ -214,8 +214,7 @@ func CloneSessionRepo(t *testing.T, remote, sessionID string) *SessionRepo {
 	gittest.Git(t, dir, "config", "user.name", "Test User")
 	gittest.Git(t, dir, "config", "user.email", "test@example.com")
 	gittest.Git(t, dir, "config", "gc.auto", "0")
-	binDir := filepath.Dir(EntireBin())
-	env := []string{"PATH=" + binDir + string(os.PathListSeparator) + os.Getenv("PATH"), "ENTIRE_TEST_TTY=0"}
+	env := append(ProgramEnv(t), "ENTIRE_TEST_TTY=0")
 	if _, err := githook.Install(githook.Options{RepoRoot: dir, Env: append(gittest.Env(t.TempDir()), env...)}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,53 +1,90 @@
 #!/usr/bin/env bash
-# Installs the real agent clients that the real-agent test tier runs:
-# exactly Claude Code 2.1.197 and Gemini CLI 0.61.0, with npm, into a cache
-# directory (ENTIRE_AGENTS_DIR, default ~/.cache/entire-agents). The tests
-# find them there; without them the tier skips (or fails under CI).
+# Installs the real agent clients that the real-agent test tier runs, each
+# twice: the pinned version (the tier's whole scenario list runs against
+# it) and the newest published one (`npm view`; the core scenarios run
+# against it, since users upgrade weekly). Each version goes into a
+# directory of its own under the cache directory (ENTIRE_AGENTS_DIR,
+# default ~/.cache/entire-agents), installed once; clients.json there
+# tells the tier what was installed:
 #
-#   CLAUDE_CODE_VERSION=2.1.200 GEMINI_CLI_VERSION=0.62.0 scripts/install-agents.sh
+#   {"claude": {"pinned": "2.1.197", "newest": "2.1.332"}, ...}
 #
-# tries newer versions instead. A second run with the same versions does
-# nothing. Needs node and npm.
+#   CLAUDE_CODE_VERSION=2.1.200 scripts/install-agents.sh    # another pinned version
+#   ENTIRE_AGENTS_NEWEST=0 scripts/install-agents.sh         # the pinned ones only
+#
+# Without the registry (offline), the newest versions installed before
+# stay the newest. Needs node and npm.
 set -euo pipefail
 
-claude_version="${CLAUDE_CODE_VERSION:-2.1.197}"
-gemini_version="${GEMINI_CLI_VERSION:-0.61.0}"
 dir="${ENTIRE_AGENTS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/entire-agents}"
+# name, npm package, binary, pinned version
+clients=(
+  "claude @anthropic-ai/claude-code claude ${CLAUDE_CODE_VERSION:-2.1.197}"
+  "gemini @google/gemini-cli gemini ${GEMINI_CLI_VERSION:-0.61.0}"
+)
 
 if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
   echo "install-agents: node and npm are needed (none found)" >&2
   exit 1
 fi
-
 mkdir -p "$dir"
-bin="$dir/node_modules/.bin"
-installed() {
-  [ -x "$bin/claude" ] && [ -x "$bin/gemini" ] &&
-    [ "$("$bin/claude" --version 2>/dev/null | awk '{print $1}')" = "$claude_version" ] &&
-    [ "$("$bin/gemini" --version 2>/dev/null)" = "$gemini_version" ]
+
+# reports prints a client's version as its --version says it.
+reports() {
+  local name=$1 bin=$2
+  case "$name" in
+    claude) "$bin" --version 2>/dev/null | awk '{print $1}' ;;
+    *) "$bin" --version 2>/dev/null ;;
+  esac
 }
 
-if installed; then
-  echo "install-agents: Claude Code $claude_version and Gemini CLI $gemini_version already in $dir"
-  exit 0
-fi
+# install puts package@version into its own directory, once.
+install() {
+  local name=$1 pkg=$2 binname=$3 version=$4
+  local prefix="$dir/$name-$version"
+  local bin="$prefix/node_modules/.bin/$binname"
+  if [ -x "$bin" ] && [ "$(reports "$name" "$bin")" = "$version" ]; then
+    return 0
+  fi
+  echo "install-agents: installing $pkg@$version into $prefix"
+  npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "$pkg@$version"
+  # Claude Code brings its native binary through a platform package; npm
+  # may skip the postinstall that links it.
+  if [ "$name" = claude ] && ! "$bin" --version >/dev/null 2>&1; then
+    (cd "$prefix/node_modules/$pkg" && node install.cjs)
+  fi
+  if [ "$(reports "$name" "$bin")" != "$version" ]; then
+    echo "install-agents: $pkg@$version reports $(reports "$name" "$bin" || true)" >&2
+    exit 1
+  fi
+}
 
-echo "install-agents: installing Claude Code $claude_version and Gemini CLI $gemini_version into $dir"
-# --prefix keeps everything in the cache directory; the exact versions are
-# pinned so that a run is reproducible.
-npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
-  "@anthropic-ai/claude-code@$claude_version" "@google/gemini-cli@$gemini_version"
+# previous prints the newest version of a client recorded by an earlier run.
+previous() {
+  [ -f "$dir/clients.json" ] || return 0
+  node -e 'const c = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log((c[process.argv[2]] || {}).newest || "")' "$dir/clients.json" "$1"
+}
 
-# Claude Code brings its native binary through a platform package; npm may
-# skip the postinstall that links it.
-if ! "$bin/claude" --version >/dev/null 2>&1; then
-  (cd "$dir/node_modules/@anthropic-ai/claude-code" && node install.cjs)
-fi
-
-if ! installed; then
-  echo "install-agents: the clients do not report the expected versions:" >&2
-  "$bin/claude" --version >&2 || true
-  "$bin/gemini" --version >&2 || true
-  exit 1
-fi
-echo "install-agents: $("$bin/claude" --version), Gemini CLI $("$bin/gemini" --version)"
+json="{"
+sep=""
+for line in "${clients[@]}"; do
+  read -r name pkg binname pinned <<<"$line"
+  install "$name" "$pkg" "$binname" "$pinned"
+  newest="$pinned"
+  if [ "${ENTIRE_AGENTS_NEWEST:-1}" != 0 ]; then
+    if published=$(timeout 60 npm view "$pkg" version 2>/dev/null) && [ -n "$published" ]; then
+      newest="$published"
+    elif [ -n "$(previous "$name")" ]; then
+      newest="$(previous "$name")"
+      echo "install-agents: the registry did not answer; $name's newest stays $newest"
+    fi
+    install "$name" "$pkg" "$binname" "$newest"
+  fi
+  echo "install-agents: $name pinned $pinned, newest $newest"
+  json="$json$sep\"$name\": {\"pinned\": \"$pinned\", \"newest\": \"$newest\"}"
+  sep=", "
+done
+json="$json}"
+tmp=$(mktemp "$dir/clients.json.XXXXXX")
+echo "$json" > "$tmp"
+mv "$tmp" "$dir/clients.json"

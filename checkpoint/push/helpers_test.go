@@ -73,9 +73,7 @@ func cloneOf(t testing.TB, bare string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "clone")
 	gittest.Git(t, filepath.Dir(dir), "clone", "-q", bare, dir)
-	gittest.Git(t, dir, "config", "user.name", "Test User")
-	gittest.Git(t, dir, "config", "user.email", "test@example.com")
-	gittest.Git(t, dir, "config", "gc.auto", "0")
+	gittest.Configure(t, dir)
 	return dir
 }
 

@@ -119,10 +119,15 @@ func TestPlansMatchWholeText(t *testing.T) {
 			t.Fatalf("%s: rule %s (%s plan) on %q:\nplan  %v\nwhole %v", name, r.rules[i].id, r.rules[i].plan.get(r.rules[i].re).kind, s, a, b)
 		}
 	}
+	// The quick tier pairs each adversarial text with every third rule,
+	// shifting by text, so every rule still meets a third of the texts.
+	share := testtier.Count(3, 1)
 	adv := adversarialTexts(r)
 	for k, s := range adv {
 		for i := range r.rules {
-			compare(fmt.Sprintf("adversarial %d", k), i, s)
+			if (i+k)%share == 0 {
+				compare(fmt.Sprintf("adversarial %d", k), i, s)
+			}
 		}
 	}
 	corpus := corpusTexts(t, r)

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/entirecli/entire/cmd/entire/cli"
@@ -40,6 +41,13 @@ type harness struct {
 	// coverDir receives the coverage of the programs' runs (the test's
 	// -test.gocoverdir), "" without coverage.
 	coverDir string
+	// template is the repository NewSessionRepo copies, built by the
+	// first test that needs it (see sessionTemplate).
+	template struct {
+		once sync.Once
+		dir  string
+		err  error
+	}
 }
 
 // the is the harness of this test binary, set by Main before any test

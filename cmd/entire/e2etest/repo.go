@@ -84,7 +84,7 @@ func (r *SessionRepo) CommitAll(msg string) string {
 // GitPath is a path in the work tree's git directory.
 func GitPath(t *testing.T, dir, rel string) string {
 	t.Helper()
-	return filepath.Join(gittest.Git(t, dir, "rev-parse", "--path-format=absolute", "--git-dir"), filepath.FromSlash(rel))
+	return filepath.Join(GitDir(t, dir), filepath.FromSlash(rel))
 }
 
 // Publish pushes the feature branch and the metadata branch of r to a new
@@ -211,9 +211,7 @@ func CloneSessionRepo(t *testing.T, remote, sessionID string) *SessionRepo {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "clone")
 	gittest.Git(t, filepath.Dir(dir), "clone", "-q", remote, dir)
-	gittest.Git(t, dir, "config", "user.name", "Test User")
-	gittest.Git(t, dir, "config", "user.email", "test@example.com")
-	gittest.Git(t, dir, "config", "gc.auto", "0")
+	gittest.Configure(t, dir)
 	env := append(ProgramEnv(t), "ENTIRE_TEST_TTY=0")
 	if _, err := githook.Install(githook.Options{RepoRoot: dir, Env: append(gittest.Env(t.TempDir()), env...)}); err != nil {
 		t.Fatal(err)
@@ -221,12 +219,6 @@ func CloneSessionRepo(t *testing.T, remote, sessionID string) *SessionRepo {
 	projects := t.TempDir()
 	env = append(env, "ENTIRE_TEST_CLAUDE_PROJECT_DIR="+projects)
 	return &SessionRepo{T: t, Dir: dir, Transcript: filepath.Join(projects, sessionID+".jsonl"), Env: env, SessionID: sessionID}
-}
-
-// IsRepo reports whether dir is inside a git work tree.
-func IsRepo(dir string) bool {
-	_, err := gittest.GitErr(dir, "rev-parse", "--git-dir")
-	return err == nil
 }
 
 // SessionRepo is a repository set up as `entire enable` leaves it, with
@@ -243,26 +235,124 @@ type SessionRepo struct {
 
 // NewSessionRepo returns a repository with one commit, enabled for Claude
 // Code with the default settings (committed) and the git hooks installed.
+// It is a copy of a repository set up so once per test binary: setting
+// one up took seven git processes, and the tiers make hundreds.
 func NewSessionRepo(t *testing.T) *SessionRepo {
 	t.Helper()
-	dir := gittest.InitWithCommit(t)
-	if err := settings.Save(settings.ProjectPath(dir), settings.Defaults()); err != nil {
-		t.Fatal(err)
+	tmpl, err := sessionTemplate()
+	if err != nil {
+		t.Fatalf("session repository template: %v", err)
 	}
-	if _, err := settings.EnsureDir(dir); err != nil {
-		t.Fatal(err)
+	dir := t.TempDir()
+	if err := copyTree(tmpl, dir); err != nil {
+		t.Fatalf("copy the session repository template: %v", err)
 	}
 	env := append(ProgramEnv(t), "ENTIRE_TEST_TTY=0")
-	if _, err := githook.Install(githook.Options{RepoRoot: dir, Env: append(gittest.Env(t.TempDir()), env...)}); err != nil {
-		t.Fatal(err)
-	}
-	gittest.Git(t, dir, "add", "-A")
-	// Without the hooks: an `entire` the user installed on PATH would run
-	// them (and write .entire/logs) before the test starts.
-	gittest.Git(t, dir, "-c", "core.hooksPath="+t.TempDir(), "commit", "-q", "-m", "enable entire")
 	projects := t.TempDir()
 	env = append(env, "ENTIRE_TEST_CLAUDE_PROJECT_DIR="+projects)
 	return &SessionRepo{T: t, Dir: dir, Transcript: filepath.Join(projects, "sess-1.jsonl"), Env: env, SessionID: "sess-1"}
+}
+
+// sessionTemplate returns the repository NewSessionRepo copies, building
+// it on the first call: README.md committed, then entire's default
+// settings committed with the git hooks installed, as `entire enable`
+// leaves a repository.
+func sessionTemplate() (string, error) {
+	tm := &the.template
+	tm.once.Do(func() { tm.dir, tm.err = buildSessionTemplate(filepath.Join(the.binDir, "template")) })
+	return tm.dir, tm.err
+}
+
+func buildSessionTemplate(dir string) (string, error) {
+	git := func(args ...string) error {
+		if out, err := gittest.GitErr(dir, args...); err != nil {
+			return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := git("init", "-q", "-b", "main"); err != nil {
+		return "", err
+	}
+	if err := gittest.AppendConfig(dir); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("hello\n"), 0o644); err != nil {
+		return "", err
+	}
+	// Without hooks: an `entire` the user installed on PATH would run
+	// them (and write .entire/logs).
+	noHooks := "core.hooksPath=" + filepath.Join(dir, ".git", "no-hooks")
+	if err := git("add", "-A"); err != nil {
+		return "", err
+	}
+	if err := git("-c", noHooks, "commit", "-q", "-m", "initial"); err != nil {
+		return "", err
+	}
+	if err := settings.Save(settings.ProjectPath(dir), settings.Defaults()); err != nil {
+		return "", err
+	}
+	if _, err := settings.EnsureDir(dir); err != nil {
+		return "", err
+	}
+	env := append(gittest.Env(filepath.Join(dir, ".git", "home")), "PATH="+the.binDir+string(os.PathListSeparator)+os.Getenv("PATH"), "ENTIRE_TEST_TTY=0")
+	if _, err := githook.Install(githook.Options{RepoRoot: dir, Env: env}); err != nil {
+		return "", err
+	}
+	if err := git("add", "-A"); err != nil {
+		return "", err
+	}
+	if err := git("-c", noHooks, "commit", "-q", "-m", "enable entire"); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// copyTree copies the directory src (regular files, directories and
+// symbolic links) to dst, keeping file modes.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, info.Mode().Perm())
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, to)
+		default:
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(to, data, info.Mode().Perm())
+		}
+	})
+}
+
+// WorkedSessionRepo is NewSessionRepo after a session start and one agent
+// turn, prompted with prompt, that wrote a.txt.
+func WorkedSessionRepo(t *testing.T, prompt string) *SessionRepo {
+	t.Helper()
+	r := NewSessionRepo(t)
+	r.Hook("session-start", map[string]any{"source": "startup"})
+	r.AgentTurn(prompt, map[string]string{"a.txt": "a\n"})
+	return r
 }
 
 // GitCmd is a git command run in the session repository with the test's

@@ -162,7 +162,7 @@ func ShowJSON(t *testing.T, dir, spec string) map[string]any {
 // SessionState reads a session's state file from the common git dir.
 func SessionState(t *testing.T, dir, id string) map[string]any {
 	t.Helper()
-	common := gittest.Git(t, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := GitCommonDir(t, dir)
 	b, err := os.ReadFile(filepath.Join(common, "entire-sessions", id+".json"))
 	if err != nil {
 		t.Fatalf("session state %s: %v", id, err)

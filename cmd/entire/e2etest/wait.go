@@ -10,14 +10,13 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/checkpoint/session"
-	"github.com/entirecli/entire/internal/gitrepo/gittest"
 	"github.com/fsnotify/fsnotify"
 )
 
 // AwaitFinishers waits for turn ends being finished in the background.
 func AwaitFinishers(t *testing.T, dir string) {
 	t.Helper()
-	common := gittest.Git(t, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := GitCommonDir(t, dir)
 	store := session.NewStore(session.Options{GitCommonDir: common})
 	err := store.AwaitTurnFinishes(10 * time.Second)
 	if errors.Is(err, session.ErrLockTimeout) {

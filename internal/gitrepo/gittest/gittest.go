@@ -12,7 +12,8 @@ import (
 )
 
 // Env is the environment tests run git with: a fixed identity and dates,
-// no system or global config, and gc disabled.
+// no system or global config, and no automatic maintenance (which would
+// start a detached git after every commit).
 func Env(home string) []string {
 	env := []string{}
 	for _, kv := range os.Environ() {
@@ -27,6 +28,7 @@ func Env(home string) []string {
 		"GIT_AUTHOR_NAME=Test User", "GIT_AUTHOR_EMAIL=test@example.com",
 		"GIT_COMMITTER_NAME=Test User", "GIT_COMMITTER_EMAIL=test@example.com",
 		"GIT_AUTHOR_DATE=2026-01-02T03:04:05Z", "GIT_COMMITTER_DATE=2026-01-02T03:04:05Z",
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=maintenance.auto", "GIT_CONFIG_VALUE_0=false",
 	)
 }
 
@@ -36,11 +38,47 @@ func Init(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	Git(t, dir, "init", "-q", "-b", "main")
-	Git(t, dir, "config", "user.name", "Test User")
-	Git(t, dir, "config", "user.email", "test@example.com")
-	Git(t, dir, "config", "gc.auto", "0")
-	Git(t, dir, "config", "commit.gpgsign", "false")
+	Configure(t, dir)
 	return dir
+}
+
+// repoConfig is what Configure adds to a test repository's config.
+const repoConfig = `[user]
+	name = Test User
+	email = test@example.com
+[gc]
+	auto = 0
+[maintenance]
+	auto = false
+[commit]
+	gpgsign = false
+`
+
+// Configure gives the repository (or clone) whose work tree is dir the
+// test identity, no signing and no automatic gc or maintenance, whatever
+// environment later runs git in it. It appends to .git/config instead of
+// running git config four times: tests create hundreds of repositories.
+func Configure(t testing.TB, dir string) {
+	t.Helper()
+	if err := AppendConfig(dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// AppendConfig is Configure for code without a test at hand.
+func AppendConfig(dir string) error {
+	f, err := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("configure test repository: %w", err)
+	}
+	if _, err := f.WriteString(repoConfig); err != nil {
+		f.Close()
+		return fmt.Errorf("configure test repository: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("configure test repository: %w", err)
+	}
+	return nil
 }
 
 // InitWithCommit is Init plus one commit holding README.md.

@@ -51,7 +51,7 @@ func TestE2ECorruptSessionState(t *testing.T) {
 	t.Parallel()
 	r := e2etest.NewSessionRepo(t)
 	r.PlayTurn("First turn", map[string]string{"a.txt": "a\n"})
-	common := gittest.Git(t, r.Dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := e2etest.GitCommonDir(t, r.Dir)
 	statePath := filepath.Join(common, "entire-sessions", "sess-1.json")
 	if err := os.WriteFile(statePath, []byte(`{"session_id": "sess-1", "phase": `), 0o600); err != nil {
 		t.Fatal(err)

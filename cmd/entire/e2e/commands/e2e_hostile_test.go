@@ -73,7 +73,7 @@ func TestE2EHostileTranscriptPaths(t *testing.T) {
 	if got := entireRefs(t, r.Dir); got != refs {
 		t.Errorf("entire branches changed by hostile input:\n%s\nwas:\n%s", got, refs)
 	}
-	common := gittest.Git(t, r.Dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := e2etest.GitCommonDir(t, r.Dir)
 	entries, _ := os.ReadDir(filepath.Join(common, "entire-sessions"))
 	for _, e := range entries {
 		if strings.ContainsAny(e.Name(), "\n\x1b") {
@@ -91,7 +91,7 @@ func TestE2ESecondSIGTERMEndsAtOnce(t *testing.T) {
 	t.Parallel()
 	r := e2etest.NewSessionRepo(t)
 	r.PlayTurn("First", map[string]string{"a.txt": "a\n"})
-	common := gittest.Git(t, r.Dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := e2etest.GitCommonDir(t, r.Dir)
 	lock, err := os.OpenFile(filepath.Join(common, "entire-sessions", ".index", "locks", "sess-1.lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		t.Fatal(err)

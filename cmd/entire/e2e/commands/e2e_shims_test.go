@@ -29,7 +29,7 @@ exit 0
 func TestE2EOutdatedShimsHealed(t *testing.T) {
 	t.Parallel()
 	r := e2etest.NewSessionRepo(t)
-	hook := filepath.Join(gittest.Git(t, r.Dir, "rev-parse", "--path-format=absolute", "--git-common-dir"), "hooks", "commit-msg")
+	hook := filepath.Join(e2etest.GitCommonDir(t, r.Dir), "hooks", "commit-msg")
 	if err := os.WriteFile(hook, []byte(oldCommitMsgShim), 0o755); err != nil {
 		t.Fatal(err)
 	}

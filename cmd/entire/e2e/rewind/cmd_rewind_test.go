@@ -13,7 +13,7 @@ import (
 // undoStoreDir is where a work tree keeps its undo points.
 func undoStoreDir(t *testing.T, dir string) string {
 	t.Helper()
-	return filepath.Join(gittest.Git(t, dir, "rev-parse", "--path-format=absolute", "--git-dir"), "entire-undo")
+	return filepath.Join(e2etest.GitDir(t, dir), "entire-undo")
 }
 
 // undoPoints lists the undo points of a work tree, oldest first.

@@ -95,7 +95,7 @@ func TestCommitAfterALargeTurnCondensesInTheBackground(t *testing.T) {
 			"content": []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_bash", "content": log.String()}}}},
 	)
 	r.WriteFiles(map[string]string{"summary.txt": "built\n"})
-	common := gittest.Git(t, r.Dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := e2etest.GitCommonDir(t, r.Dir)
 	starved, err := session.NewStore(session.Options{GitCommonDir: common}).LockTurnFinish(r.SessionID)
 	if err != nil {
 		t.Fatal(err)

@@ -25,13 +25,10 @@ const subFinal = "Subagent wrote sub.txt.\n\n<entire:conclusion>\nstatus: succes
 // server sent, one API call per agent-loop request (Gemini's router calls
 // are not agent-loop requests).
 func (r *liveRepo) expectedTokens(main, sub []string) string {
-	kind := realagent.KindClaude
-	if r.ag.gemini {
-		kind = realagent.KindGeminiStream
-	}
+	kind := r.c.tokenKind()
 	line := func(n int, u realagent.Usage) (int, string) {
-		if r.ag.gemini {
-			u.CacheCreation = 0 // Gemini reports no cache writes
+		if !r.c.cacheWrites() {
+			u.CacheCreation = 0
 		}
 		total := u.Input + u.CacheCreation + u.CacheRead + u.Output
 		return total, fmt.Sprintf("%d (input %d, cache write %d, cache read %d, output %d; %d API calls", total, u.Input, u.CacheCreation, u.CacheRead, u.Output, n)
@@ -95,35 +92,24 @@ func (r *liveRepo) stepSummaries(sessionID string) [][2]string {
 // a real commit `explain` with the usage the server sent.
 func TestRealAgentTurn(t *testing.T) {
 	t.Parallel()
-	forBothAgents(t, func(t *testing.T, ag liveAgent) {
-		r := newLiveRepo(t, ag)
+	forEachClient(t, func(t *testing.T, c client) {
+		r := newLiveRepo(t, c)
 		hello := filepath.Join(r.dir, "hello.txt")
 		final := "All done: hello.txt written and edited, bash.txt made, sub.txt delegated."
 		turn := realagent.Script{
-			step(usage(0), ag.write(hello, "hello\n")),
-			step(usage(1), ag.edit(hello, "hello", "hello, world")),
-			step(usage(2), ag.bash("echo made > bash.txt")),
+			step(usage(0), c.write(hello, "hello\n")),
+			step(usage(1), c.edit(hello, "hello", "hello, world")),
+			step(usage(2), c.bash("echo made > bash.txt")),
 		}
-		sub := realagent.Script{step(usage(20), ag.write(filepath.Join(r.dir, "sub.txt"), "sub\n"))}
-		if !ag.gemini {
-			tasks := []realagent.Step{
-				step(usage(3), realagent.ToolCall{Name: "TaskCreate", Input: map[string]any{"subject": "Write the files", "description": "Write hello.txt and sub.txt", "activeForm": "Writing the files"}}),
-				step(usage(4), realagent.ToolCall{Name: "TaskUpdate", Input: map[string]any{"taskId": "1", "status": "completed"}}),
-			}
-			turn = append(turn, tasks...)
-			// Inside the subagent the task list makes incremental checkpoints.
-			sub = append(sub,
-				step(usage(22), realagent.ToolCall{Name: "TaskCreate", Input: map[string]any{"subject": "Write sub.txt", "description": "Write the file", "activeForm": "Writing sub.txt"}}),
-				step(usage(23), realagent.ToolCall{Name: "TaskUpdate", Input: map[string]any{"taskId": "1", "status": "completed"}}))
-		}
-		turn = append(turn, step(usage(5), ag.delegate("Write sub.txt", "SCRIPT:sub write sub.txt for the parent")), realagent.Step{Text: final, Usage: usage(6)})
-		// Claude Code's subagents are asked for a conclusion block; Gemini
-		// CLI's answer with complete_task's response alone.
-		subResult, wantTask := subFinal, "Wrote sub.txt as the parent asked."
-		if ag.gemini {
-			subResult, wantTask = "Subagent wrote sub.txt.", "Subagent wrote sub.txt."
-		}
-		sub = append(sub, ag.finish(subResult, usage(21)))
+		sub := realagent.Script{step(usage(20), c.write(filepath.Join(r.dir, "sub.txt"), "sub\n"))}
+		// Where the client keeps a task list, tasks in the subagent make
+		// incremental checkpoints.
+		turn = append(turn, c.taskSteps(3, "Write the files")...)
+		subTasks := c.taskSteps(22, "Write sub.txt")
+		sub = append(sub, subTasks...)
+		turn = append(turn, step(usage(5), c.delegate("Write sub.txt", "SCRIPT:sub write sub.txt for the parent")), realagent.Step{Text: final, Usage: usage(6)})
+		subResult, wantTask := c.subagentResult()
+		sub = append(sub, c.finish(subResult, usage(21)))
 		r.srv.SetScript("turn", turn)
 		r.srv.SetScript("sub", sub)
 		run := r.prompt("turn", "do the scripted turn")
@@ -170,15 +156,13 @@ func TestRealAgentTurn(t *testing.T) {
 		if !strings.Contains(subTranscript, "SCRIPT:sub write sub.txt for the parent") || strings.Contains(subTranscript, "SCRIPT:turn") {
 			t.Errorf("the task's stored transcript is not the subagent's:\n%.600s", subTranscript)
 		}
-		if !ag.gemini {
-			// The subagent's task list made an incremental checkpoint.
-			if log := gittest.Git(t, r.dir, "log", "--format=%s", branch); !strings.Contains(log, "Write sub.txt (toolu_") {
-				t.Errorf("no incremental checkpoint for the subagent's completed task:\n%s", log)
-			}
-			// The parent got the conclusion.
-			if !r.srv.Saw("[delegated-result task=", "turn") {
-				t.Error("the parent never received the subagent's conclusion")
-			}
+		// The subagent's task list made an incremental checkpoint.
+		if log := gittest.Git(t, r.dir, "log", "--format=%s", branch); subTasks != nil && !strings.Contains(log, "Write sub.txt (") {
+			t.Errorf("no incremental checkpoint for the subagent's completed task:\n%s", log)
+		}
+		// The parent got the conclusion.
+		if c.asksConclusion() && !r.srv.Saw("[delegated-result task=", "turn") {
+			t.Error("the parent never received the subagent's conclusion")
 		}
 
 		// A real commit through the installed hooks, then explain.
@@ -194,7 +178,7 @@ func TestRealAgentTurn(t *testing.T) {
 		} else if c := gittest.Git(t, r.dir, "show", "entire/checkpoints/v1:"+conclusionFile); !strings.Contains(c, `"status": "success"`) {
 			t.Errorf("conclusion.json:\n%s", c)
 		}
-		r.claudeHookTimes()
+		r.recordHookTimes()
 	})
 }
 
@@ -203,25 +187,17 @@ func TestRealAgentTurn(t *testing.T) {
 // final answer.
 func TestRealAgentResume(t *testing.T) {
 	t.Parallel()
-	forBothAgents(t, func(t *testing.T, ag liveAgent) {
-		r := newLiveRepo(t, ag)
+	forEachClient(t, func(t *testing.T, c client) {
+		r := newLiveRepo(t, c)
 		for i, name := range []string{"r1", "r2", "r3"} {
 			r.srv.SetScript(name, realagent.Script{
-				step(usage(i), ag.write(filepath.Join(r.dir, name+".txt"), name+"\n")),
+				step(usage(i), c.write(filepath.Join(r.dir, name+".txt"), name+"\n")),
 				{Text: "Turn " + name + " done.", Usage: usage(10 + i)},
 			})
 		}
 		first := r.prompt("r1", "first turn")
 		second := r.prompt("r2", "second turn", "--resume", first.sessionID)
-		latest := "--continue"
-		if ag.gemini {
-			latest = "--resume"
-		}
-		args := []string{latest}
-		if ag.gemini {
-			args = append(args, "latest")
-		}
-		third := r.prompt("r3", "third turn", args...)
+		third := r.prompt("r3", "third turn", c.latestArgs()...)
 		if second.sessionID != first.sessionID || third.sessionID != first.sessionID {
 			t.Fatalf("sessions %s, %s, %s: not one resumed session", first.sessionID, second.sessionID, third.sessionID)
 		}
@@ -244,7 +220,7 @@ func TestRealAgentResume(t *testing.T) {
 		}
 		r.commitAll("Three turns")
 		r.explainCommit("HEAD", r.expectedTokens([]string{"r1", "r2", "r3"}, nil))
-		r.claudeHookTimes()
+		r.recordHookTimes()
 	})
 }
 
@@ -261,11 +237,11 @@ func containsString(list []string, s string) bool {
 // each in its own slot with its own prompts and files.
 func TestRealAgentInterleavedSessions(t *testing.T) {
 	t.Parallel()
-	forBothAgents(t, func(t *testing.T, ag liveAgent) {
-		r := newLiveRepo(t, ag)
+	forEachClient(t, func(t *testing.T, c client) {
+		r := newLiveRepo(t, c)
 		for i, name := range []string{"ia1", "ib1", "ia2"} {
 			r.srv.SetScript(name, realagent.Script{
-				step(usage(i), ag.write(filepath.Join(r.dir, name+".txt"), name+"\n")),
+				step(usage(i), c.write(filepath.Join(r.dir, name+".txt"), name+"\n")),
 				{Text: name + " done.", Usage: usage(10 + i)},
 			})
 		}
@@ -295,7 +271,7 @@ func TestRealAgentInterleavedSessions(t *testing.T) {
 		if f := e2etest.AnyStrings(slots[b.sessionID]["files_touched"]); strings.Join(f, ",") != "ib1.txt" {
 			t.Errorf("session B files %v", f)
 		}
-		r.claudeHookTimes()
+		r.recordHookTimes()
 	})
 }
 
@@ -304,16 +280,16 @@ func TestRealAgentInterleavedSessions(t *testing.T) {
 // sent, once).
 func TestRealAgentRewindUndo(t *testing.T) {
 	t.Parallel()
-	forBothAgents(t, func(t *testing.T, ag liveAgent) {
-		r := newLiveRepo(t, ag)
+	forEachClient(t, func(t *testing.T, c client) {
+		r := newLiveRepo(t, c)
 		one := filepath.Join(r.dir, "one.txt")
-		r.srv.SetScript("rw1", realagent.Script{step(usage(0), ag.write(one, "one\n")), {Text: "Wrote one.txt.", Usage: usage(1)}})
+		r.srv.SetScript("rw1", realagent.Script{step(usage(0), c.write(one, "one\n")), {Text: "Wrote one.txt.", Usage: usage(1)}})
 		r.srv.SetScript("rw2", realagent.Script{
-			step(usage(2), ag.write(filepath.Join(r.dir, "two.txt"), "two\n")),
-			step(usage(3), ag.edit(one, "one", "one, edited")),
+			step(usage(2), c.write(filepath.Join(r.dir, "two.txt"), "two\n")),
+			step(usage(3), c.edit(one, "one", "one, edited")),
 			{Text: "Wrote two.txt, edited one.txt.", Usage: usage(4)},
 		})
-		r.srv.SetScript("rw3", realagent.Script{step(usage(5), ag.write(filepath.Join(r.dir, "three.txt"), "three\n")), {Text: "Wrote three.txt.", Usage: usage(6)}})
+		r.srv.SetScript("rw3", realagent.Script{step(usage(5), c.write(filepath.Join(r.dir, "three.txt"), "three\n")), {Text: "Wrote three.txt.", Usage: usage(6)}})
 		first := r.prompt("rw1", "first turn")
 		r.prompt("rw2", "second turn", "--resume", first.sessionID)
 		transcript := r.transcriptOf(first.sessionID)
@@ -357,7 +333,7 @@ func TestRealAgentRewindUndo(t *testing.T) {
 		r.prompt("rw3", "third turn", "--resume", first.sessionID)
 		r.commitAll("Three turns, a rewind and its undo")
 		r.explainCommit("HEAD", r.expectedTokens([]string{"rw1", "rw2", "rw3"}, nil))
-		r.claudeHookTimes()
+		r.recordHookTimes()
 	})
 }
 
@@ -366,12 +342,12 @@ func TestRealAgentRewindUndo(t *testing.T) {
 // receives the earlier turn.
 func TestRealAgentPushAndResumeInClone(t *testing.T) {
 	t.Parallel()
-	forBothAgents(t, func(t *testing.T, ag liveAgent) {
-		r := newLiveRepo(t, ag)
+	forEachClient(t, func(t *testing.T, c client) {
+		r := newLiveRepo(t, c)
 		remote := filepath.Join(t.TempDir(), "remote.git")
 		gittest.Git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)
 		r.git("remote", "add", "origin", remote)
-		r.srv.SetScript("pr1", realagent.Script{step(usage(0), ag.write(filepath.Join(r.dir, "shared.txt"), "shared\n")), {Text: "Wrote shared.txt.", Usage: usage(1)}})
+		r.srv.SetScript("pr1", realagent.Script{step(usage(0), c.write(filepath.Join(r.dir, "shared.txt"), "shared\n")), {Text: "Wrote shared.txt.", Usage: usage(1)}})
 		first := r.prompt("pr1", "work to share")
 		id := r.commitAll("Shared work")
 		r.git("push", "-q", "origin", "main")
@@ -383,8 +359,8 @@ func TestRealAgentPushAndResumeInClone(t *testing.T) {
 		clone := filepath.Join(t.TempDir(), "clone")
 		gittest.Git(t, filepath.Dir(clone), "clone", "-q", remote, clone)
 		env := realagent.NewEnv(t, r.srv, e2etest.ProgramEnv(t), clone)
-		c := &liveRepo{t: t, ag: ag, dir: clone, srv: r.srv, env: env}
-		_, errOut := c.entire("resume", "main")
+		cl := &liveRepo{t: t, c: c, dir: clone, srv: r.srv, env: env}
+		_, errOut := cl.entire("resume", "main")
 		if !strings.Contains(errOut, first.sessionID) {
 			t.Errorf("resume does not name the session:\n%s", errOut)
 		}
@@ -392,7 +368,7 @@ func TestRealAgentPushAndResumeInClone(t *testing.T) {
 			t.Errorf("clone HEAD checkpoint %q, want %s", got, id)
 		}
 		r.srv.SetScript("pr2", realagent.Script{{Text: "Continuing on the clone.", Usage: usage(2)}})
-		next := c.prompt("pr2", "continue on the clone", "--resume", first.sessionID)
+		next := cl.prompt("pr2", "continue on the clone", "--resume", first.sessionID)
 		if next.sessionID != first.sessionID {
 			t.Errorf("the clone ran session %s, want %s", next.sessionID, first.sessionID)
 		}
@@ -406,11 +382,11 @@ func TestRealAgentPushAndResumeInClone(t *testing.T) {
 // pages back through it with the entire MCP tools.
 func TestRealAgentHide(t *testing.T) {
 	t.Parallel()
-	forBothAgents(t, func(t *testing.T, ag liveAgent) {
-		r := newLiveRepo(t, ag)
+	forEachClient(t, func(t *testing.T, c client) {
+		r := newLiveRepo(t, c)
 		r.srv.SetScript("hide", realagent.Script{
-			step(usage(0), ag.bash("seq 1 6000")), // about 28 KB of output
-			step(usage(1), ag.mcp("hide_next", map[string]any{"hide_id": realagent.Capture{Pattern: `\[HIDE id=([A-Za-z0-9_-]+)`}, "current_page": 1})),
+			step(usage(0), c.bash("seq 1 6000")), // about 28 KB of output
+			step(usage(1), c.mcp("hide_next", map[string]any{"hide_id": realagent.Capture{Pattern: `\[HIDE id=([A-Za-z0-9_-]+)`}, "current_page": 1})),
 			{Text: "Read the second page.", Usage: usage(2)},
 		})
 		r.prompt("hide", "page through a long output")
@@ -429,12 +405,12 @@ func TestRealAgentHide(t *testing.T) {
 // A note saved and pinned through MCP is in the next session's context.
 func TestRealAgentNoteInNextSession(t *testing.T) {
 	t.Parallel()
-	forBothAgents(t, func(t *testing.T, ag liveAgent) {
-		r := newLiveRepo(t, ag)
+	forEachClient(t, func(t *testing.T, c client) {
+		r := newLiveRepo(t, c)
 		fact := "Deploys go out with make ship-it from the release branch."
 		r.srv.SetScript("n1", realagent.Script{
-			step(usage(0), ag.mcp("note_save", map[string]any{"key": "deploy", "content": fact})),
-			step(usage(1), ag.mcp("note_pin", map[string]any{"key": "deploy"})),
+			step(usage(0), c.mcp("note_save", map[string]any{"key": "deploy", "content": fact})),
+			step(usage(1), c.mcp("note_pin", map[string]any{"key": "deploy"})),
 			{Text: "Noted.", Usage: usage(2)},
 		})
 		r.srv.SetScript("n2", realagent.Script{{Text: "I know how to deploy.", Usage: usage(3)}})
@@ -457,11 +433,11 @@ func TestRealAgentNoteInNextSession(t *testing.T) {
 // to its checkpoint.
 func TestRealAgentAutoCommit(t *testing.T) {
 	t.Parallel()
-	forBothAgents(t, func(t *testing.T, ag liveAgent) {
-		r := newLiveRepo(t, ag, "--strategy", "auto-commit")
+	forEachClient(t, func(t *testing.T, c client) {
+		r := newLiveRepo(t, c, "--strategy", "auto-commit")
 		head := r.git("rev-parse", "HEAD")
 		final := "Wrote auto.txt."
-		r.srv.SetScript("ac", realagent.Script{step(usage(0), ag.write(filepath.Join(r.dir, "auto.txt"), "auto\n")), {Text: final, Usage: usage(1)}})
+		r.srv.SetScript("ac", realagent.Script{step(usage(0), c.write(filepath.Join(r.dir, "auto.txt"), "auto\n")), {Text: final, Usage: usage(1)}})
 		r.prompt("ac", "an auto-committed turn")
 		if r.git("rev-parse", "HEAD") == head {
 			t.Fatal("the turn made no commit")
@@ -487,35 +463,32 @@ func TestRealAgentAutoCommit(t *testing.T) {
 // more than that, at most twice the session start. Not parallel: it runs before the other
 // scenarios, alone in this package.
 func TestRealAgentHookTimes(t *testing.T) {
-	for _, mk := range []func(*testing.T) liveAgent{claudeAgent, geminiAgent} {
-		ag := mk(t)
-		t.Run(ag.name, func(t *testing.T) {
-			event := ag.name + " Stop"
-			if ag.gemini {
-				event = ag.name + " AfterAgent"
-			}
+	for _, m := range clientMakers {
+		t.Run(m.name, func(t *testing.T) {
+			c := m.make(t)
+			event := c.family() + " " + c.turnEndEvent()
 			// go test runs other packages' tests beside this one: a median
 			// over the bound gets one more series of turns, in a new
 			// repository, and that series decides.
 			for attempt := 1; ; attempt++ {
 				mark := hookTimes.mark()
-				r := newLiveRepo(t, ag)
+				r := newLiveRepo(t, c)
 				var session string
 				for i := 0; i < 5; i++ {
 					name := fmt.Sprintf("ht%d", i)
-					r.srv.SetScript(name, realagent.Script{step(usage(i), ag.write(filepath.Join(r.dir, name+".txt"), name+"\n")), {Text: name + " done.", Usage: usage(i)}})
+					r.srv.SetScript(name, realagent.Script{step(usage(i), c.write(filepath.Join(r.dir, name+".txt"), name+"\n")), {Text: name + " done.", Usage: usage(i)}})
 					var args []string
 					if session != "" {
 						args = []string{"--resume", session}
 					}
 					session = r.prompt(name, "a small turn", args...).sessionID
 				}
-				r.claudeHookTimes()
+				r.recordHookTimes()
 				if os.Getenv("SHOWLOG") != "" {
 					t.Log(e2etest.LogText(r.dir))
 				}
 				m, ok := hookTimes.medianSince(mark, event)
-				start, _ := hookTimes.medianSince(mark, ag.name+" SessionStart")
+				start, _ := hookTimes.medianSince(mark, c.family()+" SessionStart")
 				if ok && m <= max(100, 2*start) {
 					break
 				}

@@ -1,4 +1,6 @@
-package pushes
+//go:build torture
+
+package torture
 
 import (
 	"os/exec"

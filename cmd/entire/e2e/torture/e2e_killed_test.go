@@ -1,4 +1,6 @@
-package sessions
+//go:build unix && torture
+
+package torture
 
 import (
 	"os"
@@ -12,21 +14,12 @@ import (
 	"github.com/entirecli/entire/internal/lockfile/lockfiletest"
 )
 
-// newWorkedRepo is a session repository after one agent turn that wrote
-// a.txt.
-func newWorkedRepo(t *testing.T, prompt string) *e2etest.SessionRepo {
-	r := e2etest.NewSessionRepo(t)
-	r.Hook("session-start", map[string]any{"source": "startup"})
-	r.AgentTurn(prompt, map[string]string{"a.txt": "a\n"})
-	return r
-}
-
 // A post-commit killed during condensation (its trailer already in the
 // commit) is completed by the next agent hook: every commit's trailer then
 // resolves to its checkpoint, the first one with the first turn's work.
 func TestE2EKilledCondensationCompletedByNextTurn(t *testing.T) {
 	t.Parallel()
-	r := newWorkedRepo(t, "first turn")
+	r := e2etest.WorkedSessionRepo(t, "first turn")
 	first := r.KilledCondensation("first")
 
 	r.AgentTurn("second turn", map[string]string{"b.txt": "b\n"})
@@ -54,7 +47,7 @@ func TestE2EKilledCondensationCompletedByNextTurn(t *testing.T) {
 // its maker is gone.
 func TestE2EKilledMarkSpareRemoved(t *testing.T) {
 	t.Parallel()
-	r := newWorkedRepo(t, "first turn")
+	r := e2etest.WorkedSessionRepo(t, "first turn")
 	pending := e2etest.GitPath(t, r.Dir, "entire-pending")
 	if err := os.MkdirAll(pending, 0o755); err != nil {
 		t.Fatal(err)
@@ -70,121 +63,12 @@ func TestE2EKilledMarkSpareRemoved(t *testing.T) {
 	r.AssertNoPendingMarks()
 }
 
-// A post-commit that never ran (killed before it marked anything, or
-// never started) leaves the trailer prepare-commit-msg added: the mark
-// prepare-commit-msg left leads the next agent hook to the commit, which
-// it condenses.
-func TestE2EPostCommitNeverRanCompletedByNextTurn(t *testing.T) {
-	t.Parallel()
-	r := newWorkedRepo(t, "first turn")
-	// Only prepare-commit-msg runs: the commit gets its trailer and no
-	// post-commit.
-	only := t.TempDir()
-	shim, err := os.ReadFile(e2etest.GitPath(t, r.Dir, "hooks/prepare-commit-msg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(only, "prepare-commit-msg"), shim, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	gittest.Git(t, r.Dir, "add", "-A")
-	if out, err := e2etest.GitCmd(t, r, "-c", "core.hooksPath="+only, "commit", "-q", "-m", "first").CombinedOutput(); err != nil {
-		t.Fatalf("git commit: %v\n%s", err, out)
-	}
-	first := e2etest.CheckpointAt(t, r.Dir, "HEAD")
-	if first == "" || e2etest.HasCheckpoint(t, r.Dir, first) {
-		t.Fatalf("setup: trailer %q, checkpoint written: %v", first, first != "" && e2etest.HasCheckpoint(t, r.Dir, first))
-	}
-
-	r.AgentTurn("second turn", map[string]string{"b.txt": "b\n"})
-	if !e2etest.HasCheckpoint(t, r.Dir, first) {
-		t.Fatalf("the next turn did not complete checkpoint %s", first)
-	}
-	if p := r.SlotFile(first, "prompt.txt"); !strings.Contains(p, "first turn") {
-		t.Errorf("checkpoint %s prompts: %q", first, p)
-	}
-	second, _ := r.Commit("second", nil, "-A")
-	if p := r.SlotFile(second, "prompt.txt"); p != "first turn\n\n---\n\nsecond turn" {
-		t.Errorf("checkpoint %s prompts: %q", second, p)
-	}
-	r.AssertNoPendingMarks()
-	e2etest.AssertStoreClean(t, r.Dir, first, second)
-}
-
-// The pre-push hook completes an interrupted condensation before it pushes
-// the metadata branch: the remote gets the checkpoint the pushed commit's
-// trailer names.
-func TestE2EPrePushCompletesCondensation(t *testing.T) {
-	t.Parallel()
-	r := newWorkedRepo(t, "the work")
-	origin := t.TempDir()
-	gittest.Git(t, origin, "init", "-q", "--bare")
-	gittest.Git(t, r.Dir, "remote", "add", "origin", origin)
-	id := r.KilledCondensation("the work")
-	if out, err := r.GitIn(r.Dir, nil, "push", "-q", "origin", "main"); err != nil {
-		t.Fatalf("git push: %v\n%s", err, out)
-	}
-	e2etest.AwaitBackground(t)
-	if !e2etest.HasCheckpoint(t, origin, id) {
-		t.Fatalf("origin lacks checkpoint %s of the pushed commit", id)
-	}
-}
-
-// When the commit of an interrupted condensation is gone (reset away and
-// pruned), doctor says so and forgets it.
-func TestDoctorReportsLostCondensation(t *testing.T) {
-	t.Parallel()
-	r := newWorkedRepo(t, "the work")
-	id := r.KilledCondensation("the work")
-	commit := gittest.Git(t, r.Dir, "rev-parse", "HEAD")
-	gittest.Git(t, r.Dir, "reset", "-q", "--hard", "HEAD~1")
-	gittest.Git(t, r.Dir, "reflog", "expire", "--expire=now", "--all")
-	gittest.Git(t, r.Dir, "gc", "-q", "--prune=now")
-	out, _, code := r.Entire("doctor", "--force")
-	if code != 0 || !strings.Contains(out, commit[:7]) || !strings.Contains(out, id) || !strings.Contains(out, "no longer exists") {
-		t.Errorf("doctor: exit %d\n%s", code, out)
-	}
-	r.AssertNoPendingMarks()
-}
-
-// Ref locks left by a killed entire (their owner is not running) no
-// longer fail the next turns and commits: they are removed and logged.
-func TestE2EStaleRefLocksRemoved(t *testing.T) {
-	t.Parallel()
-	r := newWorkedRepo(t, "first turn")
-	dead := lockfiletest.DeadOwner(t)
-	for _, ref := range []string{"refs/heads/" + r.ShadowBranch(), "refs/heads/entire/checkpoints/v1"} {
-		if err := os.WriteFile(e2etest.GitPath(t, r.Dir, ref+".lock"), dead.Encode(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	start := time.Now()
-	r.AgentTurn("second turn", map[string]string{"b.txt": "b\n"})
-	id, _ := r.Commit("both turns", nil, "-A")
-	took := time.Since(start)
-	// The same turn and commit without locks, as the bound: waiting on a
-	// lock costs the 3 s lock timeout, more than a loaded machine's noise.
-	start = time.Now()
-	r.AgentTurn("third turn", map[string]string{"c.txt": "c\n"})
-	r.Commit("third", nil, "-A")
-	if baseline := time.Since(start); took > baseline+2500*time.Millisecond {
-		t.Errorf("a turn and a commit took %s (%s without stale locks): waited on the stale locks", took, baseline)
-	}
-	if p := r.SlotFile(id, "prompt.txt"); !strings.Contains(p, "first turn") || !strings.Contains(p, "second turn") {
-		t.Errorf("checkpoint prompts: %q", p)
-	}
-	if log := e2etest.LogText(r.Dir); strings.Count(log, "removed stale lock") != 2 {
-		t.Errorf("log:\n%s", log)
-	}
-	e2etest.AssertStoreClean(t, r.Dir, id)
-}
-
 // A post-commit killed after it wrote the checkpoint and before it saved
 // the session is completed without writing the session's slot twice: the
 // checkpoint stays as written, and the session moves onto the commit.
 func TestE2EKilledAfterCheckpointCompletedOnce(t *testing.T) {
 	t.Parallel()
-	r := newWorkedRepo(t, "the work")
+	r := e2etest.WorkedSessionRepo(t, "the work")
 	// What the kill leaves: the session state and shadow branch as before
 	// the commit, the mark of a post-commit that is gone.
 	stateBefore, err := os.ReadFile(r.StatePath(r.SessionID))
@@ -231,7 +115,7 @@ func TestE2EKilledAfterCheckpointCompletedOnce(t *testing.T) {
 // completes the condensation once and removes both marks.
 func TestE2EKilledWithTrailerMarkCompletedOnce(t *testing.T) {
 	t.Parallel()
-	r := newWorkedRepo(t, "first turn")
+	r := e2etest.WorkedSessionRepo(t, "first turn")
 	first := r.KilledCondensation("first")
 	trailerMark := e2etest.GitPath(t, r.Dir, "entire-pending/trailer-"+first)
 	if err := os.WriteFile(trailerMark, nil, 0o644); err != nil {
@@ -248,6 +132,38 @@ func TestE2EKilledWithTrailerMarkCompletedOnce(t *testing.T) {
 	}
 	r.AssertNoPendingMarks()
 	e2etest.AssertStoreClean(t, r.Dir, first)
+}
+
+// Ref locks left by a killed entire (their owner is not running) no
+// longer fail the next turns and commits: they are removed and logged.
+func TestE2EStaleRefLocksRemoved(t *testing.T) {
+	t.Parallel()
+	r := e2etest.WorkedSessionRepo(t, "first turn")
+	dead := lockfiletest.DeadOwner(t)
+	for _, ref := range []string{"refs/heads/" + r.ShadowBranch(), "refs/heads/entire/checkpoints/v1"} {
+		if err := os.WriteFile(e2etest.GitPath(t, r.Dir, ref+".lock"), dead.Encode(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	r.AgentTurn("second turn", map[string]string{"b.txt": "b\n"})
+	id, _ := r.Commit("both turns", nil, "-A")
+	took := time.Since(start)
+	// The same turn and commit without locks, as the bound: waiting on a
+	// lock costs the 3 s lock timeout, more than a loaded machine's noise.
+	start = time.Now()
+	r.AgentTurn("third turn", map[string]string{"c.txt": "c\n"})
+	r.Commit("third", nil, "-A")
+	if baseline := time.Since(start); took > baseline+2500*time.Millisecond {
+		t.Errorf("a turn and a commit took %s (%s without stale locks): waited on the stale locks", took, baseline)
+	}
+	if p := r.SlotFile(id, "prompt.txt"); !strings.Contains(p, "first turn") || !strings.Contains(p, "second turn") {
+		t.Errorf("checkpoint prompts: %q", p)
+	}
+	if log := e2etest.LogText(r.Dir); strings.Count(log, "removed stale lock") != 2 {
+		t.Errorf("log:\n%s", log)
+	}
+	e2etest.AssertStoreClean(t, r.Dir, id)
 }
 
 func countOf(list []string, s string) int {

@@ -1,4 +1,4 @@
-package sessions
+package commits
 
 import (
 	"encoding/json"

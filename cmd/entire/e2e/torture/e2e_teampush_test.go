@@ -1,6 +1,6 @@
-//go:build unix
+//go:build unix && torture
 
-package pushes
+package torture
 
 import (
 	"os"

@@ -1,0 +1,116 @@
+//go:build realagent
+
+package realagent
+
+import (
+	"testing"
+
+	"github.com/entirecli/entire/cmd/entire/e2etest/realagent"
+)
+
+// client is one real agent client as the scenarios drive it: how it is
+// started, the names of its tools, and how it reports what it did. Each
+// client is a file of its own (claude_test.go, gemini_test.go); the
+// scenarios (scenarios_test.go) speak only through this.
+type client interface {
+	// name is the subtest name.
+	name() string
+	// family is the client's name in the hook-time log.
+	family() string
+	// agentFlag is entire enable's --agent value.
+	agentFlag() string
+	// binary is the installed client.
+	binary() string
+
+	// The tools a script calls, in the client's own names.
+	write(path, content string) realagent.ToolCall
+	edit(path, old, new string) realagent.ToolCall
+	bash(command string) realagent.ToolCall
+	// delegate starts a subagent whose prompt carries its own script
+	// marker.
+	delegate(description, prompt string) realagent.ToolCall
+	// mcp calls a tool of the entire MCP server.
+	mcp(tool string, input map[string]any) realagent.ToolCall
+	// finish is a subagent's last step with result as its answer.
+	finish(result string, u realagent.Usage) realagent.Step
+	// taskSteps are steps that create and complete a task in the client's
+	// task list (nil when the client has none); usage n and n+1.
+	taskSteps(n int, subject string) []realagent.Step
+	// subagentResult is what the scenario's subagent answers and what
+	// `entire explain` then shows as its task's result.
+	subagentResult() (answer, shown string)
+	// asksConclusion reports whether entire's SubagentStart hook asks the
+	// client's subagents for a conclusion block the parent receives.
+	asksConclusion() bool
+
+	// promptArgs are the arguments of a non-interactive run on prompt.
+	promptArgs(prompt string) []string
+	// latestArgs continue the latest session.
+	latestArgs() []string
+	// tokenKind is the kind of the agent-loop requests the server
+	// counts; cacheWrites whether the client reports cache writes.
+	tokenKind() realagent.Kind
+	cacheWrites() bool
+	// turnEndEvent is the hook event that ends a turn.
+	turnEndEvent() string
+
+	// observe reads one stream-json event of a run's stdout.
+	observe(t *testing.T, ev streamEvent, run *liveRun)
+	// afterRun reads what else a run printed (hook reports on stderr).
+	afterRun(t *testing.T, run *liveRun)
+	// recordHookTimes adds the hook times the client kept under home.
+	recordHookTimes(home string)
+	// transcriptGlob matches the transcript files of a session under
+	// home; manyFiles reports whether one session may have several (the
+	// newest is the transcript).
+	transcriptGlob(home, sessionID string) string
+	manyFiles() bool
+}
+
+// streamEvent is one line of a client's stream-json output, the fields
+// either client uses.
+type streamEvent struct {
+	Type      string `json:"type"`
+	Subtype   string `json:"subtype"`
+	SessionID string `json:"session_id"`
+	HookName  string `json:"hook_name"`
+	ExitCode  *int   `json:"exit_code"`
+	Outcome   string `json:"outcome"`
+	Stderr    string `json:"stderr"`
+	Result    string `json:"result"`
+	Role      string `json:"role"`
+	Content   string `json:"content"`
+	Status    string `json:"status"`
+}
+
+// clientMakers are the tier's clients, each made for a test (which it
+// skips, or fails under CI, when the client is not installed).
+var clientMakers = []struct {
+	name string
+	make func(*testing.T) client
+}{
+	{"claude", newClaude},
+	{"gemini", newGemini},
+}
+
+// forEachClient runs fn as a parallel subtest for each client.
+func forEachClient(t *testing.T, fn func(t *testing.T, c client)) {
+	t.Helper()
+	for _, m := range clientMakers {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, m.make(t))
+		})
+	}
+}
+
+// step is a tool step with usage.
+func step(u realagent.Usage, tools ...realagent.ToolCall) realagent.Step {
+	return realagent.Step{Tools: tools, Usage: u}
+}
+
+// usage returns distinct usage for step n of a script, so that sums tell
+// which requests were counted.
+func usage(n int) realagent.Usage {
+	return realagent.Usage{Input: 100 + n, CacheRead: 10 + n, CacheCreation: 3 + n, Output: 20 + n}
+}

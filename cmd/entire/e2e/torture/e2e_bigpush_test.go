@@ -31,8 +31,10 @@ func repetitiveOutput(turn, size int) string {
 // every checkpoint is on the remote after the last push (issue 30: the
 // pre-push went from 20 ms to 21 s, then timed out on every push and left
 // every checkpoint behind).
+//
+// Not parallel: it measures times, and runs alone before the package's
+// parallel tests start.
 func TestLargeSessionPushesKeepUp(t *testing.T) {
-	t.Parallel()
 	turns := 60
 	if v := os.Getenv("ENTIRE_BIGPUSH_TURNS"); v != "" {
 		fmt.Sscan(v, &turns)

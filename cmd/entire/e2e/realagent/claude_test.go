@@ -13,14 +13,16 @@ import (
 )
 
 // claude is Claude Code.
-type claude struct{ bin string }
-
-func newClaude(t *testing.T) client {
-	return claude{bin: realagent.Binary(t, realagent.ClaudeCode)}
+type claude struct {
+	inst realagent.Installed
+	bin  string
 }
 
-func (claude) name() string      { return "claude" }
-func (claude) family() string    { return "claude" }
+func newClaude(t *testing.T, inst realagent.Installed) client {
+	return claude{inst: inst, bin: realagent.Binary(t, inst)}
+}
+
+func (c claude) name() string    { return c.inst.Label() }
 func (claude) agentFlag() string { return "claude-code" }
 func (c claude) binary() string  { return c.bin }
 
@@ -51,8 +53,8 @@ func (claude) finish(result string, u realagent.Usage) realagent.Step {
 
 func (claude) taskSteps(n int, subject string) []realagent.Step {
 	return []realagent.Step{
-		step(usage(n), realagent.ToolCall{Name: "TaskCreate", Input: map[string]any{"subject": subject, "description": subject, "activeForm": "Working on it"}}),
-		step(usage(n+1), realagent.ToolCall{Name: "TaskUpdate", Input: map[string]any{"taskId": "1", "status": "completed"}}),
+		step(usage(n), realagent.ToolCall{Name: "TaskCreate", Input: map[string]any{"subject": subject, "description": subject, "activeForm": "Working on it"}, Optional: true}),
+		step(usage(n+1), realagent.ToolCall{Name: "TaskUpdate", Input: map[string]any{"taskId": "1", "status": "completed"}, Optional: true}),
 	}
 }
 
@@ -109,7 +111,7 @@ func (c claude) recordHookTimes(home string) {
 				} `json:"attachment"`
 			}
 			if json.Unmarshal([]byte(line), &e) == nil && e.Attachment.Type == "hook_success" {
-				hookTimes.add(c.family(), e.Attachment.HookEvent, e.Attachment.DurationMs)
+				hookTimes.add(c.name(), e.Attachment.HookEvent, e.Attachment.DurationMs)
 			}
 		}
 	}

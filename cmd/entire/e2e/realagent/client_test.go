@@ -13,10 +13,8 @@ import (
 // client is a file of its own (claude_test.go, gemini_test.go); the
 // scenarios (scenarios_test.go) speak only through this.
 type client interface {
-	// name is the subtest name.
+	// name is the subtest name: the client, and @version for the newest.
 	name() string
-	// family is the client's name in the hook-time log.
-	family() string
 	// agentFlag is entire enable's --agent value.
 	agentFlag() string
 	// binary is the installed client.
@@ -34,7 +32,8 @@ type client interface {
 	// finish is a subagent's last step with result as its answer.
 	finish(result string, u realagent.Usage) realagent.Step
 	// taskSteps are steps that create and complete a task in the client's
-	// task list (nil when the client has none); usage n and n+1.
+	// task list (nil when the client has none), usage n and n+1; the
+	// calls are optional, left out by a version that offers no task list.
 	taskSteps(n int, subject string) []realagent.Step
 	// subagentResult is what the scenario's subagent answers and what
 	// `entire explain` then shows as its task's result.
@@ -83,24 +82,43 @@ type streamEvent struct {
 	Status    string `json:"status"`
 }
 
-// clientMakers are the tier's clients, each made for a test (which it
-// skips, or fails under CI, when the client is not installed).
-var clientMakers = []struct {
+// families are the tier's clients, each made from an installed version
+// for a test (Binary skips it, or fails it under CI, when that version is
+// not installed).
+var families = []struct {
 	name string
-	make func(*testing.T) client
+	make func(*testing.T, realagent.Installed) client
 }{
-	{"claude", newClaude},
-	{"gemini", newGemini},
+	{realagent.ClaudeCode, newClaude},
+	{realagent.GeminiCLI, newGemini},
 }
 
-// forEachClient runs fn as a parallel subtest for each client.
+// forEachClient runs fn as a parallel subtest for the pinned version of
+// each client: the whole scenario list runs there.
 func forEachClient(t *testing.T, fn func(t *testing.T, c client)) {
 	t.Helper()
-	for _, m := range clientMakers {
-		t.Run(m.name, func(t *testing.T) {
+	for _, f := range families {
+		inst := realagent.Versions(f.name)[0]
+		t.Run(inst.Label(), func(t *testing.T) {
 			t.Parallel()
-			fn(t, m.make(t))
+			fn(t, f.make(t, inst))
 		})
+	}
+}
+
+// forEachVersion runs fn as a parallel subtest for the pinned and the
+// newest published version of each client: the core scenarios run
+// against what users upgrade to every week. A newest version's subtest is
+// named client@version.
+func forEachVersion(t *testing.T, fn func(t *testing.T, c client)) {
+	t.Helper()
+	for _, f := range families {
+		for _, inst := range realagent.Versions(f.name) {
+			t.Run(inst.Label(), func(t *testing.T) {
+				t.Parallel()
+				fn(t, f.make(t, inst))
+			})
+		}
 	}
 }
 

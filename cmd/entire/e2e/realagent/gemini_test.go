@@ -12,14 +12,16 @@ import (
 )
 
 // gemini is Gemini CLI.
-type gemini struct{ bin string }
-
-func newGemini(t *testing.T) client {
-	return gemini{bin: realagent.Binary(t, realagent.GeminiCLI)}
+type gemini struct {
+	inst realagent.Installed
+	bin  string
 }
 
-func (gemini) name() string      { return "gemini" }
-func (gemini) family() string    { return "gemini" }
+func newGemini(t *testing.T, inst realagent.Installed) client {
+	return gemini{inst: inst, bin: realagent.Binary(t, inst)}
+}
+
+func (g gemini) name() string    { return g.inst.Label() }
 func (gemini) agentFlag() string { return "gemini" }
 func (g gemini) binary() string  { return g.bin }
 
@@ -96,7 +98,7 @@ func (g gemini) afterRun(t *testing.T, run *liveRun) {
 		}
 		var ms int
 		fmt.Sscan(ok[1], &ms)
-		hookTimes.add(g.family(), m[1], ms)
+		hookTimes.add(g.name(), m[1], ms)
 	}
 }
 

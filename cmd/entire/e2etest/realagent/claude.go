@@ -17,6 +17,51 @@ type claudeRequest struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
+	Tools []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
+}
+
+// toolSearch is the tool through which Claude Code (2.1.332 and later)
+// loads the schema of a tool it offers only by name (MCP tools, WebFetch):
+// the model calls it with "select:<name>[,<name>…]" first.
+const toolSearch = "ToolSearch"
+
+// ToolSearchUsage is the usage the server reports for a ToolSearch call
+// it makes on its own; the call counts for the script it serves.
+var ToolSearchUsage = Usage{Input: 7, CacheCreation: 2, CacheRead: 5, Output: 3}
+
+// NotificationAnswer is what the model says on a <task-notification>
+// (Claude Code 2.1.332 hands a background subagent's result to the main
+// agent as a new user message and makes one more model call on it), and
+// NotificationUsage its usage; the call counts for the script whose turn
+// started the subagent.
+const NotificationAnswer = "Noted the subagent's result."
+
+var NotificationUsage = Usage{Input: 11, CacheCreation: 1, CacheRead: 9, Output: 4}
+
+// IsTaskNotification reports whether a user message's own text is a
+// <task-notification> block.
+func IsTaskNotification(text string) bool {
+	return strings.HasPrefix(strings.TrimSpace(text), "<task-notification>")
+}
+
+// onlyToolSearch reports whether an assistant message's content is
+// ToolSearch calls and nothing else.
+func onlyToolSearch(content json.RawMessage) bool {
+	var blocks []struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(content, &blocks) != nil || len(blocks) == 0 {
+		return false
+	}
+	for _, b := range blocks {
+		if b.Type != "tool_use" || b.Name != toolSearch {
+			return false
+		}
+	}
+	return true
 }
 
 // claudeOwnText returns the text a user message wrote itself: its string
@@ -64,27 +109,69 @@ func (s *Server) claude(w http.ResponseWriter, r *http.Request) {
 	}
 	texts := make([]string, len(req.Messages))
 	model := make([]bool, len(req.Messages))
+	aux := make([]bool, len(req.Messages))
+	notified := 0 // model messages that answered a task notification
 	for i, m := range req.Messages {
 		model[i] = m.Role == "assistant"
 		if !model[i] {
 			texts[i] = claudeOwnText(m.Content)
+			continue
+		}
+		aux[i] = onlyToolSearch(m.Content)
+		if i > 0 && IsTaskNotification(texts[i-1]) {
+			aux[i] = true
+			notified++
 		}
 	}
 	if !req.Stream {
 		s.fail(w, http.StatusBadRequest, "claude request without stream")
 		return
 	}
-	st, name, step, ok := s.next(w, KindClaude, texts, model, body)
-	if !ok {
-		return
+	offered := map[string]bool{}
+	for _, t := range req.Tools {
+		offered[t.Name] = true
 	}
 	prompt := ""
 	for i := len(texts) - 1; i >= 0; i-- {
-		if markerRe.MatchString(texts[i]) {
+		if markerRe.MatchString(texts[i]) && !model[i] {
 			prompt = texts[i]
 			break
 		}
 	}
+	last := len(texts) - 1
+	if last >= 0 && !model[last] && IsTaskNotification(texts[last]) {
+		// A background subagent's result: the main agent's one more
+		// model call, outside the script.
+		name, _, _, ok := s.pick(texts, model, aux, offered)
+		if !ok {
+			s.fail(w, http.StatusBadRequest, "task notification in a conversation with no known script")
+			return
+		}
+		s.record(Request{Kind: KindClaude, Script: name, Step: -1, Usage: NotificationUsage, Markers: markers(texts, model), Body: keptBody(body)})
+		writeClaudeSSE(w, req.Model, stepID("msg", name+"-notified", prompt, notified), stepID("toolu", name+"-notified", prompt, notified), Step{Text: NotificationAnswer, Usage: NotificationUsage})
+		return
+	}
+	st, name, step, ok := s.next(w, KindClaude, texts, model, aux, offered, body)
+	if !ok {
+		return
+	}
+	// Tools the client offers only by name are loaded with ToolSearch
+	// first, as a model does; once loaded (the previous message was that
+	// search) the step's own calls follow.
+	var deferred []string
+	for _, tc := range st.Tools {
+		if !offered[tc.Name] {
+			deferred = append(deferred, tc.Name)
+		}
+	}
+	searched := last >= 1 && model[last-1] && onlyToolSearch(req.Messages[last-1].Content)
+	if len(deferred) > 0 && offered[toolSearch] && !searched {
+		search := Step{Tools: []ToolCall{{Name: toolSearch, Input: map[string]any{"query": "select:" + strings.Join(deferred, ","), "max_results": len(deferred)}}}, Usage: ToolSearchUsage}
+		s.record(Request{Kind: KindClaude, Script: name, Step: step, Usage: ToolSearchUsage, Markers: markers(texts, model), Body: keptBody(body)})
+		writeClaudeSSE(w, req.Model, stepID("msg", name+"-search", prompt, step), stepID("toolu", name+"-search", prompt, step), search)
+		return
+	}
+	s.record(Request{Kind: KindClaude, Script: name, Step: step, Usage: st.Usage, Markers: markers(texts, model), Body: keptBody(body)})
 	writeClaudeSSE(w, req.Model, stepID("msg", name, prompt, step), stepID("toolu", name, prompt, step), st)
 }
 

@@ -37,17 +37,64 @@ const (
 	GeminiCLI  = "gemini"
 )
 
-// Binary returns the path of an installed client. Without it the test is
-// skipped with one line, or fails when CI is set.
-func Binary(t testing.TB, name string) string {
+// Installed is one installed version of a client.
+type Installed struct {
+	// Name is the client's name (ClaudeCode, GeminiCLI).
+	Name string
+	// Version is the version installed.
+	Version string
+	// Newest tells the newest published version from the pinned one.
+	Newest bool
+}
+
+// Label names the version in a subtest: the client's name for the pinned
+// version, name@version for the newest.
+func (i Installed) Label() string {
+	if i.Newest {
+		return i.Name + "@" + i.Version
+	}
+	return i.Name
+}
+
+// Versions returns the versions of client that scripts/install-agents.sh
+// installed, as its clients.json says: the pinned one, then the newest
+// when it differs. Without clients.json it returns the pinned version
+// with no version number, which Binary then reports as not installed.
+func Versions(client string) []Installed {
+	pinned := Installed{Name: client}
+	b, err := os.ReadFile(filepath.Join(AgentsDir(), "clients.json"))
+	if err != nil {
+		return []Installed{pinned}
+	}
+	var all map[string]struct {
+		Pinned string `json:"pinned"`
+		Newest string `json:"newest"`
+	}
+	if json.Unmarshal(b, &all) != nil {
+		return []Installed{pinned}
+	}
+	v := all[client]
+	pinned.Version = v.Pinned
+	out := []Installed{pinned}
+	if v.Newest != "" && v.Newest != v.Pinned {
+		out = append(out, Installed{Name: client, Version: v.Newest, Newest: true})
+	}
+	return out
+}
+
+// Binary returns the path of an installed client version. Without it the
+// test is skipped with one line, or fails when CI is set.
+func Binary(t testing.TB, inst Installed) string {
 	t.Helper()
-	p := filepath.Join(AgentsDir(), "node_modules", ".bin", name)
-	if _, err := os.Stat(p); err == nil {
-		if _, err := exec.LookPath("node"); err == nil {
-			return p
+	p := filepath.Join(AgentsDir(), inst.Name+"-"+inst.Version, "node_modules", ".bin", inst.Name)
+	if inst.Version != "" {
+		if _, err := os.Stat(p); err == nil {
+			if _, err := exec.LookPath("node"); err == nil {
+				return p
+			}
 		}
 	}
-	msg := fmt.Sprintf("real-agent tier: %s is not installed in %s (run scripts/install-agents.sh)", name, AgentsDir())
+	msg := fmt.Sprintf("real-agent tier: %s %s is not installed in %s (run scripts/install-agents.sh)", inst.Name, inst.Version, AgentsDir())
 	if os.Getenv("CI") != "" {
 		t.Fatal(msg)
 	}

@@ -61,10 +61,11 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, stream bool) {
 			texts[i] = b.String()
 		}
 	}
-	st, _, _, ok := s.next(w, KindGeminiStream, texts, model, body)
+	st, name, step, ok := s.next(w, KindGeminiStream, texts, model, nil, nil, body)
 	if !ok {
 		return
 	}
+	s.record(Request{Kind: KindGeminiStream, Script: name, Step: step, Usage: st.Usage, Markers: markers(texts, model), Body: keptBody(body)})
 	var parts []map[string]any
 	if st.Text != "" {
 		parts = append(parts, map[string]any{"text": st.Text})

@@ -28,6 +28,10 @@ type ToolCall struct {
 	Name string
 	// Input is the tool's argument object; it is sent as JSON.
 	Input any
+	// Optional calls are left out where the client does not offer the
+	// tool at all (Claude Code 2.1.332 has no TaskCreate); a step left
+	// with nothing to say is left out of the script.
+	Optional bool
 }
 
 // Step is one scripted model response: the text it says and the tools it
@@ -252,7 +256,12 @@ func readBody(r *http.Request) ([]byte, error) {
 // pick finds the script and step for a conversation. texts[i] is the own
 // text of message i when it is a user message ("" for tool results and
 // model messages); model[i] tells whether message i is the model's.
-func (s *Server) pick(texts []string, model []bool) (name string, step int, sc Script, ok bool) {
+//
+// aux[i] marks model messages the server said on its own (a ToolSearch
+// that loads a deferred tool, see Server.claude): they are not steps.
+// offered, when not nil, holds the tools the client offers (see
+// Script.offeredTo).
+func (s *Server) pick(texts []string, model, aux []bool, offered map[string]bool) (name string, step int, sc Script, ok bool) {
 	last := -1
 	for i := len(texts) - 1; i >= 0; i-- {
 		if m := markerRe.FindStringSubmatch(texts[i]); m != nil && !model[i] {
@@ -264,21 +273,45 @@ func (s *Server) pick(texts []string, model []bool) (name string, step int, sc S
 		return "", 0, nil, false
 	}
 	for i := last + 1; i < len(model); i++ {
-		if model[i] {
+		if model[i] && (aux == nil || !aux[i]) {
 			step++
 		}
 	}
 	s.mu.Lock()
 	sc, ok = s.scripts[name]
 	s.mu.Unlock()
-	return name, step, sc, ok
+	return name, step, sc.offeredTo(offered), ok
+}
+
+// offeredTo returns the script without the optional tool calls the client
+// does not offer, and without the steps that leaves empty. A nil offered
+// keeps everything.
+func (sc Script) offeredTo(offered map[string]bool) Script {
+	if offered == nil {
+		return sc
+	}
+	out := make(Script, 0, len(sc))
+	for _, st := range sc {
+		kept := st
+		kept.Tools = nil
+		for _, tc := range st.Tools {
+			if !tc.Optional || offered[tc.Name] {
+				kept.Tools = append(kept.Tools, tc)
+			}
+		}
+		if len(st.Tools) > 0 && len(kept.Tools) == 0 && kept.Text == "" {
+			continue
+		}
+		out = append(out, kept)
+	}
+	return out
 }
 
 // next picks the step that answers a conversation (see pick), fills its
 // captures from body and records the request; on a request no script
 // answers it fails the test and answers an error, and ok is false.
-func (s *Server) next(w http.ResponseWriter, kind Kind, texts []string, model []bool, body []byte) (st Step, name string, step int, ok bool) {
-	name, step, sc, found := s.pick(texts, model)
+func (s *Server) next(w http.ResponseWriter, kind Kind, texts []string, model, aux []bool, offered map[string]bool, body []byte) (st Step, name string, step int, ok bool) {
+	name, step, sc, found := s.pick(texts, model, aux, offered)
 	if !found {
 		s.fail(w, http.StatusBadRequest, "%s request with no known script marker (script %q)", kind, name)
 		return Step{}, "", 0, false
@@ -292,7 +325,6 @@ func (s *Server) next(w http.ResponseWriter, kind Kind, texts []string, model []
 		s.fail(w, http.StatusBadRequest, "script %s step %d: %v", name, step, err)
 		return Step{}, "", 0, false
 	}
-	s.record(Request{Kind: kind, Script: name, Step: step, Usage: st.Usage, Markers: markers(texts, model), Body: keptBody(body)})
 	return st, name, step, true
 }
 

@@ -183,3 +183,64 @@ func TestServerIsBounded(t *testing.T) {
 		t.Errorf("%d errors past the bound, want 2", n)
 	}
 }
+
+// toolNames returns the names of an SSE answer's tool calls.
+func toolNames(t *testing.T, body string) []string {
+	t.Helper()
+	var names []string
+	for _, b := range claudeEvents(t, body)["content_block_start"] {
+		if cb := b["content_block"].(map[string]any); cb["type"] == "tool_use" {
+			names = append(names, cb["name"].(string))
+		}
+	}
+	return names
+}
+
+// Claude Code 2.1.332's shape: MCP tools offered by name only, no task
+// tools, and a background subagent's result as a <task-notification>.
+func TestClaudeDeferredToolsOptionalCallsAndNotifications(t *testing.T) {
+	rec := &recorder{TB: t}
+	srv := NewServer(rec, map[string]Script{"s": {
+		{Tools: []ToolCall{{Name: "TaskCreate", Input: map[string]any{}, Optional: true}}, Usage: Usage{Input: 1}},
+		{Tools: []ToolCall{{Name: "mcp__entire__hide_next", Input: map[string]any{"hide_id": "h"}}}, Usage: Usage{Input: 2}},
+		{Text: "done", Usage: Usage{Input: 3}},
+	}})
+	tools := `"tools":[{"name":"Bash"},{"name":"ToolSearch"}]`
+	user := `{"role":"user","content":[{"type":"text","text":"SCRIPT:s go"}]}`
+	search := `{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"ToolSearch","input":{}}]}`
+	result := `{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"loaded"}]}`
+	hide := `{"role":"assistant","content":[{"type":"tool_use","id":"b","name":"mcp__entire__hide_next","input":{}}]}`
+	hideResult := `{"role":"user","content":[{"type":"tool_result","tool_use_id":"b","content":"page 2"}]}`
+	done := `{"role":"assistant","content":[{"type":"text","text":"done"}]}`
+	notification := `{"role":"user","content":"<task-notification>\n<tool-use-id>x</tool-use-id>\n<result>sub done</result>\n</task-notification>"}`
+	req := func(msgs ...string) string {
+		return `{"model":"m","stream":true,` + tools + `,"messages":[` + strings.Join(msgs, ",") + `]}`
+	}
+
+	// TaskCreate is not offered: its step is left out; the MCP tool is
+	// loaded through ToolSearch first.
+	_, body := post(t, srv.URL()+"/v1/messages", req(user))
+	if got := toolNames(t, body); len(got) != 1 || got[0] != "ToolSearch" {
+		t.Fatalf("first answer calls %v, want ToolSearch", got)
+	}
+	_, body = post(t, srv.URL()+"/v1/messages", req(user, search, result))
+	if got := toolNames(t, body); len(got) != 1 || got[0] != "mcp__entire__hide_next" {
+		t.Fatalf("after the search the answer calls %v", got)
+	}
+	_, body = post(t, srv.URL()+"/v1/messages", req(user, search, result, hide, hideResult))
+	if got := toolNames(t, body); len(got) != 0 || !strings.Contains(body, `"done"`) {
+		t.Fatalf("last step: tools %v, body %s", got, body)
+	}
+	// The notification gets the server's own answer, counted for s.
+	_, body = post(t, srv.URL()+"/v1/messages", req(user, search, result, hide, hideResult, done, notification))
+	if !strings.Contains(body, NotificationAnswer) {
+		t.Fatalf("notification answer: %s", body)
+	}
+	n, u := srv.Calls(KindClaude, "s")
+	if n != 4 || u.Input != ToolSearchUsage.Input+2+3+NotificationUsage.Input {
+		t.Errorf("calls %d, usage %+v", n, u)
+	}
+	if errs := rec.errors(); len(errs) > 0 {
+		t.Errorf("server errors: %v", errs)
+	}
+}

@@ -91,3 +91,24 @@ type TaskResultReader interface {
 	// an object that does not decode gives an error.
 	ReadTaskResult(response []byte) (TaskResult, error)
 }
+
+// TaskNotice is a background subagent's completion as the agent hands it
+// to the main agent: Claude Code (2.1.332 and later) submits it as a user
+// prompt, a <task-notification> block, which no person typed.
+type TaskNotice struct {
+	// ToolUseID is the subagent tool call that started the task.
+	ToolUseID string
+	// Status is the task's status as the agent reports it ("completed",
+	// "failed", "killed").
+	Status string
+	// Result is the subagent's final text (unescaped).
+	Result string
+}
+
+// TaskNotifier is implemented by agents that hand background subagents'
+// results to the main agent as prompts.
+type TaskNotifier interface {
+	// TaskNotification reads a UserPromptSubmit prompt: ok is true when
+	// the prompt is a task notification and no person's prompt.
+	TaskNotification(prompt string) (n TaskNotice, ok bool)
+}

@@ -10,13 +10,15 @@ import (
 // safe for concurrent use.
 var (
 	ideTagRe    = regexp.MustCompile(`(?s)<ide_[A-Za-z0-9_-]*>.*?</ide_[A-Za-z0-9_-]*>`)
-	systemTagRe = regexp.MustCompile(`(?s)<(local-command-caveat|system-reminder|command-name|command-message|command-args|local-command-stdout)>.*?</(?:local-command-caveat|system-reminder|command-name|command-message|command-args|local-command-stdout)>`)
+	systemTagRe = regexp.MustCompile(`(?s)<(local-command-caveat|system-reminder|command-name|command-message|command-args|local-command-stdout|task-notification)>.*?</(?:local-command-caveat|system-reminder|command-name|command-message|command-args|local-command-stdout|task-notification)>`)
 )
 
 // StripIDETags removes IDE context blocks (<ide_…>…</ide_…>) and the
 // system/command blocks Claude Code injects into user messages
 // (<local-command-caveat>, <system-reminder>, <command-name>,
-// <command-message>, <command-args>, <local-command-stdout>), then trims
+// <command-message>, <command-args>, <local-command-stdout>, and the
+// <task-notification> that hands a background subagent's result to the
+// main agent), then trims
 // surrounding space. A prompt that was only such blocks becomes "".
 func StripIDETags(s string) string {
 	if !strings.Contains(s, "<") {

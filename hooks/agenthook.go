@@ -245,6 +245,14 @@ func (h *agentHook) dispatch(ctx context.Context, verb string, t agent.HookType)
 	case agent.HookSessionEnd:
 		return nil, st.SessionEnd(ctx, ti)
 	case agent.HookUserPromptSubmit:
+		if tn, ok := h.agent.(agent.TaskNotifier); ok {
+			if n, ok := tn.TaskNotification(ti.Prompt); ok {
+				// No person's prompt: the model call it starts
+				// continues the session's turns.
+				h.taskNotified(n)
+				ti.Prompt = ""
+			}
+		}
 		return nil, st.TurnStart(ctx, ti)
 	case agent.HookStop:
 		ti.End = agent.TurnEnd{FinalAnswer: h.in.LastAssistantMessage, HasFinalAnswer: h.in.HasLastAssistantMessage}
@@ -252,7 +260,7 @@ func (h *agentHook) dispatch(ctx context.Context, verb string, t agent.HookType)
 	case agent.HookSubagentStart:
 		return h.subagentStart(), nil
 	case agent.HookSubagentStop:
-		return nil, h.subagentStop()
+		return nil, h.subagentStop(ctx, st, ti)
 	case agent.HookPreToolUse:
 		d, ok := h.delegation()
 		if !ok {

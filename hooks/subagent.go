@@ -26,9 +26,16 @@ import (
 //     subagent-stop ran, parses the tool response), gives it the tool use
 //     ID, stores it in the task checkpoint's metadata as conclusion.json and
 //     answers the parent with conclusion.FormatForParent. A background
-//     launch (status async_launched) records the launch only; its
-//     subagent-stop completes the record, which then reaches the committed
-//     checkpoint (and explain) but not the parent.
+//     launch (status async_launched, Claude Code 2.1.332's only kind)
+//     records the launch only: its subagent-stop, which may come after the
+//     parent's turn ended, completes the record and makes the task
+//     checkpoint with the subagent's transcript; the record reaches the
+//     committed checkpoint (and explain) but not the parent, which is not
+//     waiting;
+//   - the <task-notification> prompt that then hands the result to the
+//     parent (agent.TaskNotifier) is no prompt: it gives the task its
+//     result when subagent-stop left none, and the model call it starts
+//     continues the session's turns.
 //
 // Condensation copies the pending records into the committed checkpoint
 // (package strategy). strategy_options.conclusions = false turns all of it
@@ -94,8 +101,9 @@ func (h *agentHook) subagentStart() map[string]any {
 	return hookContext("SubagentStart", conclusion.BriefInstruction())
 }
 
-// subagentStop handles SubagentStop: it never answers.
-func (h *agentHook) subagentStop() error {
+// subagentStop handles SubagentStop: it never answers. A subagent
+// launched in the background gets its task checkpoint here.
+func (h *agentHook) subagentStop(ctx context.Context, st strategy.Strategy, ti strategy.TurnInput) error {
 	id := h.in.AgentID
 	if !h.conclusionsOn() || session.ValidateToolUseID(id) != nil {
 		return nil
@@ -112,7 +120,60 @@ func (h *agentHook) subagentStop() error {
 	t.Status, t.EndedAt = conclusion.TaskCompleted, h.env.Now().UTC()
 	subagent.SetOutput(t, msg)
 	h.conclude(t)
-	return p.Put(h.in.SessionID, id, t)
+	if err := p.Put(h.in.SessionID, id, t); err != nil {
+		return err
+	}
+	l, ok, err := p.TakeLaunch(h.in.SessionID, id)
+	if err != nil || !ok {
+		return err
+	}
+	return h.backgroundTaskEnd(ctx, st, ti, l, t)
+}
+
+// backgroundTaskEnd makes the task checkpoint of a subagent that ran in
+// the background, once it stopped.
+func (h *agentHook) backgroundTaskEnd(ctx context.Context, st strategy.Strategy, ti strategy.TurnInput, l subagent.Launch, t *conclusion.Task) error {
+	in := strategy.TaskInput{TurnInput: ti, ToolUseID: l.ToolUseID, AgentID: l.AgentID, SubagentType: l.SubagentType,
+		Description: l.Description, ToolName: l.ToolName, ToolInput: l.ToolInput}
+	in.Conclusion, _ = subagent.Encode(t)
+	return st.TaskEnd(ctx, in)
+}
+
+// taskNotified handles a task notification (agent.TaskNotifier): the
+// task whose tool call it names gets the result as its output when its
+// subagent-stop left none.
+func (h *agentHook) taskNotified(n agent.TaskNotice) {
+	if !h.conclusionsOn() || session.ValidateToolUseID(n.ToolUseID) != nil {
+		return
+	}
+	p := subagent.NewPending(h.senv.Repo.Root)
+	pending, err := p.List(h.in.SessionID)
+	if err != nil {
+		h.senv.Log.Warn("task notification", "tool_use_id", n.ToolUseID, "error", err)
+		return
+	}
+	for _, pt := range pending {
+		if pt.Task.ID != n.ToolUseID || strings.TrimSpace(pt.Task.Output) != "" {
+			continue
+		}
+		t := pt.Task
+		switch n.Status {
+		case "failed":
+			t.Status = conclusion.TaskFailed
+		case "killed", "stopped":
+			t.Status = conclusion.TaskCancelled
+		default:
+			t.Status = conclusion.TaskCompleted
+		}
+		if t.EndedAt.IsZero() {
+			t.EndedAt = h.env.Now().UTC()
+		}
+		subagent.SetOutput(t, n.Result)
+		h.conclude(t)
+		if err := p.Put(h.in.SessionID, pt.Key, t); err != nil {
+			h.senv.Log.Warn("task notification", "tool_use_id", n.ToolUseID, "error", err)
+		}
+	}
 }
 
 // postTask handles the PostToolUse of the subagent tool: the task
@@ -144,6 +205,17 @@ func (h *agentHook) postTask(ctx context.Context, st strategy.Strategy, in strat
 	}
 	if err := p.Put(h.in.SessionID, key, t); err != nil {
 		h.senv.Log.Warn("store subagent task", "tool_use_id", in.ToolUseID, "error", err)
+	}
+	if background && session.ValidateToolUseID(res.AgentID) == nil && t.Status != conclusion.TaskCompleted {
+		// The subagent runs on: its subagent-stop makes the task
+		// checkpoint, with its transcript.
+		l := subagent.Launch{ToolUseID: in.ToolUseID, AgentID: res.AgentID, SubagentType: in.SubagentType,
+			Description: in.Description, ToolName: in.ToolName, ToolInput: in.ToolInput}
+		err := p.PutLaunch(h.in.SessionID, l)
+		if err == nil {
+			return nil, nil
+		}
+		h.senv.Log.Warn("record background subagent", "tool_use_id", in.ToolUseID, "error", err)
 	}
 	if t.Conclusion != nil {
 		in.Conclusion, _ = subagent.Encode(t)

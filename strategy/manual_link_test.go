@@ -52,10 +52,19 @@ func TestManualCommitLinksByContent(t *testing.T) {
 			r.agentWrites("s1", map[string]string{"w.txt": "w\n"})
 			return []string{"w.txt"}
 		}, true},
-		{"another file during a running turn", func(r *mcRepo) []string {
+		// While a turn runs, a change made since its start is the turn's,
+		// whichever tool made it (an agent's shell writes files no
+		// transcript names); one made before it is not.
+		{"another file changed during a running turn", func(r *mcRepo) []string {
 			r.startTurn("s1", "write w")
 			r.agentWrites("s1", map[string]string{"w.txt": "w\n"})
 			r.write(map[string]string{"user.txt": "mine\n"})
+			return []string{"user.txt"}
+		}, true},
+		{"another file changed before a running turn", func(r *mcRepo) []string {
+			r.write(map[string]string{"user.txt": "mine\n"})
+			r.startTurn("s1", "write w")
+			r.agentWrites("s1", map[string]string{"w.txt": "w\n"})
 			return []string{"user.txt"}
 		}, false},
 	} {

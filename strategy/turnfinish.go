@@ -594,6 +594,10 @@ func (m *ManualCommit) applyStep(ctx context.Context, st *session.State, p sessi
 func (m *ManualCommit) writeStep(ctx context.Context, st *session.State, p session.PendingTurnEnd, ps *preparedStep) error {
 	a := ps.a
 	setCursor(st, a.To)
+	// The scope's tokens count whether or not the turn changed files: a
+	// turn that only answered (or a background subagent's notification)
+	// spent them too, and the cursor has moved past them.
+	st.TokenUsage = a.tokens(st.TokenUsage)
 	if len(ps.files) == 0 {
 		m.env.Log.Info("turn end: no file was modified; no step", "session_id", st.SessionID)
 		if st.PendingPromptAttribution == nil {
@@ -628,7 +632,6 @@ func (m *ManualCommit) writeStep(ctx context.Context, st *session.State, p sessi
 		st.PromptAttributions = append(st.PromptAttributions, *pa)
 	}
 	st.FilesTouched = unionSorted(st.FilesTouched, ps.files)
-	st.TokenUsage = a.tokens(st.TokenUsage)
 	if st.Changes != nil {
 		since := session.PendingSince(p.ID)
 		for i := range st.Changes.User {

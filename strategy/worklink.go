@@ -35,8 +35,23 @@ type committedFile struct {
 }
 
 // holdsWork reports whether a commit holds session st's work; changes
-// returns which of the given paths the commit changes (see committedFile).
+// returns which of the given paths the commit changes (see committedFile),
+// or, given nil, every path it changes.
+//
+// A session in a turn holds, besides the files its transcript says it
+// wrote, every change the commit makes to a path whose state differs from
+// the turn start's (turnMade): agents write files through their shell
+// tool and commit them in the same turn.
 func (m *ManualCommit) holdsWork(st *session.State, changes func(paths []string) (map[string]committedFile, error)) (bool, error) {
+	if st.Phase == session.PhaseActive {
+		made, err := m.turnMade(st, changes)
+		if err != nil {
+			return false, err
+		}
+		if made {
+			return true, nil
+		}
+	}
 	var inProgress []string
 	if st.Phase == session.PhaseActive || len(st.FilesTouched) == 0 {
 		inProgress = m.transcriptModified(st)
@@ -74,6 +89,42 @@ func (m *ManualCommit) holdsWork(st *session.State, changes func(paths []string)
 			return true, nil // nothing to compare with: the name decides
 		}
 		if entryHash(shadow, f) == c.Hash {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// turnMade reports whether the commit changes a path away from its state
+// at the start of the session's current turn, as the turn start recorded
+// it (session.PrePrompt: HEAD then, and the paths git status reported);
+// false when the turn start recorded nothing to compare with.
+func (m *ManualCommit) turnMade(st *session.State, changes func(paths []string) (map[string]committedFile, error)) (bool, error) {
+	pre, err := session.ReadPrePrompt(m.env.Repo.Root, st.SessionID)
+	if err != nil || pre == nil || pre.Head == "" {
+		return false, nil
+	}
+	all, err := changes(nil)
+	if err != nil || len(all) == 0 {
+		return false, err
+	}
+	start, err := m.env.Repo.CommitTree(plumbing.NewHash(pre.Head))
+	if err != nil {
+		m.env.Log.Warn("read the turn start's HEAD", "session_id", st.SessionID, "error", err)
+		return false, nil
+	}
+	for p, c := range all {
+		if isProtected(p) {
+			continue
+		}
+		was := entryHash(start, p)
+		if s, ok := pre.Dirty[p]; ok {
+			was = plumbing.ZeroHash
+			if s.Mode != 0 {
+				was = plumbing.NewHash(s.Hash)
+			}
+		}
+		if c.Hash != was {
 			return true, nil
 		}
 	}
@@ -134,6 +185,20 @@ func (m *ManualCommit) commitChanges(commit *object.Commit, paths []string) (map
 		}
 		if parent, err = pc.Tree(); err != nil {
 			return nil, fmt.Errorf("read commit %s tree %s: %w", pc.Hash, pc.TreeHash, err)
+		}
+	}
+	if paths == nil {
+		// Every path the commit changes.
+		var from plumbing.Hash
+		if parent != nil {
+			from = parent.Hash
+		}
+		set := map[string]bool{}
+		if err := m.env.Repo.DiffTreePaths(from, tree.Hash, isProtected, set); err != nil {
+			return nil, fmt.Errorf("compare commit %s with its parent: %w", commit.Hash, err)
+		}
+		for p := range set {
+			paths = append(paths, p)
 		}
 	}
 	out := map[string]committedFile{}

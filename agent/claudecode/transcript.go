@@ -54,9 +54,10 @@ type progressData struct {
 	} `json:"message"`
 }
 
-// agentRef decodes only `agentId` from a toolUseResult, which may also be a
-// string or an array; anything but an object with agentId yields "".
-type agentRef struct{ AgentID string }
+// agentRef decodes only `agentId` and `status` from a toolUseResult, which
+// may also be a string or an array; anything but an object with agentId
+// yields "".
+type agentRef struct{ AgentID, Status string }
 
 var agentIDKey = []byte(`"agentId"`)
 
@@ -67,9 +68,10 @@ func (r *agentRef) UnmarshalJSON(b []byte) error {
 	}
 	var v struct {
 		AgentID string `json:"agentId"`
+		Status  string `json:"status"`
 	}
 	if json.Unmarshal(b, &v) == nil {
-		r.AgentID = v.AgentID
+		r.AgentID, r.Status = v.AgentID, v.Status
 	}
 	return nil
 }
@@ -100,6 +102,14 @@ func IsFileModificationTool(name string) bool {
 
 // agentIDTextRe finds the "agentId: <id>" marker in Task result text.
 var agentIDTextRe = regexp.MustCompile(`agentId: ([A-Za-z0-9]+)`)
+
+// taskIDRe finds the subagent a <task-notification> reports on (its
+// task-id is the subagent's agent ID).
+var taskIDRe = regexp.MustCompile(`<task-id>([A-Za-z0-9]+)</task-id>`)
+
+// asyncLaunched is how the Agent tool's result starts when the subagent
+// runs on in the background.
+var asyncLaunched = []byte("Async agent launched")
 
 // scanner accumulates one scan.
 type scanner struct {
@@ -239,11 +249,23 @@ func (s *scanner) assistant(e *entry) {
 	*usages = append(*usages, callUsage{*e.Message.Usage})
 }
 
+// user records the subagents a user entry reports finished: a subagent
+// tool's result, or, for a subagent launched in the background (whose
+// result only says it started), the <task-notification> Claude Code
+// submits when it stops. Its usage is read when it is complete.
 func (s *scanner) user(e *entry) {
-	if e.ToolUseResult.AgentID != "" {
-		s.a.SubagentIDs = agent.AppendUnique(s.a.SubagentIDs, e.ToolUseResult.AgentID)
-	} else if len(e.Message.Content) > 0 && bytes.Contains(e.Message.Content, []byte("agentId: ")) {
+	switch {
+	case e.ToolUseResult.AgentID != "":
+		if e.ToolUseResult.Status != "async_launched" {
+			s.a.SubagentIDs = agent.AppendUnique(s.a.SubagentIDs, e.ToolUseResult.AgentID)
+		}
+	case len(e.Message.Content) > 0 && bytes.Contains(e.Message.Content, []byte("agentId: ")) && !bytes.Contains(e.Message.Content, asyncLaunched):
 		for _, m := range agentIDTextRe.FindAllSubmatch(e.Message.Content, -1) {
+			s.a.SubagentIDs = agent.AppendUnique(s.a.SubagentIDs, string(m[1]))
+		}
+	}
+	if len(e.Message.Content) > 0 && bytes.Contains(e.Message.Content, []byte("<task-notification>")) {
+		for _, m := range taskIDRe.FindAllSubmatch(e.Message.Content, -1) {
 			s.a.SubagentIDs = agent.AppendUnique(s.a.SubagentIDs, string(m[1]))
 		}
 	}

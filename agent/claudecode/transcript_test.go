@@ -84,6 +84,10 @@ func TestScanTranscriptSplitResponsesAndNoise(t *testing.T) {
 		`{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued"},"uuid":"7"}`,
 		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t9","content":"Spawned.\nagentId: abc123 (for resuming)"}]},"uuid":"8"}`,
 		`{"type":"user","toolUseResult":{"status":"async_launched","agentId":"def456"},"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t8","content":"x"}]},"uuid":"9"}`,
+		// A background subagent counts when its notification says it
+		// stopped (Claude Code 2.1.332), not at its launch; the
+		// notification is no prompt.
+		`{"type":"user","message":{"role":"user","content":"<task-notification>\n<task-id>def456</task-id>\n<tool-use-id>t8</tool-use-id>\n<status>completed</status>\n<result>done</result>\n</task-notification>"},"uuid":"9b"}`,
 		`{"type":"user","toolUseResult":"Error: failed","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t7","is_error":true,"content":"Error"}]},"uuid":"10"}`,
 		// 1.0 inline sidechain: usage to SubagentTokens, writes counted,
 		// prompt not a human prompt.

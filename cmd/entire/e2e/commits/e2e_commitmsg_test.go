@@ -31,10 +31,13 @@ func TestE2EAgentCommitNoTTY(t *testing.T) {
 	r.EndTurn(r.Dir, "Committed")
 	e2etest.AssertStoreClean(t, r.Dir, id)
 
-	// A commit the agent makes of files its session never touched holds
-	// none of its work: no trailer, which would point to no checkpoint.
-	r.StartTurn(r.Dir, "Commit the README")
+	// A commit the agent makes of a file its session never touched, as
+	// it was before the turn began, holds none of its work: no trailer,
+	// which would point to no checkpoint. (A change made during the turn
+	// would be the turn's, whichever tool made it: see
+	// TestE2EMidTurnCommitOfShellWork.)
 	gittest.WriteFile(t, r.Dir, "README.md", "edited by hand\n")
+	r.StartTurn(r.Dir, "Commit the README")
 	r.MustGit("add", "README.md")
 	if out, err := r.GitIn(r.Dir, []string{"ENTIRE_TEST_TTY=0"}, "commit", "-m", "Docs"); err != nil {
 		t.Fatal(err, out)

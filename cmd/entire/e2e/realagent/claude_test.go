@@ -64,6 +64,8 @@ func (claude) subagentResult() (string, string) {
 	return subFinal, "Wrote sub.txt as the parent asked."
 }
 
+func (claude) shellRunsGitHooks() bool { return true }
+
 func (claude) asksConclusion() bool { return true }
 
 func (claude) promptArgs(prompt string) []string {
@@ -79,11 +81,17 @@ func (claude) turnEndEvent() string      { return "Stop" }
 // the result event carries the answer.
 func (claude) observe(t *testing.T, ev streamEvent, run *liveRun) {
 	switch {
+	case ev.Type == "system" && ev.Subtype == "init":
+		// The run's session: with --continue, 2.1.332 runs SessionStart
+		// under a fresh ID before it loads the session it continues.
+		run.sessionID = ev.SessionID
 	case ev.Type == "system" && ev.Subtype == "hook_response":
 		if ev.ExitCode == nil || *ev.ExitCode != 0 || ev.Outcome != "success" {
 			t.Errorf("claude hook %s: exit %v, outcome %q, stderr %q", ev.HookName, ev.ExitCode, ev.Outcome, ev.Stderr)
 		}
-	case ev.Type == "result":
+	case ev.Type == "result" && run.answer == "":
+		// The turn's answer; a background subagent's notification
+		// starts one more model call, whose result follows.
 		run.answer = ev.Result
 	}
 }

@@ -38,6 +38,10 @@ type client interface {
 	// subagentResult is what the scenario's subagent answers and what
 	// `entire explain` then shows as its task's result.
 	subagentResult() (answer, shown string)
+	// shellRunsGitHooks reports whether git run by the client's shell
+	// tool runs the repository's hooks (Gemini CLI 0.61 sets
+	// core.hooksPath to "" for every shell command).
+	shellRunsGitHooks() bool
 	// asksConclusion reports whether entire's SubagentStart hook asks the
 	// client's subagents for a conclusion block the parent receives.
 	asksConclusion() bool

@@ -60,6 +60,8 @@ func (gemini) subagentResult() (string, string) {
 	return "Subagent wrote sub.txt.", "Subagent wrote sub.txt."
 }
 
+func (gemini) shellRunsGitHooks() bool { return false }
+
 func (gemini) asksConclusion() bool { return false }
 
 func (gemini) promptArgs(prompt string) []string {

@@ -162,8 +162,11 @@ func TestRealAgentTurn(t *testing.T) {
 		if log := gittest.Git(t, r.dir, "log", "--format=%s", branch); offered && !strings.Contains(log, "Write sub.txt (") {
 			t.Errorf("no incremental checkpoint for the subagent's completed task:\n%s", log)
 		}
-		// The parent got the conclusion.
-		if c.asksConclusion() && !r.srv.Saw("[delegated-result task=", "turn") {
+		// The parent got the conclusion, when it waited for the subagent
+		// (Claude Code 2.1.332 runs subagents in the background: the
+		// conclusion is stored and shown, not handed over).
+		background := r.srv.Saw("Async agent launched", "turn")
+		if c.asksConclusion() && !background && !r.srv.Saw("[delegated-result task=", "turn") {
 			t.Error("the parent never received the subagent's conclusion")
 		}
 
@@ -505,4 +508,49 @@ func TestRealAgentHookTimes(t *testing.T) {
 			t.Logf("hook wall times as the clients report them:\n%s", summary)
 		})
 	}
+}
+
+// The agent writes one file with its write tool and another through its
+// shell, then commits both itself in the same turn: the commit carries a
+// trailer to a checkpoint of that turn, which explain shows. A client
+// whose shell turns git hooks off (Gemini CLI) gets no trailer; the turn
+// stays a rewind point.
+func TestRealAgentCommitsOwnShellWork(t *testing.T) {
+	t.Parallel()
+	forEachVersion(t, func(t *testing.T, c client) {
+		r := newLiveRepo(t, c)
+		final := "Committed shell.txt and written.txt."
+		r.srv.SetScript("sc", realagent.Script{
+			step(usage(0), c.bash("echo made by the shell > shell.txt")),
+			step(usage(1), c.write(filepath.Join(r.dir, "written.txt"), "written\n")),
+			step(usage(2), c.bash("git add shell.txt written.txt && git commit -q -m 'Agent commit'")),
+			{Text: final, Usage: usage(3)},
+		})
+		r.prompt("sc", "make two files and commit them")
+		if subj := r.git("log", "-1", "--format=%s"); subj != "Agent commit" {
+			t.Fatalf("HEAD is %q, not the agent's commit", subj)
+		}
+		if !c.shellRunsGitHooks() {
+			// No hook of entire runs for the commit: the turn is kept
+			// as a rewind point (its changes measured against the turn's
+			// start, the new commit's included), not linked.
+			out, _ := r.entire("rewind", "--list")
+			if !strings.Contains(out, "SCRIPT:sc make two files") {
+				t.Errorf("rewind --list has no point for the turn:\n%s", out)
+			}
+			return
+		}
+		id := e2etest.CheckpointAt(t, r.dir, "HEAD")
+		if id == "" {
+			t.Fatalf("the agent's commit has no trailer:\n%s\nentire's log:\n%s", r.git("log", "-1", "--format=%B"), e2etest.LogText(r.dir))
+		}
+		if files := r.git("show", "--name-only", "--format=", "HEAD"); files != "shell.txt\nwritten.txt" {
+			t.Errorf("the agent's commit holds %q", files)
+		}
+		out, _ := r.entire("explain", "--commit", "HEAD")
+		if !strings.Contains(out, "Checkpoint: "+id) || !strings.Contains(out, "SCRIPT:sc make two files and commit them") {
+			t.Errorf("explain --commit HEAD does not show the turn:\n%s", out)
+		}
+		r.recordHookTimes()
+	})
 }

@@ -335,3 +335,46 @@ func TestE2EConcurrentSessionCommitsOwnWork(t *testing.T) {
 	}
 	e2etest.AssertStoreClean(t, a.Dir, id1, id2)
 }
+
+// An agent that changes a file through its shell tool and commits it in
+// the same turn: the commit links to a checkpoint of the turn so far
+// (measured against the turn's start, whichever tool made the change),
+// and the turn's end completes it. A file the user changed before the
+// turn and commits during it is not the turn's.
+func TestE2EMidTurnCommitOfShellWork(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewSessionRepo(t)
+	gittest.WriteFile(t, r.Dir, "user.txt", "the user's, before the turn\n")
+	r.StartTurn(r.Dir, "Generate the table and commit it")
+	// The user's own file, committed during the turn: not linked.
+	r.MustGit("add", "user.txt")
+	r.MustGit("commit", "-q", "-m", "User work")
+	if id := e2etest.CheckpointAt(t, r.Dir, "HEAD"); id != "" {
+		t.Errorf("the user's commit during the turn got checkpoint %s", id)
+	}
+	// The agent's shell writes table.txt; no Write tool names it.
+	gittest.WriteFile(t, r.Dir, "table.txt", "1 2 3\n")
+	r.AppendTranscript(map[string]any{"type": "assistant", "uuid": "a-shell", "message": map[string]any{
+		"id": "msg_shell", "role": "assistant",
+		"content": []any{map[string]any{"type": "tool_use", "id": "toolu_shell", "name": "Bash", "input": map[string]any{"command": "seq 1 3 | paste -sd' ' > table.txt"}}},
+		"usage":   map[string]any{"input_tokens": 10, "output_tokens": 5},
+	}})
+	r.MustGit("add", "table.txt")
+	r.MustGit("commit", "-q", "-m", "Add the table")
+	id := e2etest.CheckpointAt(t, r.Dir, "HEAD")
+	if id == "" {
+		t.Fatalf("the agent's commit of shell-made work is not linked:\n%s", gittest.Git(t, r.Dir, "log", "-1", "--format=%B"))
+	}
+	if p := gittest.Git(t, r.Dir, "show", e2etest.CpPath(id, "0/prompt.txt")); p != "Generate the table and commit it" {
+		t.Errorf("prompt.txt %q", p)
+	}
+	r.EndTurn(r.Dir, "Committed the table.")
+	full := gittest.Git(t, r.Dir, "show", e2etest.CpPath(id, "0/full.jsonl"))
+	if !strings.Contains(full, "Committed the table.") {
+		t.Error("the turn's end did not complete the checkpoint's transcript")
+	}
+	out, errOut, code := r.Entire("explain", "--commit", "HEAD")
+	if code != 0 || !strings.Contains(out, "Checkpoint: "+id) || !strings.Contains(out, "Generate the table and commit it") {
+		t.Errorf("explain --commit HEAD: exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -41,9 +42,10 @@ const NotificationAnswer = "Noted the subagent's result."
 var NotificationUsage = Usage{Input: 11, CacheCreation: 1, CacheRead: 9, Output: 4}
 
 // IsTaskNotification reports whether a user message's own text is a
-// <task-notification> block.
+// <task-notification> (2.1.332 wraps it in a <system-reminder> saying it
+// is no user input) and no script's prompt.
 func IsTaskNotification(text string) bool {
-	return strings.HasPrefix(strings.TrimSpace(text), "<task-notification>")
+	return strings.Contains(text, "<task-notification>") && !markerRe.MatchString(text)
 }
 
 // onlyToolSearch reports whether an assistant message's content is
@@ -110,17 +112,22 @@ func (s *Server) claude(w http.ResponseWriter, r *http.Request) {
 	texts := make([]string, len(req.Messages))
 	model := make([]bool, len(req.Messages))
 	aux := make([]bool, len(req.Messages))
-	notified := 0 // model messages that answered a task notification
+	notified := 0  // model messages that answered a task notification
+	lastUser := -1 // the last user message (2.1.332 puts system messages among them)
+	afterNotification := false
 	for i, m := range req.Messages {
-		model[i] = m.Role == "assistant"
-		if !model[i] {
+		switch m.Role {
+		case "assistant":
+			model[i] = true
+			aux[i] = onlyToolSearch(m.Content) || afterNotification
+			if afterNotification {
+				notified++
+			}
+			afterNotification = false
+		case "user":
 			texts[i] = claudeOwnText(m.Content)
-			continue
-		}
-		aux[i] = onlyToolSearch(m.Content)
-		if i > 0 && IsTaskNotification(texts[i-1]) {
-			aux[i] = true
-			notified++
+			lastUser = i
+			afterNotification = IsTaskNotification(texts[i])
 		}
 	}
 	if !req.Stream {
@@ -139,7 +146,7 @@ func (s *Server) claude(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	last := len(texts) - 1
-	if last >= 0 && !model[last] && IsTaskNotification(texts[last]) {
+	if lastUser >= 0 && IsTaskNotification(texts[lastUser]) && !slices.Contains(model[lastUser:], true) {
 		// A background subagent's result: the main agent's one more
 		// model call, outside the script.
 		name, _, _, ok := s.pick(texts, model, aux, offered)
@@ -164,7 +171,13 @@ func (s *Server) claude(w http.ResponseWriter, r *http.Request) {
 			deferred = append(deferred, tc.Name)
 		}
 	}
-	searched := last >= 1 && model[last-1] && onlyToolSearch(req.Messages[last-1].Content)
+	searched := false
+	for i := last; i >= 0; i-- {
+		if model[i] {
+			searched = onlyToolSearch(req.Messages[i].Content)
+			break
+		}
+	}
 	if len(deferred) > 0 && offered[toolSearch] && !searched {
 		search := Step{Tools: []ToolCall{{Name: toolSearch, Input: map[string]any{"query": "select:" + strings.Join(deferred, ","), "max_results": len(deferred)}}}, Usage: ToolSearchUsage}
 		s.record(Request{Kind: KindClaude, Script: name, Step: step, Usage: ToolSearchUsage, Markers: markers(texts, model), Body: keptBody(body)})

@@ -1,11 +1,14 @@
 package realagent
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -217,11 +220,22 @@ func (s *Server) fail(w http.ResponseWriter, code int, format string, args ...an
 	http.Error(w, msg, code)
 }
 
+// EnvDump names a directory the server writes each request body to
+// (NNN-<path>.json), to see what a new client version sends.
+const EnvDump = "ENTIRE_REALAGENT_DUMP"
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.served++
 	over := s.served > s.maxRequests
+	n := s.served
 	s.mu.Unlock()
+	if dir := os.Getenv(EnvDump); dir != "" && r.Method == http.MethodPost {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		name := fmt.Sprintf("%03d-%s.json", n, strings.NewReplacer("/", "_", ":", "_").Replace(strings.Trim(r.URL.Path, "/")))
+		os.WriteFile(filepath.Join(dir, name), body, 0o644)
+	}
 	if over {
 		s.fail(w, http.StatusTooManyRequests, "more than %d requests", s.maxRequests)
 		return

@@ -95,8 +95,12 @@ func extendedSecret(r *Redactor, rule, gl, ours string) bool {
 	}
 	for _, ru := range r.rules {
 		if ru.id == rule {
+			var extend []rune
+			if ru.lazy != nil {
+				_, extend = ru.lazy.source()
+			}
 			for _, c := range rest {
-				if !inRanges(ru.extend, c) {
+				if !inRanges(extend, c) {
 					return false
 				}
 			}

@@ -377,10 +377,12 @@ func (r *Redactor) accept(ru *rule, s string, lines *lineCache, m []int, fs []Fi
 			return fs
 		}
 	}
-	if ru.extend != nil {
-		// Judged as gitleaks judges it; redacted as far as the secret's
-		// class goes on (boundary.go).
-		se = extendSecret(s, ss, se, ru.extend)
+	if ru.lazy != nil {
+		if _, extend := ru.lazy.source(); extend != nil {
+			// Judged as gitleaks judges it; redacted as far as the
+			// secret's class goes on (boundary.go).
+			se = extendSecret(s, ss, se, extend)
+		}
 	}
 	return append(fs, Finding{RuleID: ru.id, Start: ss, End: se})
 }

@@ -345,6 +345,20 @@ func copyTree(src, dst string) error {
 	})
 }
 
+// GitOnlyPath is a PATH with git and nothing else (no agent client).
+func GitOnlyPath(t *testing.T) string {
+	t.Helper()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git not on PATH")
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(git, filepath.Join(dir, "git")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // WorkedSessionRepo is NewSessionRepo after a session start and one agent
 // turn, prompted with prompt, that wrote a.txt.
 func WorkedSessionRepo(t *testing.T, prompt string) *SessionRepo {

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,57 +10,10 @@ import (
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
-func TestExplainBadInput(t *testing.T) {
-	t.Parallel()
-	r, id := e2etest.CommittedSession(t)
-	before := gittest.Git(t, r.Dir, "for-each-ref")
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--checkpoint", "ffffffffffff"}, "checkpoint not found: ffffffffffff"},
-		{[]string{"--checkpoint", "zz"}, "checkpoint not found: zz"},
-		{[]string{"--commit", "no-such-rev"}, `unknown commit "no-such-rev"`},
-		{[]string{"--commit", "HEAD", "--checkpoint", id}, "cannot specify multiple of --session, --commit, --checkpoint"},
-		{[]string{"--short", "--full", "-c", id}, "mutually exclusive"},
-		{[]string{"--generate"}, "--generate requires --checkpoint"},
-		{[]string{"--force", "-c", id}, "--force requires --generate"},
-		{[]string{"--raw-transcript"}, "--raw-transcript requires --checkpoint"},
-		{[]string{"extra"}, "Hint: use --checkpoint, --session, or --commit"},
-		{[]string{"-c", id, "--generate"}, "the claude command is not installed"},
-	} {
-		env := r.Env
-		if tc.args[len(tc.args)-1] == "--generate" {
-			env = append(env[:len(env):len(env)], "PATH="+emptyPath(t))
-		}
-		_, errOut, code := e2etest.RunEntire(t, r.Dir, env, "", append([]string{"explain"}, tc.args...)...)
-		if code != 1 || !strings.Contains(errOut, tc.want) {
-			t.Errorf("explain %v: exit %d, stderr %q (want %q)", tc.args, code, errOut, tc.want)
-		}
-	}
-	if after := gittest.Git(t, r.Dir, "for-each-ref"); after != before {
-		t.Errorf("bad input changed refs:\n%s\n%s", before, after)
-	}
-}
-
-// emptyPath is a PATH with git but without any agent CLI.
-func emptyPath(t *testing.T) string {
-	t.Helper()
-	git, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git not on PATH")
-	}
-	dir := t.TempDir()
-	if err := os.Symlink(git, filepath.Join(dir, "git")); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 func TestExplainGenerate(t *testing.T) {
 	t.Parallel()
 	r, id := e2etest.CommittedSession(t)
-	bin := emptyPath(t)
+	bin := e2etest.GitOnlyPath(t)
 	fake := "#!/bin/sh\nwhile IFS= read -r l || [ -n \"$l\" ]; do printf '%s\\n' \"$l\"; done > \"${0%/*}/prompt.txt\"\n" +
 		`echo '{"type":"result","result":"{\"intent\":\"Greet people\",\"outcome\":\"Two greeting files\",\"open_items\":[\"tests\"]}"}'` + "\n"
 	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(fake), 0o755); err != nil {

@@ -58,66 +58,6 @@ func TestResumeInSecondClone(t *testing.T) {
 	}
 }
 
-func TestResumeBadInput(t *testing.T) {
-	t.Parallel()
-	r, _ := e2etest.CommittedSession(t)
-	gittest.Git(t, r.Dir, "checkout", "-q", "main")
-	projects := t.TempDir()
-	target := filepath.Join(projects, "sess-1.jsonl")
-	check := func(name string, env []string, args []string, want string) {
-		t.Helper()
-		before := gittest.Git(t, r.Dir, "for-each-ref") + gittest.Git(t, r.Dir, "status", "--porcelain")
-		_, errOut, code := e2etest.RunEntire(t, r.Dir, env, "", append([]string{"resume"}, args...)...)
-		if code != 1 || !strings.Contains(errOut, want) {
-			t.Errorf("%s: exit %d, stderr %q (want %q)", name, code, errOut, want)
-		}
-		after := gittest.Git(t, r.Dir, "for-each-ref") + gittest.Git(t, r.Dir, "status", "--porcelain")
-		if b := gittest.Git(t, r.Dir, "branch", "--show-current"); b != "main" || after != before {
-			t.Errorf("%s: changed the repository (branch %s)", name, b)
-		}
-	}
-	env := []string{"ENTIRE_TEST_CLAUDE_PROJECT_DIR=" + projects}
-	check("unknown branch", env, []string{"no-such-branch"}, "branch 'no-such-branch' not found locally or on origin")
-	check("bad name", env, []string{"a..b"}, `invalid branch name "a..b"`)
-	check("no args", env, nil, "exactly one argument")
-	check("missing agent dir", []string{"ENTIRE_TEST_CLAUDE_PROJECT_DIR=" + filepath.Join(projects, "gone", "deeper")},
-		[]string{"feature"}, "Claude Code session directory")
-	if _, err := os.Stat(filepath.Join(projects, "gone")); err == nil {
-		t.Error("missing agent dir was created")
-	}
-
-	// A local transcript with newer entries is kept without --force.
-	newer := `{"type":"user","uuid":"x","timestamp":"2099-01-01T00:00:00Z","message":{"role":"user","content":"later"}}` + "\n"
-	if err := os.WriteFile(target, []byte(newer), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	check("newer local", env, []string{"feature"}, "use --force to overwrite")
-	if b, _ := os.ReadFile(target); string(b) != newer {
-		t.Error("newer local transcript overwritten without --force")
-	}
-	// A newer commit without checkpoint needs confirmation.
-	gittest.Git(t, r.Dir, "checkout", "-q", "feature")
-	gittest.Git(t, r.Dir, "commit", "-q", "--allow-empty", "--no-verify", "-m", "later work")
-	gittest.Git(t, r.Dir, "checkout", "-q", "main")
-	check("older checkpoint", env, []string{"feature"}, "not resuming from an older checkpoint without confirmation (use --force)")
-	// Uncommitted changes stop the checkout.
-	gittest.WriteFile(t, r.Dir, "README.md", "changed\n")
-	check("dirty", env, []string{"feature", "--force"}, "you have uncommitted changes")
-	gittest.Git(t, r.Dir, "checkout", "--", "README.md")
-
-	if _, errOut, code := e2etest.RunEntire(t, r.Dir, env, "", "resume", "feature", "--force"); code != 0 {
-		t.Fatalf("resume --force: %d %s", code, errOut)
-	}
-	if b, _ := os.ReadFile(target); string(b) == newer {
-		t.Error("--force did not overwrite")
-	}
-	// No checkpoint on main: informational, exit 0.
-	gittest.Git(t, r.Dir, "checkout", "-q", "main")
-	if _, errOut, code := e2etest.RunEntire(t, r.Dir, env, "", "resume", "main"); code != 0 || !strings.Contains(errOut, "No Entire checkpoint found on branch 'main'") {
-		t.Errorf("resume main: %d %q", code, errOut)
-	}
-}
-
 func TestExplainAndResumeWhenDisabled(t *testing.T) {
 	t.Parallel()
 	dir := gittest.InitWithCommit(t)

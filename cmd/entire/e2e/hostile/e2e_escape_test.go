@@ -1,4 +1,6 @@
-package commands
+//go:build torture
+
+package hostile
 
 import (
 	"strings"

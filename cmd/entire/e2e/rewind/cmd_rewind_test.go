@@ -8,6 +8,7 @@ import (
 
 	"github.com/entirecli/entire/cmd/entire/e2etest"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/testtier"
 )
 
 // undoStoreDir is where a work tree keeps its undo points.
@@ -90,7 +91,8 @@ func TestRewindRoundTripMatrix(t *testing.T) {
 	}
 	final := e2etest.Snapshot(t, r.Dir)
 	finalTranscript, _ := os.ReadFile(r.Transcript)
-	for k := 1; k <= 4; k++ {
+	// The quick tier rewinds to turns 1 and 3; the torture tier to each.
+	for k := 1; k <= 4; k += testtier.Count(2, 1) {
 		p := pointOfTurn(t, pts, k)
 		if p.SessionID != "sess-1" || p.MetadataDir != ".entire/metadata/sess-1" {
 			t.Errorf("point %+v", p)
@@ -146,7 +148,8 @@ func TestRewindKeepsOtherSessionsWork(t *testing.T) {
 	r2.SessionID, r2.Transcript, r2.Turn = "sess-2", filepath.Join(filepath.Dir(r.Transcript), "sess-2.jsonl"), 10
 	r2.TurnWith("second session", map[string]string{"other.txt": "other\n", "README.md": "changed by two\n"}, nil)
 	before := e2etest.Snapshot(t, r.Dir)
-	for k := 1; k <= 4; k++ {
+	// The quick tier rewinds to turns 1 and 3; the torture tier to each.
+	for k := 1; k <= 4; k += testtier.Count(2, 1) {
 		p := pointOfTurn(t, pts, k)
 		if _, errOut, code := r.Entire("rewind", "--to", p.ID); code != 0 {
 			t.Fatalf("rewind to turn %d: %s", k, errOut)

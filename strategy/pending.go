@@ -188,38 +188,32 @@ func CompletePendingWait(ctx context.Context, env *Env, wait time.Duration) []Pe
 	}
 	m := NewManualCommit(env)
 	// The marks to complete: those of commits, and those a trailer mark
-	// leads to (its post-commit never made one).
-	type todo struct {
-		name    string
-		trailer bool
-	}
-	var marks []todo
-	// A trailer mark may lead to a commit's mark that exists too: one todo,
-	// which drops the trailer mark.
-	at := map[string]int{}
-	add := func(name string, trailer bool) {
-		if i, ok := at[name]; ok {
-			marks[i].trailer = marks[i].trailer || trailer
-			return
+	// leads to (its post-commit never made one). A trailer mark may lead
+	// to a commit's mark that exists too: one mark, which drops the
+	// trailer mark.
+	var marks []string
+	seen := map[string]bool{}
+	add := func(name string) {
+		if !seen[name] {
+			seen[name] = true
+			marks = append(marks, name)
 		}
-		at[name] = len(marks)
-		marks = append(marks, todo{name, trailer})
 	}
 	for _, e := range entries {
 		if raw, ok := strings.CutPrefix(e.Name(), trailerPrefix); ok {
 			if name, ok := m.followTrailerMark(raw); ok {
-				add(name, true)
+				add(name)
 			}
 		} else if _, _, ok := parseMark(e.Name()); ok {
-			add(e.Name(), false)
+			add(e.Name())
 		} else if path := filepath.Join(dir, e.Name()); lockfile.RemoveLeftover(path) {
 			env.Log.Info("removed a killed process's leftover lock file", "path", path)
 		}
 	}
 	var out []Pending
-	for _, mk := range marks {
-		commit, id, _ := parseMark(mk.name)
-		path := filepath.Join(dir, mk.name)
+	for _, name := range marks {
+		commit, id, _ := parseMark(name)
+		path := filepath.Join(dir, name)
 		_, serr := os.Stat(path)
 		held, broken := serr == nil, false
 		lock, err := lockfile.Acquire(path, lockfile.Options{Timeout: wait, OnBreak: func(p, reason string) {
@@ -232,15 +226,15 @@ func CompletePendingWait(ctx context.Context, env *Env, wait time.Duration) []Pe
 		if held && !broken {
 			// Its holder completed it and let go while this process
 			// waited.
-			if mk.trailer {
-				m.dropTrailerMark(id)
-			}
+			m.dropTrailerMark(id)
 			_ = lock.Release()
 			continue
 		}
-		if mk.trailer {
-			m.dropTrailerMark(id) // the commit's mark stands for it now
-		}
+		// The commit's mark stands for the trailer mark now, found
+		// through it or not (a post-commit killed between making its mark
+		// and dropping the trailer's leaves both; once the commit is
+		// reset away, the trailer mark leads nowhere).
+		m.dropTrailerMark(id)
 		p, keep := m.completePending(ctx, commit, id)
 		switch {
 		case p.Err == nil:
@@ -252,7 +246,7 @@ func CompletePendingWait(ctx context.Context, env *Env, wait time.Duration) []Pe
 			env.Log.Warn("cannot complete an interrupted condensation", "commit", p.Commit, "error", p.Err)
 			p.Reason = p.Err.Error()
 			b, _ := json.Marshal(p)
-			if err := atomicfile.Write(filepath.Join(dir, mk.name+failedSuffix), b, 0o644); err != nil {
+			if err := atomicfile.Write(filepath.Join(dir, name+failedSuffix), b, 0o644); err != nil {
 				env.Log.Warn("record a failed condensation", "commit", p.Commit, "error", err)
 				continue
 			}

@@ -410,7 +410,7 @@ func TestRealAgentHide(t *testing.T) {
 // A note saved and pinned through MCP is in the next session's context.
 func TestRealAgentNoteInNextSession(t *testing.T) {
 	t.Parallel()
-	forEachClient(t, func(t *testing.T, c client) {
+	forEachVersion(t, func(t *testing.T, c client) {
 		r := newLiveRepo(t, c)
 		fact := "Deploys go out with make ship-it from the release branch."
 		r.srv.SetScript("n1", realagent.Script{

@@ -12,25 +12,6 @@ import (
 	"github.com/entirecli/entire/internal/testtier"
 )
 
-// undoStoreDir is where a work tree keeps its undo points.
-func undoStoreDir(t *testing.T, dir string) string {
-	t.Helper()
-	return filepath.Join(e2etest.GitDir(t, dir), "entire-undo")
-}
-
-// undoPoints lists the undo points of a work tree, oldest first.
-func undoPoints(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, _ := os.ReadDir(undoStoreDir(t, dir))
-	var out []string
-	for _, e := range entries {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			out = append(out, e.Name())
-		}
-	}
-	return out
-}
-
 // matrixRepo plays a five-turn session whose turns make every kind of
 // change, and returns the work tree and transcript after each turn.
 func matrixRepo(t *testing.T) (*e2etest.SessionRepo, []e2etest.TreeState, []string) {
@@ -70,19 +51,6 @@ printf 'mine\n' > notes.txt`)
 	return r, states, transcripts
 }
 
-// pointOfTurn finds the listed step whose message names turn n.
-func pointOfTurn(t *testing.T, pts []e2etest.ListedPoint, n int) e2etest.ListedPoint {
-	t.Helper()
-	names := []string{"", "one", "two", "three", "four", "five"}
-	for _, p := range pts {
-		if !p.IsLogsOnly && strings.HasPrefix(strings.ToLower(p.Message), "turn "+names[n]+":") {
-			return p
-		}
-	}
-	t.Fatalf("no point for turn %d in %+v", n, pts)
-	return e2etest.ListedPoint{}
-}
-
 func TestRewindRoundTripMatrix(t *testing.T) {
 	t.Parallel()
 	r, states, transcripts := matrixRepo(t)
@@ -96,7 +64,7 @@ func TestRewindRoundTripMatrix(t *testing.T) {
 	visits := 0
 	for k := 1; k <= 4; k += testtier.Count(2, 1) {
 		visits++
-		p := pointOfTurn(t, pts, k)
+		p := e2etest.PointOfTurn(t, pts, k)
 		if p.SessionID != "sess-1" || p.MetadataDir != ".entire/metadata/sess-1" {
 			t.Errorf("point %+v", p)
 		}
@@ -137,7 +105,7 @@ func TestRewindRoundTripMatrix(t *testing.T) {
 	if n := gittest.Git(t, r.Dir, "rev-list", "--count", pts[0].ID+".."+e2etest.ShadowBranches(t, r.Dir)[0]); n != fmt.Sprint(2*visits) {
 		t.Errorf("%s steps recorded after the last turn, want %d (a rewind and an undo each of %d times)", n, 2*visits, visits)
 	}
-	if undo := undoPoints(t, r.Dir); len(undo) != visits {
+	if undo := e2etest.UndoPoints(t, r.Dir); len(undo) != visits {
 		t.Errorf("%d undo points, want %d: %v", len(undo), visits, undo)
 	}
 	gittest.Fsck(t, r.Dir)
@@ -153,7 +121,7 @@ func TestRewindKeepsOtherSessionsWork(t *testing.T) {
 	before := e2etest.Snapshot(t, r.Dir)
 	// The quick tier rewinds to turns 1 and 3; the torture tier to each.
 	for k := 1; k <= 4; k += testtier.Count(2, 1) {
-		p := pointOfTurn(t, pts, k)
+		p := e2etest.PointOfTurn(t, pts, k)
 		if _, errOut, code := r.Entire("rewind", "--to", p.ID); code != 0 {
 			t.Fatalf("rewind to turn %d: %s", k, errOut)
 		}
@@ -175,7 +143,7 @@ func TestRewindKeepsOtherSessionsWork(t *testing.T) {
 	// A second session editing a file of the first one blocks the rewind.
 	r2.TurnWith("second session edits mod.txt", map[string]string{"mod.txt": "two's edit\n"}, nil)
 	before = e2etest.Snapshot(t, r.Dir)
-	_, errOut, code := r.Entire("rewind", "--to", pointOfTurn(t, pts, 1).ID)
+	_, errOut, code := r.Entire("rewind", "--to", e2etest.PointOfTurn(t, pts, 1).ID)
 	if code != 1 || !strings.Contains(errOut, "another session") || !strings.Contains(errOut, "mod.txt") {
 		t.Errorf("conflicting rewind: %d %s", code, errOut)
 	}
@@ -200,7 +168,7 @@ func TestRewindDryRunAndLogsOnly(t *testing.T) {
 	if d := e2etest.DiffStates(before, e2etest.Snapshot(t, r.Dir)); d != "" {
 		t.Errorf("dry run changed files:\n%s", d)
 	}
-	if undo := undoPoints(t, r.Dir); len(undo) != 0 {
+	if undo := e2etest.UndoPoints(t, r.Dir); len(undo) != 0 {
 		t.Errorf("dry run recorded an undo point: %v", undo)
 	}
 

@@ -29,7 +29,7 @@ func TestE2EGeminiRewindUndoCountsOnce(t *testing.T) {
 			g.PlayTurn("turn two: write b", map[string]string{"b.go": "package b\n"})
 			before, _ := os.ReadFile(g.Path)
 
-			first := pointOfTurn(t, r.Points(), 1)
+			first := e2etest.PointOfTurn(t, r.Points(), 1)
 			if _, errOut, code := r.Entire("rewind", "--to", first.ID); code != 0 {
 				t.Fatalf("rewind: %s", errOut)
 			}

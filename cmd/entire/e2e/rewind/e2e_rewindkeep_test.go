@@ -30,7 +30,7 @@ func TestRewindKeepsUserEdits(t *testing.T) {
 	// After the last turn, by hand: measured by the rewind itself.
 	r.Sh(`printf 'v\n' > v.txt; printf 'd by hand\n' >> d.txt`)
 	before := e2etest.Snapshot(t, r.Dir)
-	first := pointOfTurn(t, r.Points(), 1)
+	first := e2etest.PointOfTurn(t, r.Points(), 1)
 
 	out, errOut, code := r.Entire("rewind", "--to", first.ID, "--dry-run")
 	if code != 0 {
@@ -93,7 +93,7 @@ func TestRewindUndoesEveryWorktreeSession(t *testing.T) {
 	r2.Hook("session-end", map[string]any{"reason": "exit"})
 	r.Sh(`printf 'mine\n' > mine.txt`)
 	r.TurnWith("turn two: b", map[string]string{"b.txt": "b\n"}, nil)
-	if _, errOut, code := r.Entire("rewind", "--to", pointOfTurn(t, r.Points(), 1).ID); code != 0 {
+	if _, errOut, code := r.Entire("rewind", "--to", e2etest.PointOfTurn(t, r.Points(), 1).ID); code != 0 {
 		t.Fatalf("rewind: %s", errOut)
 	}
 	got := e2etest.Snapshot(t, r.Dir)

@@ -1,4 +1,6 @@
-package commits
+//go:build unix && torture
+
+package torture
 
 import (
 	"os"

@@ -11,7 +11,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	code := e2etest.Run(m)
+	// The real clients' tests mostly wait (a client's start, the model
+	// server): twice GOMAXPROCS at once keep the cores busy.
+	code := e2etest.RunParallel(m, 2)
 	if summary, _ := hookTimes.summary(); summary != "" {
 		// The hook times as the clients reported them; go test keeps a
 		// passing package's output to itself, so CI names a file to

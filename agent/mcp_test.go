@@ -26,21 +26,3 @@ func TestMCPFiles(t *testing.T) {
 		t.Errorf("MCPFiles = %q, want %q", got, want)
 	}
 }
-
-func TestEntryRoles(t *testing.T) {
-	t.Parallel()
-	user, assistant := agent.EntryRoles()
-	want := func(set map[string]bool, names ...string) {
-		t.Helper()
-		if len(set) != len(names) {
-			t.Errorf("roles %v, want %q", set, names)
-		}
-		for _, n := range names {
-			if !set[n] {
-				t.Errorf("role %q missing from %v", n, set)
-			}
-		}
-	}
-	want(user, "user", "human")
-	want(assistant, "assistant", "gemini", "model")
-}

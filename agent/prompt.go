@@ -13,38 +13,3 @@ type PromptCLI interface {
 	// answer.
 	PromptAnswer(output []byte) (text string, ok bool)
 }
-
-// TranscriptRoles is implemented by agents whose transcript entries (JSONL
-// lines, or the messages of a JSON document) name their speaker in a "type"
-// member.
-type TranscriptRoles interface {
-	// TranscriptRoles returns the "type" values of the user's entries and
-	// of the assistant's; the two lists share no value.
-	TranscriptRoles() (user, assistant []string)
-}
-
-// EntryRoles returns the union of the TranscriptRoles of every registered
-// agent: the "type" values of user entries and of assistant entries, as
-// sets. A reader of stored transcripts that does not know which agent wrote
-// one recognises the speakers of all of them.
-func EntryRoles() (user, assistant map[string]bool) {
-	user, assistant = map[string]bool{}, map[string]bool{}
-	for _, n := range List() {
-		a, err := Get(n)
-		if err != nil {
-			continue
-		}
-		r, ok := a.(TranscriptRoles)
-		if !ok {
-			continue
-		}
-		u, as := r.TranscriptRoles()
-		for _, t := range u {
-			user[t] = true
-		}
-		for _, t := range as {
-			assistant[t] = true
-		}
-	}
-	return user, assistant
-}

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"path/filepath"
@@ -31,9 +30,9 @@ type Position struct {
 type ToolUse struct {
 	// Name is the tool name as the transcript gives it (Edit, write_file).
 	Name string
-	// Detail is the most telling argument: description, else command, else
-	// file_path, else notebook_path, else pattern; Skill: the skill name;
-	// Read: the path; WebFetch: the URL. "" if none.
+	// Detail is the call's most telling argument as the agent tells it
+	// (see Entry.Text for RoleTool): a description, a command, a path; ""
+	// if none.
 	Detail string
 }
 
@@ -102,45 +101,6 @@ type SubagentTokenReader interface {
 	// transcripts, found from the parent transcript's path. Subagents
 	// without a transcript file are skipped; nil means none was found.
 	SubagentTokenUsage(transcriptPath string, agentIDs []string) (*TokenUsage, error)
-}
-
-// toolArgs holds the arguments ToolDetail looks at.
-type toolArgs struct {
-	Description  string `json:"description"`
-	Command      string `json:"command"`
-	FilePath     string `json:"file_path"`
-	NotebookPath string `json:"notebook_path"`
-	Pattern      string `json:"pattern"`
-	Skill        string `json:"skill"`
-	URL          string `json:"url"`
-	Path         string `json:"path"`
-}
-
-// ToolDetail returns the ToolUse.Detail for a tool call with the given raw
-// JSON input (see ToolUse). Non-object input gives "".
-func ToolDetail(name string, input json.RawMessage) string {
-	var a toolArgs
-	if len(input) == 0 || input[0] != '{' || json.Unmarshal(input, &a) != nil {
-		return ""
-	}
-	switch name {
-	case "Skill":
-		return a.Skill
-	case "Read", "read_file":
-		return firstNonEmpty(a.FilePath, a.Path)
-	case "WebFetch", "web_fetch":
-		return a.URL
-	}
-	return firstNonEmpty(a.Description, a.Command, a.FilePath, a.NotebookPath, a.Pattern)
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // AppendUnique appends s to list unless it is empty or already present.

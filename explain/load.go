@@ -201,7 +201,7 @@ func Scope(m checkpoint.SessionMetadata) int {
 // counted the lines of another file than the one stored: the scope is then
 // the whole transcript.
 func ScopedTranscript(content []byte, m checkpoint.SessionMetadata) ([]Entry, error) {
-	entries, n, err := condensed.ParseCounted(content, Scope(m))
+	entries, n, err := condensed.ParseCounted(agent.ForTranscript(m.Agent, content), content, Scope(m))
 	if err == nil && m.CheckpointTranscriptStart == 0 && m.TranscriptLinesAtStart > n {
 		return ParseTranscript(content, 0)
 	}
@@ -245,7 +245,7 @@ func (l *Loader) sessionView(s *checkpoint.Session, mode Mode) (SessionView, err
 	if mode == ModeFull {
 		from = 0
 	}
-	recs, n, jsonl, err := streamRecords(l.Repo, st, from)
+	recs, n, jsonl, err := streamRecords(l.Repo, st, m.Agent, from)
 	if err != nil {
 		return missing()
 	}
@@ -259,7 +259,7 @@ func (l *Loader) sessionView(s *checkpoint.Session, mode Mode) (SessionView, err
 		// transcript is the scope.
 		scope = 0
 		if from > 0 {
-			if recs, _, _, err = streamRecords(l.Repo, st, 0); err != nil {
+			if recs, _, _, err = streamRecords(l.Repo, st, m.Agent, 0); err != nil {
 				return missing()
 			}
 		}
@@ -277,9 +277,10 @@ func (l *Loader) sessionView(s *checkpoint.Session, mode Mode) (SessionView, err
 
 // streamRecords returns the records of a stored JSONL transcript from
 // line from on and its number of lines, reading it one chunk at a time;
-// jsonl is false (and nothing is read) for a JSON document.
-func streamRecords(repo *gitrepo.Repo, st checkpoint.Stored, from int) (recs []condensed.Record, lines int, jsonl bool, err error) {
-	p := condensed.LineParser{Start: from}
+// jsonl is false (and nothing is read) for a JSON document. The lines are
+// read by the agent ForTranscript tells from label and the first line.
+func streamRecords(repo *gitrepo.Repo, st checkpoint.Stored, label agent.AgentType, from int) (recs []condensed.Record, lines int, jsonl bool, err error) {
+	p := condensed.LineParser{Start: from, Label: label}
 	jsonl, err = checkpoint.ForEachLine(repo, st, func(line []byte) error {
 		recs = p.Line(line, recs)
 		return nil

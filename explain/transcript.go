@@ -21,9 +21,10 @@ const (
 type Entry = condensed.Entry
 
 // ParseTranscript returns the condensed entries of a stored transcript
-// from position start on (see condensed.ParseTranscript).
+// from position start on, read by the agent that recognises it, else the
+// default agent (see condensed.ParseTranscript).
 func ParseTranscript(content []byte, start int) ([]Entry, error) {
-	return condensed.ParseTranscript(content, start)
+	return condensed.ParseTranscript(nil, content, start)
 }
 
 // WriteTranscript writes entries one per line, with a blank line before

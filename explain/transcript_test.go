@@ -4,6 +4,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/checkpoint/condensed"
 )
 
 func TestParseTranscript(t *testing.T) {
@@ -62,7 +65,11 @@ not json
 			}
 		})
 	}
-	if _, err := ParseTranscript([]byte("{\n  \"messages\": [\n"), 0); err == nil {
+	gem, err := agent.Get(agent.AgentNameGemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := condensed.ParseTranscript(gem, []byte("{\n  \"messages\": [\n"), 0); err == nil {
 		t.Error("truncated Gemini document: no error")
 	}
 }

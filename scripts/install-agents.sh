@@ -21,6 +21,8 @@ dir="${ENTIRE_AGENTS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/entire-agents}"
 clients=(
   "claude @anthropic-ai/claude-code claude ${CLAUDE_CODE_VERSION:-2.1.197}"
   "gemini @google/gemini-cli gemini ${GEMINI_CLI_VERSION:-0.61.0}"
+  "codex @openai/codex codex ${CODEX_VERSION:-0.171.0}"
+  "copilot @github/copilot copilot ${COPILOT_CLI_VERSION:-1.0.102}"
 )
 
 if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then

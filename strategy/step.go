@@ -249,7 +249,7 @@ func (m *ManualCommit) storeSource(st *session.State, src *transcriptSource) (*c
 	// The lines are parsed for the local log on another goroutine while
 	// they are stored (and the next window read): both only read them,
 	// and each costs about as much as the other.
-	note := newStoredNote(prev)
+	note := newStoredNote(prev, st.AgentType)
 	windows := make(chan []byte, 2)
 	parsed := make(chan struct{})
 	go func(windows <-chan []byte) {

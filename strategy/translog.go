@@ -37,13 +37,16 @@ type storedNote struct {
 }
 
 // newStoredNote starts the note of a store after prev (nil: from the
-// start).
-func newStoredNote(prev *checkpoint.TranscriptState) *storedNote {
+// start) of a transcript of the agent labelled agentType.
+func newStoredNote(prev *checkpoint.TranscriptState, agentType string) *storedNote {
 	n := &storedNote{reset: prev == nil}
 	if prev != nil {
 		n.first = prev.Lines
 	}
-	n.p = condensed.LineParser{First: n.first}
+	n.p = condensed.LineParser{First: n.first, Label: agent.AgentType(agentType)}
+	if a, err := agent.GetByAgentType(n.p.Label); err == nil {
+		n.p.Agent = a
+	}
 	return n
 }
 

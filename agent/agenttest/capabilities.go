@@ -55,7 +55,8 @@ func testCapabilities(t *testing.T, fx Fixture) {
 	t.Run("ToolOutputHider", func(t *testing.T) { t.Parallel(); testToolOutputHider(t, fx) })
 	t.Run("MCPHost", func(t *testing.T) { t.Parallel(); testMCPHost(t, fx) })
 	t.Run("PromptCLI", func(t *testing.T) { t.Parallel(); testPromptCLI(t, fx) })
-	t.Run("TranscriptRoles", func(t *testing.T) { t.Parallel(); testTranscriptRoles(t, fx) })
+	t.Run("TranscriptReader", func(t *testing.T) { t.Parallel(); testTranscriptReader(t, fx) })
+	t.Run("TranscriptCutter", func(t *testing.T) { t.Parallel(); testTranscriptCutter(t, fx) })
 }
 
 // capability returns the agent under test as a T, or skips the test.
@@ -365,49 +366,67 @@ func testPromptCLI(t *testing.T, fx Fixture) {
 	}
 }
 
-func testTranscriptRoles(t *testing.T, fx Fixture) {
-	r := capability[agent.TranscriptRoles](t, fx)
-	user, assistant := r.TranscriptRoles()
-	if len(user) == 0 || len(assistant) == 0 {
-		t.Fatalf("roles %q / %q: want both", user, assistant)
+func testTranscriptReader(t *testing.T, fx Fixture) {
+	a := newAgent(fx, t)
+	if _, ok := a.(agent.TranscriptReader); !ok {
+		t.Fatal("the agent reads no transcripts (agent.TranscriptReader): explain and the condensed transcript would show nothing")
 	}
-	for _, u := range user {
-		if slices.Contains(assistant, u) {
-			t.Errorf("type %q is both the user's and the assistant's", u)
+	if agent.FormatOf(a, fx.Session.Data) == agent.TranscriptDocument {
+		if _, ok := a.(agent.DocumentReader); !ok {
+			t.Fatal("a document transcript needs agent.DocumentReader")
 		}
 	}
-	// The sample session names both speakers with those types.
-	seen := map[string]bool{}
-	for _, typ := range entryTypes(fx.Session.Data) {
-		seen[typ] = true
+	// The sample session reads as both speakers, the last prompt and
+	// the last assistant text among them.
+	var roles = map[agent.Role][]string{}
+	n, err := agent.Records(a, fx.Session.Data, func(_ int, rec agent.Record) {
+		for _, e := range rec.Entries {
+			if e.Role != agent.RoleUser && e.Role != agent.RoleAssistant && e.Role != agent.RoleTool {
+				t.Errorf("entry %+v: unknown role", e)
+			}
+			if e.Role == agent.RoleTool && e.Tool == "" {
+				t.Errorf("tool entry %+v without a tool name", e)
+			}
+			roles[e.Role] = append(roles[e.Role], e.Text)
+		}
+	})
+	if err != nil || n == 0 {
+		t.Fatalf("Records = %d, %v", n, err)
 	}
-	if !slices.ContainsFunc(user, func(s string) bool { return seen[s] }) ||
-		!slices.ContainsFunc(assistant, func(s string) bool { return seen[s] }) {
-		t.Errorf("sample session's entry types %v hold no user or no assistant type of %q / %q", seen, user, assistant)
+	if !slices.Contains(roles[agent.RoleUser], fx.Session.LastPrompt) || !slices.Contains(roles[agent.RoleAssistant], fx.Session.LastAssistant) {
+		t.Errorf("entries %q: want the prompt %q and the answer %q among them", roles, fx.Session.LastPrompt, fx.Session.LastAssistant)
+	}
+	// Someone else's records and broken ones read as nothing, never
+	// as a failure.
+	r := a.(agent.TranscriptReader)
+	for _, raw := range []string{"", "{", "[1,2]", `{"type":42}`, `"text"`, "null", `{"role":"user","content":7}`} {
+		_ = r.ReadRecord([]byte(raw))
 	}
 }
 
-// entryTypes returns the "type" members of a transcript's entries: the
-// messages of a JSON document, else the JSONL lines.
-func entryTypes(data []byte) []string {
-	type entry struct {
-		Type string `json:"type"`
+// testTranscriptCutter checks the cut of a task checkpoint on the sample
+// session.
+func testTranscriptCutter(t *testing.T, fx Fixture) {
+	c := capability[agent.TranscriptCutter](t, fx)
+	sc := fx.Session
+	if sc.TruncateID == "" || sc.ToolUseID == "" {
+		t.Fatal("a TranscriptCutter needs Session.TruncateID and ToolUseID")
 	}
-	var doc struct {
-		Messages []entry `json:"messages"`
+	if id, ok := c.ToolResultEntry(sc.Data, sc.ToolUseID); !ok || id != sc.ToolResultID {
+		t.Errorf("ToolResultEntry(%q) = %q, %v; want %q", sc.ToolUseID, id, ok, sc.ToolResultID)
 	}
-	var out []string
-	if json.Unmarshal(data, &doc) == nil && doc.Messages != nil {
-		for _, m := range doc.Messages {
-			out = append(out, m.Type)
-		}
-		return out
+	if _, ok := c.ToolResultEntry(sc.Data, "no-such-tool-use"); ok {
+		t.Errorf("ToolResultEntry found a missing tool use")
 	}
-	for _, l := range bytes.Split(data, []byte("\n")) {
-		var e entry
-		if json.Unmarshal(l, &e) == nil {
-			out = append(out, e.Type)
-		}
+	orig := bytes.Clone(sc.Data)
+	cut, ok := c.CutAfterEntry(sc.Data, sc.TruncateID)
+	if !ok || (sc.Truncated != nil && !bytes.Equal(cut, sc.Truncated)) {
+		t.Errorf("CutAfterEntry = %v:\n%s\nwant\n%s", ok, cut, sc.Truncated)
 	}
-	return out
+	if !bytes.Equal(sc.Data, orig) {
+		t.Errorf("CutAfterEntry modified its input")
+	}
+	if whole, ok := c.CutAfterEntry(sc.Data, "no-such-id"); ok || !bytes.Equal(whole, sc.Data) {
+		t.Errorf("CutAfterEntry with an unknown id = %v, changed the data", ok)
+	}
 }

@@ -64,11 +64,13 @@ type SessionCase struct {
 	Data          []byte
 	LastPrompt    string
 	LastAssistant string
-	ToolUseID     string // a tool call whose result entry is ToolResultID
-	ToolResultID  string
-	TruncateID    string
-	// Truncated is the expected NativeData after TruncateAtUUID(TruncateID)
-	// (nil: compare only that it is a prefix ending at that entry).
+	// ToolUseID is a tool call whose result entry is ToolResultID, and
+	// TruncateID an entry the transcript is cut after; both only for an
+	// agent.TranscriptCutter.
+	ToolUseID    string
+	ToolResultID string
+	TruncateID   string
+	// Truncated is the expected cut at TruncateID (nil: not compared).
 	Truncated []byte
 	// ModifiedFiles are the files ReadSession must report.
 	ModifiedFiles []string

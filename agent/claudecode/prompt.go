@@ -7,10 +7,7 @@ import (
 	"github.com/entirecli/entire/agent"
 )
 
-var (
-	_ agent.PromptCLI       = (*Agent)(nil)
-	_ agent.TranscriptRoles = (*Agent)(nil)
-)
+var _ agent.PromptCLI = (*Agent)(nil)
 
 // PromptCommand returns `claude --print --output-format json --model sonnet
 // --setting-sources ""`: one answer, no user or project settings.
@@ -27,10 +24,4 @@ func (a *Agent) PromptAnswer(output []byte) (string, bool) {
 		return "", false
 	}
 	return *v.Result, true
-}
-
-// TranscriptRoles returns the entry types of Claude Code's JSONL: "user"
-// (and the older "human") and "assistant".
-func (a *Agent) TranscriptRoles() (user, assistant []string) {
-	return []string{"user", "human"}, []string{"assistant"}
 }

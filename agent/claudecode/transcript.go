@@ -206,7 +206,7 @@ func (s *scanner) toolBlocks(content json.RawMessage, sidechain bool) {
 		switch b.Type {
 		case "tool_use":
 			if !sidechain {
-				s.a.ToolUses = append(s.a.ToolUses, agent.ToolUse{Name: b.Name, Detail: agent.ToolDetail(b.Name, b.Input)})
+				s.a.ToolUses = append(s.a.ToolUses, agent.ToolUse{Name: b.Name, Detail: ToolDetail(b.Name, b.Input)})
 			}
 			if IsFileModificationTool(b.Name) {
 				var in fileInput

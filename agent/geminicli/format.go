@@ -92,3 +92,29 @@ func (a *Agent) LastEntryTime(content []byte) time.Time {
 	}
 	return agent.LastLineTime(content)
 }
+
+// isMessagesDocument reports whether content is one JSON document holding
+// a "messages" array (the session file of an agent that rewrites its
+// transcript whole, as Gemini CLI does) rather than JSONL: its first line
+// is a lone "{", or it is a single line holding an object with a
+// "messages" key.
+func isMessagesDocument(content []byte) bool {
+	content = bytes.TrimLeft(content, " \t\r\n")
+	first := content
+	if i := bytes.IndexByte(content, '\n'); i >= 0 {
+		first = content[:i]
+	}
+	first = bytes.TrimSpace(first)
+	if string(first) == "{" {
+		return true
+	}
+	if len(first) != len(bytes.TrimSpace(content)) {
+		return false // more than one line: JSONL
+	}
+	obj, err := agent.ParseObject(first)
+	if err != nil {
+		return false
+	}
+	_, ok := obj.Get("messages")
+	return ok
+}

@@ -7,10 +7,7 @@ import (
 	"github.com/entirecli/entire/agent"
 )
 
-var (
-	_ agent.PromptCLI       = (*Agent)(nil)
-	_ agent.TranscriptRoles = (*Agent)(nil)
-)
+var _ agent.PromptCLI = (*Agent)(nil)
 
 // PromptCommand returns `gemini --output-format json`.
 func (a *Agent) PromptCommand() (string, []string) {
@@ -26,10 +23,4 @@ func (a *Agent) PromptAnswer(output []byte) (string, bool) {
 		return "", false
 	}
 	return *v.Response, true
-}
-
-// TranscriptRoles returns the message types of Gemini CLI's transcripts:
-// "user", and "gemini" (or the API's "model") for the assistant.
-func (a *Agent) TranscriptRoles() (user, assistant []string) {
-	return []string{"user"}, []string{"gemini", "model"}
 }

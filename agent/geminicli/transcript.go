@@ -31,7 +31,7 @@ const (
 // line: "{" alone, or one complete object with a `messages` key, is
 // FormatJSON; anything else FormatJSONL.
 func DetectFormat(content []byte) Format {
-	if agent.IsMessagesDocument(content) {
+	if isMessagesDocument(content) {
 		return FormatJSON
 	}
 	return FormatJSONL
@@ -93,7 +93,7 @@ func analyze(an *agent.Analysis, msgs []*message) []delegationCall {
 				an.LastAssistant = t
 			}
 			for _, tc := range m.ToolCalls {
-				an.ToolUses = append(an.ToolUses, agent.ToolUse{Name: tc.Name, Detail: agent.ToolDetail(tc.Name, tc.Args)})
+				an.ToolUses = append(an.ToolUses, agent.ToolUse{Name: tc.Name, Detail: ToolDetail(tc.Name, tc.Args)})
 				if tc.Name == DelegationTool {
 					var d struct {
 						Prompt string `json:"prompt"`

@@ -1,135 +1,103 @@
 // Package condensed is the condensed transcript of SPEC 1.9, the
 // [User], [Assistant] and [Tool] lines `entire explain` shows: how a
-// stored transcript's lines (JSONL, one record at a time, or a Gemini
-// JSON document) become Entries, and the file a session slot keeps them
-// in (File) so that the view need not read the transcript.
+// stored transcript's records (JSONL lines, one at a time, or the records
+// of a JSON document), read by the agent that wrote it
+// (agent.TranscriptReader), become Entries, and the file a session slot
+// keeps them in (File) so that the view need not read the transcript.
 package condensed
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/entirecli/entire/agent"
 )
 
 // Role is the speaker of a transcript entry.
-type Role string
+type Role = agent.Role
 
 // Roles of transcript entries.
 const (
-	RoleUser      Role = "User"
-	RoleAssistant Role = "Assistant"
-	RoleTool      Role = "Tool"
+	RoleUser      = agent.RoleUser
+	RoleAssistant = agent.RoleAssistant
+	RoleTool      = agent.RoleTool
 )
 
 // Entry is one line of a condensed transcript.
 type Entry struct {
 	Role Role `json:"role"`
 	// Text is the prompt or assistant text; for RoleTool the tool's most
-	// telling argument (agent.ToolDetail), possibly "".
+	// telling argument (agent.Entry.Text), possibly "".
 	Text string `json:"text,omitempty"`
 	// Tool is the tool name (RoleTool only).
 	Tool string `json:"tool,omitempty"`
 }
 
-// skillPreamble starts the user entries Claude Code writes when it loads a
-// skill; they are not prompts and are dropped (SPEC 1.9).
-const skillPreamble = "Base directory for this skill:"
-
-// block is a Claude message content block, as far as the transcript needs it.
-type block struct {
-	Type  string          `json:"type"`
-	Text  string          `json:"text"`
-	Name  string          `json:"name"`
-	Input json.RawMessage `json:"input"`
-}
-
-// toolCall is a Gemini tool call.
-type toolCall struct {
-	Name string          `json:"name"`
-	Args json.RawMessage `json:"args"`
-}
-
-// line is one JSONL transcript line (Claude Code, or Gemini's JSONL form)
-// or one message of Gemini's JSON document.
-type line struct {
-	ID          string `json:"id"`
-	Type        string `json:"type"`
-	IsMeta      bool   `json:"isMeta"`
-	IsSidechain bool   `json:"isSidechain"`
-	// IsCompactSummary marks the summary Claude Code writes as a user
-	// message when it compacts the conversation; it is not a prompt.
-	IsCompactSummary bool `json:"isCompactSummary"`
-	Message          *struct {
-		Content json.RawMessage `json:"content"`
-	} `json:"message"`
-	Content   json.RawMessage `json:"content"`
-	ToolCalls []toolCall      `json:"toolCalls"`
-}
-
-// ParseTranscript returns the condensed entries of a stored transcript from
-// position start on: for JSONL transcripts (Claude Code) start counts lines,
-// for Gemini's JSON document it counts messages (checkpoint_transcript_start,
-// SPEC 4.3). A start past the end gives no entries. Malformed lines are
-// skipped; a document that looks like Gemini JSON but does not parse is an
-// error.
-func ParseTranscript(content []byte, start int) ([]Entry, error) {
-	entries, _, err := ParseCounted(content, start)
+// ParseTranscript returns the condensed entries of a stored transcript that
+// a wrote (nil: the agent that recognises it, else the default; see
+// agent.ForTranscript) from position start on: for JSONL transcripts
+// start counts lines, for a JSON document it counts the agent's document
+// records (checkpoint_transcript_start, SPEC 4.3). A start past the end
+// gives no entries. Records the agent cannot read are skipped; a document
+// that does not parse is an error.
+func ParseTranscript(a agent.Agent, content []byte, start int) ([]Entry, error) {
+	entries, _, err := ParseCounted(a, content, start)
 	return entries, err
 }
 
 // ParseCounted is ParseTranscript that also returns the number of lines
-// (JSONL) or messages (Gemini's JSON document) of the whole transcript.
-func ParseCounted(content []byte, start int) ([]Entry, int, error) {
+// (JSONL) or document records of the whole transcript.
+func ParseCounted(a agent.Agent, content []byte, start int) ([]Entry, int, error) {
 	if start < 0 {
 		start = 0
 	}
-	var ro roles
-	ro.user, ro.assistant = agent.EntryRoles()
-	if agent.IsMessagesDocument(content) {
-		var doc struct {
-			Messages []line `json:"messages"`
-		}
-		if err := json.Unmarshal(content, &doc); err != nil {
-			return nil, 0, fmt.Errorf("parse transcript: %w", err)
-		}
-		var out []Entry
-		for i := range doc.Messages {
-			if i >= start {
-				out = ro.appendLine(out, &doc.Messages[i])
-			}
-		}
-		return out, len(doc.Messages), nil
+	if a == nil {
+		a = agent.ForTranscript("", content)
 	}
-	p := LineParser{Start: start, roles: ro}
 	var recs []Record
-	for len(content) > 0 {
-		var l []byte
-		if i := bytes.IndexByte(content, '\n'); i >= 0 {
-			l, content = content[:i], content[i+1:]
-		} else {
-			l, content = content, nil
+	n, err := agent.Records(a, content, func(i int, rec agent.Record) {
+		if i >= start {
+			recs = appendRecord(recs, i, rec)
 		}
-		recs = p.Line(l, recs)
+	})
+	if err != nil {
+		return nil, 0, err
 	}
-	return Entries(recs, start), p.Lines(), nil
+	return Entries(recs, start), n, nil
 }
 
 // Record is what one JSONL transcript record gives the condensed
 // transcript: the entries of the record on 0-based line Line, and its
-// top-level "id" (Gemini CLI's JSONL messages), under which a later record
-// replaces it.
+// key (agent.Record.Key), under which a later record replaces it.
 type Record struct {
 	Line    int     `json:"line"`
 	ID      string  `json:"id,omitempty"`
 	Entries []Entry `json:"entries,omitempty"`
 }
 
+// appendRecord appends the condensed form of rec, read on line idx, to
+// out; a record without entries or key adds nothing.
+func appendRecord(out []Record, idx int, rec agent.Record) []Record {
+	if len(rec.Entries) == 0 && rec.Key == "" {
+		return out
+	}
+	r := Record{Line: idx, ID: rec.Key}
+	for _, e := range rec.Entries {
+		r.Entries = append(r.Entries, Entry{Role: e.Role, Text: e.Text, Tool: e.Tool})
+	}
+	return append(out, r)
+}
+
 // LineParser turns JSONL transcript lines, fed in order, into Records.
-// The zero value starts at line 0 and keeps every line.
+// The zero value starts at line 0, keeps every line, and reads them as
+// the agent that recognises the first line fed (else the default agent).
 type LineParser struct {
+	// Agent is the agent that wrote the transcript; nil: the agent
+	// agent.ForTranscript tells from Label and the first line fed.
+	Agent agent.Agent
+	// Label is the agent type the transcript is stored under (used when
+	// Agent is nil).
+	Label agent.AgentType
 	// Start is the first line (0-based) whose records are kept; earlier
 	// lines are counted, not decoded.
 	Start int
@@ -137,50 +105,37 @@ type LineParser struct {
 	// it are not fed).
 	First int
 	n     int
-	roles roles
-	init  bool
 }
 
 // Lines returns the number of the line after the last one fed.
 func (p *LineParser) Lines() int { return p.First + p.n }
 
-// Line decodes one line (without its newline) and appends its records to
-// out. Blank lines, tool results and lines before Start give none;
-// malformed lines are skipped; objects glued on one line (a lost newline)
-// give one record each.
-func (p *LineParser) Line(l []byte, out []Record) []Record {
-	if !p.init {
-		if p.roles.user == nil {
-			p.roles.user, p.roles.assistant = agent.EntryRoles()
-		}
-		p.init = true
+// agentOf returns the agent that reads the lines when Agent is not set:
+// the transcript's first line (idx 0) is told by agent.ForTranscript; a
+// later one can only be told by the label (else the default agent).
+func (p *LineParser) agentOf(idx int, l []byte) agent.Agent {
+	if idx == 0 {
+		return agent.ForTranscript(p.Label, l)
 	}
-	idx := p.First + p.n
-	p.n++
-	if idx < p.Start || len(bytes.TrimSpace(l)) == 0 || toolResultOnly(l) {
-		return out
+	if a, err := agent.GetByAgentType(p.Label); err == nil {
+		return a
 	}
-	var v line
-	if json.Unmarshal(l, &v) == nil {
-		return p.record(out, idx, &v)
-	}
-	dec := json.NewDecoder(bytes.NewReader(l))
-	for {
-		var g line
-		if dec.Decode(&g) != nil {
-			break
-		}
-		out = p.record(out, idx, &g)
-	}
-	return out
+	return agent.Default()
 }
 
-func (p *LineParser) record(out []Record, idx int, v *line) []Record {
-	e := p.roles.appendLine(nil, v)
-	if len(e) > 0 || v.ID != "" {
-		out = append(out, Record{Line: idx, ID: v.ID, Entries: e})
+// Line decodes one line (without its newline) and appends its records to
+// out. Blank lines and lines before Start give none; lines the agent
+// cannot read are skipped.
+func (p *LineParser) Line(l []byte, out []Record) []Record {
+	idx := p.First + p.n
+	p.n++
+	if p.Agent == nil && (idx == 0 || idx >= p.Start) {
+		p.Agent = p.agentOf(idx, l)
 	}
-	return out
+	if idx < p.Start || len(bytes.TrimSpace(l)) == 0 {
+		return out
+	}
+	return appendRecord(out, idx, agent.ReadRecord(p.Agent, l))
 }
 
 // Entries returns the condensed entries of the records from line start
@@ -223,80 +178,6 @@ func (r *records) entries() []Entry {
 	var out []Entry
 	for _, g := range r.groups {
 		out = append(out, g...)
-	}
-	return out
-}
-
-// toolResultOnly reports, without decoding it, whether a JSONL line can
-// only be a tool result: it has tool_result blocks and no text block. Such
-// lines carry the bulk of a transcript (file contents, command output) and
-// give no entry, so they are not decoded.
-func toolResultOnly(l []byte) bool {
-	return bytes.Contains(l, []byte(`"type":"tool_result"`)) && !bytes.Contains(l, []byte(`"type":"text"`))
-}
-
-// contentParts decodes a message content value once: a string, or an array
-// of blocks. Malformed content gives nothing.
-func contentParts(content json.RawMessage) (text string, blocks []block) {
-	if len(content) == 0 {
-		return "", nil
-	}
-	switch content[0] {
-	case '"':
-		_ = json.Unmarshal(content, &text)
-		return text, nil
-	case '[':
-		if json.Unmarshal(content, &blocks) != nil {
-			return "", nil
-		}
-		var texts []string
-		for _, b := range blocks {
-			if (b.Type == "text" || b.Type == "") && b.Text != "" {
-				texts = append(texts, b.Text)
-			}
-		}
-		return strings.Join(texts, "\n\n"), blocks
-	}
-	return "", nil
-}
-
-// roles are the "type" values of user and assistant entries in the
-// transcripts of every registered agent (agent.EntryRoles).
-type roles struct {
-	user, assistant map[string]bool
-}
-
-// appendLine adds the entries of one transcript line or message.
-func (ro roles) appendLine(out []Entry, v *line) []Entry {
-	if v.IsMeta || v.IsSidechain || v.IsCompactSummary {
-		return out
-	}
-	content := v.Content
-	if v.Message != nil && len(v.Message.Content) > 0 {
-		content = v.Message.Content
-	}
-	switch {
-	case ro.user[v.Type]:
-		raw, _ := contentParts(content)
-		text := agent.PromptText(raw)
-		if text != "" && !strings.HasPrefix(text, skillPreamble) {
-			out = append(out, Entry{Role: RoleUser, Text: text})
-		}
-	case ro.assistant[v.Type]:
-		raw, blocks := contentParts(content)
-		if text := strings.TrimSpace(raw); text != "" {
-			out = append(out, Entry{Role: RoleAssistant, Text: text})
-		}
-		for _, b := range blocks {
-			if b.Type == "tool_use" && b.Name != "" {
-				out = append(out, Entry{Role: RoleTool, Tool: b.Name, Text: agent.ToolDetail(b.Name, b.Input)})
-			}
-		}
-		for _, c := range v.ToolCalls {
-			if c.Name != "" {
-				out = append(out, Entry{Role: RoleTool, Tool: c.Name, Text: agent.ToolDetail(c.Name, c.Args)})
-			}
-		}
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package agent
+package geminicli
 
 import "testing"
 
@@ -17,8 +17,8 @@ func TestIsMessagesDocument(t *testing.T) {
 		{"", false},
 	}
 	for _, tt := range tests {
-		if got := IsMessagesDocument([]byte(tt.in)); got != tt.want {
-			t.Errorf("IsMessagesDocument(%q) = %v, want %v", tt.in, got, tt.want)
+		if got := isMessagesDocument([]byte(tt.in)); got != tt.want {
+			t.Errorf("isMessagesDocument(%q) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
 }

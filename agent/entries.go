@@ -1,0 +1,129 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Role is the speaker of a normalised transcript entry.
+type Role string
+
+// Roles of normalised transcript entries. The values are those of the
+// condensed transcript (SPEC 1.9): "[User]", "[Assistant]", "[Tool]".
+const (
+	RoleUser      Role = "User"
+	RoleAssistant Role = "Assistant"
+	RoleTool      Role = "Tool"
+)
+
+// Entry is one entry of a transcript as every reader of stored transcripts
+// sees it, whatever the agent's format: a human prompt, an assistant text,
+// or a tool call.
+type Entry struct {
+	// Role is the speaker.
+	Role Role
+	// Text is the prompt (IDE and system tags stripped, see PromptText),
+	// the assistant's text, or for a tool call its most telling argument
+	// (a description, a command, a path; "" when none).
+	Text string
+	// Tool is the tool's name as the transcript gives it (RoleTool only).
+	Tool string
+	// Files are the files a tool call writes, as the transcript names
+	// them (absolute or relative to the session's directory).
+	Files []string
+	// Tokens is the usage the record reports (zero when it reports none).
+	Tokens TokenUsage
+	// ID identifies the entry in its transcript ("" when the format has
+	// no entry IDs).
+	ID string
+	// Time is when the agent wrote the entry (zero when not recorded).
+	Time time.Time
+}
+
+// Record is what one transcript record gives: its entries, in order, and
+// the key under which a later record replaces it ("" when none does;
+// Gemini CLI's JSONL writes a message again under its "id").
+type Record struct {
+	Key     string
+	Entries []Entry
+}
+
+// TranscriptReader is implemented by every agent whose stored transcripts
+// Entire reads back (explain, the condensed transcript, the web view). It
+// is the one place that knows what the agent's transcript records mean;
+// readers elsewhere see only Entries.
+type TranscriptReader interface {
+	// ReadRecord decodes one record: a line of a JSONL transcript, or one
+	// of DocumentRecords for a document transcript. Meta records, tool
+	// results and records it cannot decode give an empty Record; it never
+	// fails.
+	ReadRecord(record []byte) Record
+}
+
+// DocumentReader is implemented by agents that write TranscriptDocument
+// transcripts: it splits a whole document into the records ReadRecord
+// decodes, in the order positions count them (see Position.Entries).
+type DocumentReader interface {
+	DocumentRecords(content []byte) ([]json.RawMessage, error)
+}
+
+// ReadRecord returns a's reading of one transcript record: an empty Record
+// when a is nil or reads no transcripts.
+func ReadRecord(a Agent, record []byte) Record {
+	if r, ok := a.(TranscriptReader); ok {
+		return r.ReadRecord(record)
+	}
+	return Record{}
+}
+
+// Records returns the records of a whole transcript as a reads it and
+// their count: the lines of a JSONL transcript (blank lines counted and
+// giving an empty Record), or the document's records.
+func Records(a Agent, content []byte, fn func(i int, rec Record)) (int, error) {
+	if FormatOf(a, content) == TranscriptDocument {
+		d, ok := a.(DocumentReader)
+		if !ok {
+			return 0, fmt.Errorf("%s transcript: %w", a.Name(), ErrNotTranscript)
+		}
+		recs, err := d.DocumentRecords(content)
+		if err != nil {
+			return 0, fmt.Errorf("parse transcript: %w", err)
+		}
+		for i, r := range recs {
+			fn(i, ReadRecord(a, r))
+		}
+		return len(recs), nil
+	}
+	n := 0
+	for len(content) > 0 {
+		var l []byte
+		if i := bytes.IndexByte(content, '\n'); i >= 0 {
+			l, content = content[:i], content[i+1:]
+		} else {
+			l, content = content, nil
+		}
+		var rec Record
+		if len(bytes.TrimSpace(l)) > 0 {
+			rec = ReadRecord(a, l)
+		}
+		fn(n, rec)
+		n++
+	}
+	return n, nil
+}
+
+// TranscriptCutter is implemented by agents whose transcript entries have
+// IDs a task checkpoint names (checkpoint_uuid, SPEC 4.7): a rewind to the
+// task cuts the transcript after that entry.
+type TranscriptCutter interface {
+	// CutAfterEntry returns a copy of data ending with the entry whose ID
+	// is id: a JSONL transcript cut byte for byte after its line, a
+	// document rewritten without the entries after it. ok is false, and
+	// data is returned unchanged, when no entry has that ID.
+	CutAfterEntry(data []byte, id string) (out []byte, ok bool)
+	// ToolResultEntry returns the ID of the entry that holds the result
+	// of the tool call toolUseID.
+	ToolResultEntry(data []byte, toolUseID string) (id string, ok bool)
+}

@@ -47,6 +47,23 @@ type MCPHost interface {
 	MCPToolPrefixes(server string) []string
 }
 
+// MCPConfigurer is implemented by MCPHosts whose servers file is not a
+// JSON object with a "mcpServers" member (Codex's TOML config): they
+// register Entire's server in it themselves, at the text level, recording
+// what they add in the install log so that the unregister takes out
+// exactly that. RegisterMCP, UnregisterMCP and MCPRegistered call them
+// instead of editing the file as JSON.
+type MCPConfigurer interface {
+	// RegisterMCPIn registers the server in the repository at repoRoot
+	// and reports whether it changed a file.
+	RegisterMCPIn(repoRoot string, log *InstallLog) (bool, error)
+	// UnregisterMCPIn takes out what RegisterMCPIn recorded in log (with
+	// a nil log: what it recognises as Entire's).
+	UnregisterMCPIn(repoRoot string, log *InstallLog) error
+	// MCPRegisteredIn reports whether the server is registered.
+	MCPRegisteredIn(repoRoot string) bool
+}
+
 // mcpHosts returns the registered agents that implement MCPHost, in name
 // order.
 func mcpHosts() []MCPHost {
@@ -82,6 +99,9 @@ func RegisterMCP(repoRoot string, a Agent, log *InstallLog) (bool, error) {
 	if !ok {
 		return false, nil
 	}
+	if c, ok := a.(MCPConfigurer); ok {
+		return c.RegisterMCPIn(repoRoot, log)
+	}
 	reg := h.MCPRegistration()
 	changed, err := setServer(repoRoot, reg.ServersFile, mcpEntry(reg), log)
 	if err != nil || reg.ApprovalFile == "" {
@@ -101,6 +121,12 @@ func RegisterMCP(repoRoot string, a Agent, log *InstallLog) (bool, error) {
 func UnregisterMCP(repoRoot string, log *InstallLog) error {
 	var servers, approvals []string
 	for _, h := range mcpHosts() {
+		if c, ok := h.(MCPConfigurer); ok {
+			if err := c.UnregisterMCPIn(repoRoot, log); err != nil {
+				return err
+			}
+			continue
+		}
 		reg := h.MCPRegistration()
 		servers = AppendUnique(servers, reg.ServersFile)
 		approvals = AppendUnique(approvals, reg.ApprovalFile) // none when ""
@@ -122,6 +148,12 @@ func UnregisterMCP(repoRoot string, log *InstallLog) error {
 // in the repository at repoRoot registers Entire's server.
 func MCPRegistered(repoRoot string) bool {
 	for _, h := range mcpHosts() {
+		if c, ok := h.(MCPConfigurer); ok {
+			if c.MCPRegisteredIn(repoRoot) {
+				return true
+			}
+			continue
+		}
 		f, err := ReadSettingsFile(filepath.Join(repoRoot, h.MCPRegistration().ServersFile), true)
 		if err != nil || !f.Exists {
 			continue

@@ -25,6 +25,10 @@ type CapabilityCases struct {
 	// Hides are tool calls whose result is hidden
 	// (agent.ToolOutputHider).
 	Hides []HideCase
+	// MCPForeign is the content of the MCP servers file of an
+	// agent.MCPConfigurer before enable: foreign servers and settings that
+	// a register/unregister round trip keeps byte for byte.
+	MCPForeign string
 	// PromptOutput is what the agent's prompt program prints, and
 	// PromptText the answer in it (agent.PromptCLI).
 	PromptOutput, PromptText string
@@ -241,6 +245,10 @@ func testMCPHost(t *testing.T, fx Fixture) {
 		}
 	}
 
+	if _, ok := a.(agent.MCPConfigurer); ok {
+		testMCPConfigurer(t, fx, reg)
+		return
+	}
 	t.Run("Foreign", func(t *testing.T) {
 		t.Parallel()
 		root := t.TempDir()
@@ -334,6 +342,62 @@ func testMCPHost(t *testing.T, fx Fixture) {
 			t.Errorf("invalid servers file modified: %s", got)
 		}
 	})
+}
+
+// testMCPConfigurer checks an MCP host that edits its own servers file:
+// register on foreign content, idempotence, MCPRegistered, and an
+// unregister (logged or not) that leaves the file byte for byte as it was;
+// in a fresh work tree, the logged unregister removes what it created.
+func testMCPConfigurer(t *testing.T, fx Fixture, reg agent.MCPRegistration) {
+	a := newAgent(fx, t)
+	if fx.Capabilities.MCPForeign == "" {
+		t.Fatal("no MCPForeign case")
+	}
+	for _, logged := range []bool{false, true} {
+		root := t.TempDir()
+		p := filepath.Join(root, reg.ServersFile)
+		writeFile(t, p, fx.Capabilities.MCPForeign)
+		var log *agent.InstallLog
+		if logged {
+			log = &agent.InstallLog{}
+		}
+		if changed, err := agent.RegisterMCP(root, a, log); err != nil || !changed {
+			t.Fatalf("register = %v, %v", changed, err)
+		}
+		after := readFile(t, p)
+		if !bytes.Contains(after, []byte(fx.Capabilities.MCPForeign)) && !bytes.Contains(after, []byte(strings.TrimSpace(fx.Capabilities.MCPForeign))) {
+			t.Errorf("register rewrote the foreign content:\n%s", after)
+		}
+		if !agent.MCPRegistered(root) {
+			t.Errorf("MCPRegistered = false after register")
+		}
+		if changed, err := agent.RegisterMCP(root, a, log); err != nil || changed || !bytes.Equal(readFile(t, p), after) {
+			t.Errorf("second register changed the file: %v, %v", changed, err)
+		}
+		if err := agent.UnregisterMCP(root, log); err != nil {
+			t.Fatal(err)
+		}
+		if got := readFile(t, p); string(got) != fx.Capabilities.MCPForeign {
+			t.Errorf("logged=%v: after unregister:\n got %q\nwant %q", logged, got, fx.Capabilities.MCPForeign)
+		}
+		if agent.MCPRegistered(root) {
+			t.Errorf("MCPRegistered after unregister")
+		}
+	}
+	root := t.TempDir()
+	log := &agent.InstallLog{}
+	if _, err := agent.RegisterMCP(root, a, log); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(agent.MCPFiles(), reg.ServersFile) {
+		t.Errorf("MCPFiles %q lacks %s", agent.MCPFiles(), reg.ServersFile)
+	}
+	if err := agent.UnregisterMCP(root, log); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, reg.ServersFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s left after the logged unregister: %v", reg.ServersFile, err)
+	}
 }
 
 func writeFile(t *testing.T, p, content string) {

@@ -24,6 +24,11 @@ type EnableSpec struct {
 	// Files are the files of the agent's setup, in the order enable lists
 	// them, the hook settings file first.
 	Files []SetupFile
+	// Trust, when not empty, says what the user must do before the agent
+	// runs the installed hooks (an agent that skips untrusted project
+	// hooks silently): enable prints it, and status and doctor report an
+	// install whose hooks have not run since (see HooksSeen).
+	Trust string
 }
 
 // Enabler is implemented by agents that `entire enable` can set up.

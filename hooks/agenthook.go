@@ -137,6 +137,9 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 		}
 	}
 	log.Debug("hook invoked", "agent", string(agentName), "hook", verb, "session_id", in.SessionID)
+	if err := MarkHooksRan(senv.Repo, agentName); err != nil {
+		log.Warn("note that the hooks ran", "error", err)
+	}
 	strategy.CompletePending(ctx, senv) // what a killed post-commit left, before the turn moves on
 	h := &agentHook{env: env, senv: senv, agent: ag, in: in}
 	out, err := h.safeDispatch(ctx, verb, hookType)

@@ -136,14 +136,14 @@ func testHooks(t *testing.T, fx Fixture) {
 			t.Fatal(err)
 		}
 		data := readFile(t, filepath.Join(root, fx.SettingsPath))
-		if !bytes.Contains(data, []byte("go run ${")) {
+		if !bytes.Contains(data, []byte("go run ")) {
 			t.Errorf("local-dev commands missing:\n%s", data)
 		}
 		// Switching back to production replaces the local-dev entries.
 		if _, err := inst.InstallHooksIn(root, agent.HookInstallOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if data := readFile(t, filepath.Join(root, fx.SettingsPath)); bytes.Contains(data, []byte("go run ${")) {
+		if data := readFile(t, filepath.Join(root, fx.SettingsPath)); bytes.Contains(data, []byte("go run ")) {
 			t.Errorf("local-dev commands left after production install:\n%s", data)
 		}
 	})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/entirecli/entire/internal/settings"
@@ -108,6 +109,10 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 		// not understood, an inherited one) is worth one line.
 		fmt.Fprintf(f.IO.Out, "Checkpoint data stays local: %s. To change that: %s.\n", iostreams.Escape(dest.Local), iostreams.Escape(dest.Fix))
 		reported++
+	}
+	if n := len(hooks.UntrustedHooks(repo)); n > 0 {
+		printUntrustedHooks(f.IO.Out, repo)
+		reported += n
 	}
 	store := sessionStore(f, repo)
 	pending, err := doctorCorrupt(f, store, opts.DiscardCorrupt)

@@ -186,6 +186,11 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 	if err != nil {
 		return fmt.Errorf("install %s hooks: %w", ag.Type(), err)
 	}
+	if added > 0 {
+		if err := hooks.ResetHooksRan(repo, ag.Name()); err != nil {
+			return err
+		}
+	}
 	if _, err := hooks.RegisterMCP(repo.Root, ag.Name(), track.log); err != nil {
 		return fmt.Errorf("register the entire MCP server for %s: %w", ag.Type(), err)
 	}
@@ -244,6 +249,9 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 		ignored[file.Path] = how
 	}
 	printEnableFiles(out, spec, ignored, target, relHooksDir(repo, gitHooks.Dir))
+	if spec.Trust != "" {
+		fmt.Fprintf(out, "\n! %s\n", spec.Trust)
+	}
 	fmt.Fprintln(out, resolvePushTarget(ctx, f, repo, merged).enableLine())
 	fmt.Fprintln(out, "\nReady.")
 	return nil

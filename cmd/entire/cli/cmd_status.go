@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint/push"
+	"github.com/entirecli/entire/hooks"
 
 	"github.com/spf13/cobra"
 
@@ -120,6 +123,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if !s.Enabled {
 		return nil
 	}
+	printUntrustedHooks(out, repo)
 	store := session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: f.Now})
 	sums, corrupt, err := store.Find(session.Query{ExcludeEnded: true})
 	if err != nil {
@@ -265,4 +269,22 @@ func worktreeBranch(ctx context.Context, path string) string {
 		return ""
 	}
 	return strings.TrimSpace(string(outB))
+}
+
+// printUntrustedHooks names each agent with a trust gate whose installed
+// hooks have not run since enable (hooks.UntrustedHooks), with what to do.
+func printUntrustedHooks(out io.Writer, repo *gitrepo.Repo) {
+	untrusted := hooks.UntrustedHooks(repo)
+	names := make([]string, 0, len(untrusted))
+	for n := range untrusted {
+		names = append(names, string(n))
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		a, err := agent.Get(agent.AgentName(n))
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(out, "! %s: hooks installed but never ran: trust them in %s. %s\n", a.Type(), a.Type(), untrusted[agent.AgentName(n)])
+	}
 }

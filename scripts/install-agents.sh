@@ -36,6 +36,8 @@ reports() {
   local name=$1 bin=$2
   case "$name" in
     claude) "$bin" --version 2>/dev/null | awk '{print $1}' ;;
+    codex) "$bin" --version 2>/dev/null | awk '{print $NF}' ;;
+    copilot) "$bin" --version 2>/dev/null | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -1 ;;
     *) "$bin" --version 2>/dev/null ;;
   esac
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/cmd/entire/e2etest"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
@@ -95,7 +96,8 @@ func enableUninstall(t *testing.T, dir string, agentName string, between func())
 // directories enable created are gone.
 func TestUninstallRemovesWhatEnableCreated(t *testing.T) {
 	t.Parallel()
-	for _, ag := range []string{"claude-code", "gemini"} {
+	for _, name := range agent.List() {
+		ag := string(name)
 		t.Run(ag, func(t *testing.T) {
 			t.Parallel()
 			dir := gittest.InitWithCommit(t)
@@ -122,9 +124,20 @@ var unusualSettings = map[string]map[string]string{
 		"compact": `{"mcpServers":{"other":{"command":"x"}},"general":{"vimMode":true}}`,
 		"crlf4":   "{\r\n    \"model\": {\r\n        \"name\": \"gemini-2.5-pro\"\r\n    }\r\n}\r\n",
 	},
+	"codex": {
+		"tabs":    "{\n\t\"hooks\": {\n\t\t\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify-send done\", \"timeout\": 30}]}]\n\t}\n}\n",
+		"compact": `{"hooks":{}}`,
+		"+config": "{\n  \"hooks\": {}\n}\n",
+	},
 }
 
-var settingsPathOf = map[string]string{"claude-code": ".claude/settings.json", "gemini": ".gemini/settings.json"}
+// extraSettings are other files of an agent's setup that exist before
+// enable, by agent and case name.
+var extraSettings = map[string]map[string]map[string]string{
+	"codex": {"+config": {".codex/config.toml": "model = \"gpt-5.5\"\r\n[mcp_servers.docs]\r\ncommand = \"docs\""}},
+}
+
+var settingsPathOf = map[string]string{"claude-code": ".claude/settings.json", "gemini": ".gemini/settings.json", "codex": ".codex/hooks.json"}
 
 func writeFileT(t *testing.T, path, content string) {
 	t.Helper()
@@ -148,6 +161,9 @@ func TestUninstallRestoresUnusualSettingsByteForByte(t *testing.T) {
 				t.Parallel()
 				dir := gittest.InitWithCommit(t)
 				writeFileT(t, filepath.Join(dir, settingsPathOf[ag]), content)
+				for rel, content := range extraSettings[ag][name] {
+					writeFileT(t, filepath.Join(dir, rel), content)
+				}
 				if name == ".mcp+local" {
 					writeFileT(t, filepath.Join(dir, ".mcp.json"), "{\n    \"mcpServers\": {\n        \"db\": {\"command\": \"pg\"}\n    }\n}")
 					writeFileT(t, filepath.Join(dir, ".claude/settings.local.json"), "{\"enabledMcpjsonServers\": [\"db\"]}\n")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 )
 
@@ -126,4 +127,57 @@ type TranscriptCutter interface {
 	// ToolResultEntry returns the ID of the entry that holds the result
 	// of the tool call toolUseID.
 	ToolResultEntry(data []byte, toolUseID string) (id string, ok bool)
+}
+
+// ScanJSONL is a TranscriptScanner's scan of a JSONL transcript whose
+// lines read is enough to understand: it reads the complete lines of path
+// from `from` on (from its byte offset when it has one, so that its cost
+// is that of what was appended since), folds each line's entries into the
+// Analysis (prompts, last assistant text, tool uses, the files the tools
+// write) with the usage read reports for it, and returns where it
+// stopped. A missing file gives an error wrapping fs.ErrNotExist.
+func ScanJSONL(path string, from Position, read func(line []byte) (Record, *TokenUsage)) (*Analysis, error) {
+	f, err := OpenTranscript(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	from = from.Sanitized()
+	an := &Analysis{From: from, To: from}
+	skip := 0
+	if from.Offset > 0 {
+		if _, err := f.Seek(from.Offset, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("scan %s: %w", path, err)
+		}
+	} else {
+		skip, an.To.Entries = from.Entries, 0
+	}
+	consumed, lines, err := ForEachLine(f, func(line []byte) error {
+		if skip > 0 {
+			skip--
+			return nil
+		}
+		rec, usage := read(line)
+		an.Tokens.Add(usage)
+		for _, e := range rec.Entries {
+			switch e.Role {
+			case RoleUser:
+				an.Prompts = append(an.Prompts, e.Text)
+			case RoleAssistant:
+				an.LastAssistant = e.Text
+			case RoleTool:
+				an.ToolUses = append(an.ToolUses, ToolUse{Name: e.Tool, Detail: e.Text})
+				for _, file := range e.Files {
+					an.ModifiedFiles = AppendUnique(an.ModifiedFiles, file)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scan %s: %w", path, err)
+	}
+	an.To.Offset = from.Offset + consumed
+	an.To.Entries += lines
+	return an, nil
 }

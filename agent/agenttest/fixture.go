@@ -34,6 +34,9 @@ type Fixture struct {
 	// Hooks are sample payloads; there must be one for every verb the agent
 	// installs (GetHookNames).
 	Hooks []HookCase
+	// WrongTypePayload is a payload with a known field of the wrong JSON
+	// type, which must parse as malformed; "" means {"session_id": 42}.
+	WrongTypePayload string
 
 	// Session is a small native transcript with known answers.
 	Session SessionCase

@@ -125,53 +125,13 @@ func (s *Synthetic) RecognizeTranscript(content []byte) bool {
 
 // ScanTranscript analyses the complete lines of path from `from` on.
 func (s *Synthetic) ScanTranscript(path string, from agent.Position) (*agent.Analysis, error) {
-	f, err := agent.OpenTranscript(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	an := &agent.Analysis{From: from, To: from}
-	skip := 0
-	if from.Offset > 0 {
-		if _, err := f.Seek(from.Offset, 0); err != nil {
-			return nil, fmt.Errorf("scan %s: %w", path, err)
-		}
-	} else {
-		skip = from.Entries
-		an.To.Entries = 0
-	}
-	consumed, lines, err := agent.ForEachLine(f, func(line []byte) error {
-		if skip > 0 {
-			skip--
-			return nil
-		}
+	return agent.ScanJSONL(path, from, func(line []byte) (agent.Record, *agent.TokenUsage) {
 		var r syntheticRecord
 		if json.Unmarshal(line, &r) == nil && r.Meter != nil {
-			an.Tokens.InputTokens += r.Meter.In
-			an.Tokens.OutputTokens += r.Meter.Out
-			an.Tokens.APICallCount++
+			return agent.Record{}, &agent.TokenUsage{InputTokens: r.Meter.In, OutputTokens: r.Meter.Out, APICallCount: 1}
 		}
-		for _, e := range s.ReadRecord(line).Entries {
-			switch e.Role {
-			case agent.RoleUser:
-				an.Prompts = append(an.Prompts, e.Text)
-			case agent.RoleAssistant:
-				an.LastAssistant = e.Text
-			case agent.RoleTool:
-				an.ToolUses = append(an.ToolUses, agent.ToolUse{Name: e.Tool, Detail: e.Text})
-				for _, p := range e.Files {
-					an.ModifiedFiles = agent.AppendUnique(an.ModifiedFiles, p)
-				}
-			}
-		}
-		return nil
+		return s.ReadRecord(line), nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("scan %s: %w", path, err)
-	}
-	an.To.Offset = from.Offset + consumed
-	an.To.Entries += lines
-	return an, nil
 }
 
 // GetSessionDir returns the override, else ~/.synthetic/sessions.

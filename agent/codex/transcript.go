@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/entirecli/entire/agent"
@@ -230,49 +229,10 @@ func (a *Agent) ReadRecord(record []byte) agent.Record {
 // ScanTranscript analyses the complete lines of a rollout transcript from
 // `from` on, reading only what was appended since an earlier scan.
 func (a *Agent) ScanTranscript(path string, from agent.Position) (*agent.Analysis, error) {
-	f, err := agent.OpenTranscript(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	from = from.Sanitized()
-	an := &agent.Analysis{From: from, To: from}
-	skip := 0
-	if from.Offset > 0 {
-		if _, err := f.Seek(from.Offset, io.SeekStart); err != nil {
-			return nil, fmt.Errorf("scan %s: %w", path, err)
-		}
-	} else {
-		skip, an.To.Entries = from.Entries, 0
-	}
-	consumed, lines, err := agent.ForEachLine(f, func(line []byte) error {
-		if skip > 0 {
-			skip--
-			return nil
-		}
+	return agent.ScanJSONL(path, from, func(line []byte) (agent.Record, *agent.TokenUsage) {
 		p := parseLine(line)
-		an.Tokens.Add(p.usage)
-		for _, e := range p.entries {
-			switch e.Role {
-			case agent.RoleUser:
-				an.Prompts = append(an.Prompts, e.Text)
-			case agent.RoleAssistant:
-				an.LastAssistant = e.Text
-			case agent.RoleTool:
-				an.ToolUses = append(an.ToolUses, agent.ToolUse{Name: e.Tool, Detail: e.Text})
-				for _, file := range e.Files {
-					an.ModifiedFiles = agent.AppendUnique(an.ModifiedFiles, file)
-				}
-			}
-		}
-		return nil
+		return agent.Record{Entries: p.entries}, p.usage
 	})
-	if err != nil {
-		return nil, fmt.Errorf("scan %s: %w", path, err)
-	}
-	an.To.Offset = from.Offset + consumed
-	an.To.Entries += lines
-	return an, nil
 }
 
 // RecognizeTranscript reports whether content starts with a rollout's

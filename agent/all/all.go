@@ -6,5 +6,6 @@ package all
 import (
 	_ "github.com/entirecli/entire/agent/claudecode" // registers itself
 	_ "github.com/entirecli/entire/agent/codex"      // registers itself
+	_ "github.com/entirecli/entire/agent/copilotcli" // registers itself
 	_ "github.com/entirecli/entire/agent/geminicli"  // registers itself
 )

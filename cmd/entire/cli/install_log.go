@@ -81,7 +81,9 @@ func (t *installTracker) paths() []string {
 		if p == "" {
 			return
 		}
-		if dir := filepath.Dir(p); dir != "." {
+		// Every directory above it too: .github/hooks/entire.json may
+		// create .github.
+		for dir := filepath.Dir(p); dir != "." && dir != "/" && dir != ""; dir = filepath.Dir(dir) {
 			out = append(out, filepath.ToSlash(dir))
 		}
 		out = append(out, filepath.ToSlash(p))

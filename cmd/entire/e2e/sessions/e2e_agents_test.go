@@ -1,0 +1,162 @@
+package sessions
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/entirecli/entire/cmd/entire/e2etest"
+)
+
+// hookJSON runs `entire hooks <agent> <verb>` with payload and requires
+// exit 0.
+func hookJSON(t *testing.T, r *e2etest.SessionRepo, agentName, verb string, payload map[string]any) string {
+	t.Helper()
+	b, _ := json.Marshal(payload)
+	out, errOut, code := e2etest.RunEntire(t, r.Dir, r.Env, string(b), "hooks", agentName, verb)
+	if code != 0 {
+		t.Fatalf("hooks %s %s: exit %d: %s", agentName, verb, code, errOut)
+	}
+	return out
+}
+
+func appendLines(t *testing.T, path string, lines ...string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, l := range lines {
+		if _, err := f.WriteString(l + "\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// enableTrustGated enables agentName in r and checks that enable says how
+// to trust the hooks and that status reports them as never run.
+func enableTrustGated(t *testing.T, r *e2etest.SessionRepo, agentName, agentType string) {
+	t.Helper()
+	out := r.MustEntire("enable", "--agent", agentName)
+	if !strings.Contains(out, "trust") {
+		t.Errorf("enable does not say how to trust the hooks:\n%s", out)
+	}
+	if st := r.MustEntire("status"); !strings.Contains(st, agentType+": hooks installed but never ran") {
+		t.Errorf("status before any hook ran:\n%s", st)
+	}
+}
+
+// TestCodexTurnToExplain plays one Codex turn (payloads and rollout lines
+// as Codex 0.171.0 writes them) and commits it: the checkpoint holds the
+// prompt, the patched file and the tokens, and explain reads the rollout
+// through the Codex agent.
+func TestCodexTurnToExplain(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewSessionRepo(t)
+	enableTrustGated(t, r, "codex", "Codex")
+	const id = "01a24327-5467-7870-bb0f-14657e5fc697"
+	rollout := filepath.Join(t.TempDir(), "rollout-2026-12-04T22-23-00-"+id+".jsonl")
+	line := func(typ, payload string) string {
+		return `{"timestamp":"2026-12-04T22:23:01.000Z","type":"` + typ + `","payload":` + payload + `}`
+	}
+	appendLines(t, rollout, line("session_meta", `{"id":"`+id+`","timestamp":"2026-12-04T22:23:00.000Z","cwd":"`+r.Dir+`"}`))
+	base := func(event string, extra map[string]any) map[string]any {
+		p := map[string]any{"session_id": id, "transcript_path": rollout, "cwd": r.Dir, "hook_event_name": event, "model": "gpt-5.5"}
+		for k, v := range extra {
+			p[k] = v
+		}
+		return p
+	}
+	if out := hookJSON(t, r, "codex", "session-start", base("SessionStart", map[string]any{"source": "startup"})); out != "" && !json.Valid([]byte(out)) {
+		t.Errorf("session-start printed text Codex would give the model: %q", out)
+	}
+	appendLines(t, rollout, line("response_item", `{"type":"message","role":"user","content":[{"type":"input_text","text":"make hello"}]}`))
+	if out := hookJSON(t, r, "codex", "user-prompt-submit", base("UserPromptSubmit", map[string]any{"turn_id": "t1", "prompt": "make hello"})); strings.TrimSpace(out) != "" && !json.Valid([]byte(out)) {
+		t.Errorf("user-prompt-submit printed text Codex would give the model: %q", out)
+	}
+	if err := os.WriteFile(filepath.Join(r.Dir, "hello.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	appendLines(t, rollout,
+		line("response_item", `{"type":"custom_tool_call","call_id":"call_1","name":"apply_patch","input":"*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n"}`),
+		line("token_usage_record", `{"usage":{"input_tokens":100,"cached_input_tokens":0,"output_tokens":20}}`),
+		line("response_item", `{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Wrote hello.txt."}]}`),
+		line("token_usage_record", `{"usage":{"input_tokens":120,"cached_input_tokens":0,"output_tokens":5}}`))
+	hookJSON(t, r, "codex", "stop", base("Stop", map[string]any{"turn_id": "t1", "stop_hook_active": false, "last_assistant_message": "Wrote hello.txt."}))
+	hookJSON(t, r, "codex", "session-end", base("SessionEnd", map[string]any{"reason": "other"}))
+	if st := r.MustEntire("status"); strings.Contains(st, "never ran") {
+		t.Errorf("status after the hooks ran:\n%s", st)
+	}
+	r.Commit("add hello", nil, "hello.txt")
+	out := r.MustEntire("explain", "--commit", "HEAD")
+	for _, want := range []string{"make hello", "Codex"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain lacks %q:\n%s", want, out)
+		}
+	}
+	full := r.MustEntire("explain", "--commit", "HEAD", "--full")
+	for _, want := range []string{"[User] make hello", "[Tool] apply_patch: hello.txt", "[Assistant] Wrote hello.txt."} {
+		if !strings.Contains(full, want) {
+			t.Errorf("explain --full lacks %q:\n%s", want, full)
+		}
+	}
+}
+
+// TestCopilotTurnToExplain plays one Copilot CLI turn with sessionStart and
+// userPromptSubmitted run at the same time, as Copilot runs them, and
+// payloads without a transcript path but agentStop's.
+func TestCopilotTurnToExplain(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewSessionRepo(t)
+	home := t.TempDir()
+	r.Env = append(r.Env, "COPILOT_HOME="+home)
+	enableTrustGated(t, r, "copilot-cli", "Copilot CLI")
+	const id = "fc2bdcc8-ec3d-4166-a964-88ac3d233895"
+	events := filepath.Join(home, "session-state", id, "events.jsonl")
+	if err := os.MkdirAll(filepath.Dir(events), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ev := func(typ, data string) string {
+		return `{"type":"` + typ + `","data":` + data + `,"id":"x","timestamp":"2026-12-04T22:33:38.000Z","parentId":null}`
+	}
+	appendLines(t, events, ev("session.start", `{"sessionId":"`+id+`","producer":"copilot-agent"}`),
+		ev("user.message", `{"content":"make hello"}`))
+	var wg sync.WaitGroup
+	for _, h := range []struct {
+		verb    string
+		payload map[string]any
+	}{
+		{"session-start", map[string]any{"sessionId": id, "timestamp": 1796423617708, "cwd": r.Dir, "source": "new", "initialPrompt": "make hello"}},
+		{"user-prompt-submitted", map[string]any{"sessionId": id, "timestamp": 1796423617865, "cwd": r.Dir, "prompt": "make hello"}},
+	} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, _ := json.Marshal(h.payload)
+			if _, errOut, code := e2etest.RunEntire(t, r.Dir, r.Env, string(b), "hooks", "copilot-cli", h.verb); code != 0 {
+				t.Errorf("%s: exit %d: %s", h.verb, code, errOut)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := os.WriteFile(filepath.Join(r.Dir, "hello.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	appendLines(t, events,
+		ev("session.usage_record", `{"usage":{"inputTokens":100,"outputTokens":20,"cacheReadTokens":0,"cacheWriteTokens":0}}`),
+		ev("assistant.message", `{"content":"","toolRequests":[{"toolCallId":"c1","name":"create","arguments":{"path":"`+filepath.Join(r.Dir, "hello.txt")+`","file_text":"hello\n"}}]}`),
+		ev("assistant.message", `{"content":"Created hello.txt.","toolRequests":[]}`))
+	hookJSON(t, r, "copilot-cli", "agent-stop", map[string]any{"sessionId": id, "timestamp": 1796423629604, "cwd": r.Dir, "transcriptPath": events, "stopReason": "end_turn", "stop_hook_active": false})
+	hookJSON(t, r, "copilot-cli", "session-end", map[string]any{"sessionId": id, "timestamp": 1796423630377, "cwd": r.Dir, "reason": "complete"})
+	r.Commit("add hello", nil, "hello.txt")
+	full := r.MustEntire("explain", "--commit", "HEAD", "--full")
+	for _, want := range []string{"[User] make hello", "[Tool] create: hello.txt", "[Assistant] Created hello.txt."} {
+		if !strings.Contains(full, want) {
+			t.Errorf("explain --full lacks %q:\n%s", want, full)
+		}
+	}
+}

@@ -72,9 +72,21 @@ func (claude) promptArgs(prompt string) []string {
 	return []string{"-p", prompt, "--dangerously-skip-permissions", "--output-format", "stream-json", "--verbose", "--include-hook-events"}
 }
 
-func (claude) latestArgs() []string      { return []string{"--continue"} }
+func (c claude) resumeArgs(prompt, sessionID string) []string {
+	return append(c.promptArgs(prompt), "--resume", sessionID)
+}
+
+func (c claude) latestArgs(prompt string) []string {
+	return append(c.promptArgs(prompt), "--continue")
+}
+
+func (claude) subagents() bool { return true }
+func (claude) hides() bool     { return true }
+func (claude) mcpNotes() bool  { return true }
+
 func (claude) tokenKind() realagent.Kind { return realagent.KindClaude }
 func (claude) cacheWrites() bool         { return true }
+func (claude) startEvent() string        { return "SessionStart" }
 func (claude) turnEndEvent() string      { return "Stop" }
 
 // observe: with --include-hook-events every hook's response is an event;
@@ -100,7 +112,7 @@ func (claude) afterRun(*testing.T, *liveRun) {}
 
 // recordHookTimes reads the hook_success attachments Claude Code writes in
 // its transcripts.
-func (c claude) recordHookTimes(home string) {
+func (c claude) recordHookTimes(home, _ string) {
 	files, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", "*.jsonl"))
 	for _, f := range files {
 		data, err := os.ReadFile(f)

@@ -3,6 +3,7 @@
 package realagent
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/entirecli/entire/cmd/entire/e2etest/realagent"
@@ -46,23 +47,35 @@ type client interface {
 	// client's subagents for a conclusion block the parent receives.
 	asksConclusion() bool
 
-	// promptArgs are the arguments of a non-interactive run on prompt.
+	// promptArgs are the arguments of a non-interactive run on prompt,
+	// resumeArgs of one that resumes session sessionID, latestArgs of
+	// one that continues the latest session.
 	promptArgs(prompt string) []string
-	// latestArgs continue the latest session.
-	latestArgs() []string
+	resumeArgs(prompt, sessionID string) []string
+	latestArgs(prompt string) []string
+	// subagents, hides and mcpNotes report whether the client can
+	// delegate to a subagent, lets a hook replace what the model sees of
+	// a tool's output (hides), and starts entire's MCP server (notes);
+	// the scenarios on them skip a client without, as its AGENT.md says.
+	subagents() bool
+	hides() bool
+	mcpNotes() bool
 	// tokenKind is the kind of the agent-loop requests the server
 	// counts; cacheWrites whether the client reports cache writes.
 	tokenKind() realagent.Kind
 	cacheWrites() bool
-	// turnEndEvent is the hook event that ends a turn.
+	// turnEndEvent is the hook event that ends a turn, startEvent the one
+	// that starts a session.
 	turnEndEvent() string
+	startEvent() string
 
 	// observe reads one stream-json event of a run's stdout.
 	observe(t *testing.T, ev streamEvent, run *liveRun)
 	// afterRun reads what else a run printed (hook reports on stderr).
 	afterRun(t *testing.T, run *liveRun)
-	// recordHookTimes adds the hook times the client kept under home.
-	recordHookTimes(home string)
+	// recordHookTimes adds the hook times the client kept under home (or
+	// entire's log in the repository dir, for a client that keeps none).
+	recordHookTimes(home, dir string)
 	// transcriptGlob matches the transcript files of a session under
 	// home; manyFiles reports whether one session may have several (the
 	// newest is the transcript).
@@ -71,19 +84,29 @@ type client interface {
 }
 
 // streamEvent is one line of a client's stream-json output, the fields
-// either client uses.
+// any client uses.
 type streamEvent struct {
-	Type      string `json:"type"`
-	Subtype   string `json:"subtype"`
-	SessionID string `json:"session_id"`
-	HookName  string `json:"hook_name"`
-	ExitCode  *int   `json:"exit_code"`
-	Outcome   string `json:"outcome"`
-	Stderr    string `json:"stderr"`
-	Result    string `json:"result"`
-	Role      string `json:"role"`
-	Content   string `json:"content"`
-	Status    string `json:"status"`
+	Type     string `json:"type"`
+	ThreadID string `json:"thread_id"`
+	// CopilotSessionID and CopilotExitCode are Copilot CLI's result.
+	CopilotSessionID string `json:"sessionId"`
+	CopilotExitCode  *int   `json:"exitCode"`
+	Item             struct {
+		Type    string `json:"type"`
+		Text    string `json:"text"`
+		Message string `json:"message"`
+	} `json:"item"`
+	Data      json.RawMessage `json:"data"`
+	Subtype   string          `json:"subtype"`
+	SessionID string          `json:"session_id"`
+	HookName  string          `json:"hook_name"`
+	ExitCode  *int            `json:"exit_code"`
+	Outcome   string          `json:"outcome"`
+	Stderr    string          `json:"stderr"`
+	Result    string          `json:"result"`
+	Role      string          `json:"role"`
+	Content   string          `json:"content"`
+	Status    string          `json:"status"`
 }
 
 // families are the tier's clients, each made from an installed version
@@ -95,6 +118,8 @@ var families = []struct {
 }{
 	{realagent.ClaudeCode, newClaude},
 	{realagent.GeminiCLI, newGemini},
+	{realagent.Codex, newCodex},
+	{realagent.Copilot, newCopilot},
 }
 
 // forEachClient runs fn as a parallel subtest for the pinned version of

@@ -68,9 +68,21 @@ func (gemini) promptArgs(prompt string) []string {
 	return []string{"-p", prompt, "--yolo", "--output-format", "stream-json", "--debug"}
 }
 
-func (gemini) latestArgs() []string      { return []string{"--resume", "latest"} }
+func (c gemini) resumeArgs(prompt, sessionID string) []string {
+	return append(c.promptArgs(prompt), "--resume", sessionID)
+}
+
+func (c gemini) latestArgs(prompt string) []string {
+	return append(c.promptArgs(prompt), "--resume", "latest")
+}
+
+func (gemini) subagents() bool { return true }
+func (gemini) hides() bool     { return true }
+func (gemini) mcpNotes() bool  { return true }
+
 func (gemini) tokenKind() realagent.Kind { return realagent.KindGeminiStream }
 func (gemini) cacheWrites() bool         { return false }
+func (gemini) startEvent() string        { return "SessionStart" }
 func (gemini) turnEndEvent() string      { return "AfterAgent" }
 
 // observe: the answer streams as assistant messages; the result event
@@ -104,7 +116,7 @@ func (g gemini) afterRun(t *testing.T, run *liveRun) {
 	}
 }
 
-func (gemini) recordHookTimes(string) {}
+func (gemini) recordHookTimes(string, string) {}
 
 // transcriptGlob: Gemini CLI names a chat file by the minute it was
 // opened, so a session resumed in a later minute has two files.

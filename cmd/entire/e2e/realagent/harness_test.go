@@ -91,16 +91,27 @@ type liveRun struct {
 // prompt runs the client once, non-interactively, on a prompt that starts
 // with the script's marker, in dir ("" for the repository root). It fails
 // the test when the client exits non-zero or reports a failed hook.
-func (r *liveRepo) prompt(script, text string, extra ...string) liveRun {
+func (r *liveRepo) prompt(script, text string) liveRun {
 	r.t.Helper()
-	return r.promptIn(r.dir, script, text, extra...)
+	return r.run(r.dir, script, text, r.c.promptArgs)
 }
 
-func (r *liveRepo) promptIn(dir, script, text string, extra ...string) liveRun {
+// resume is prompt in session sessionID.
+func (r *liveRepo) resume(script, text, sessionID string) liveRun {
+	r.t.Helper()
+	return r.run(r.dir, script, text, func(p string) []string { return r.c.resumeArgs(p, sessionID) })
+}
+
+// latest is prompt in the latest session.
+func (r *liveRepo) latest(script, text string) liveRun {
+	r.t.Helper()
+	return r.run(r.dir, script, text, r.c.latestArgs)
+}
+
+func (r *liveRepo) run(dir, script, text string, argsOf func(prompt string) []string) liveRun {
 	r.t.Helper()
 	p := "SCRIPT:" + script + " " + text
-	args := append(r.c.promptArgs(p), extra...)
-	res := realagent.Run(r.t, r.env, dir, r.c.binary(), args...)
+	res := realagent.Run(r.t, r.env, dir, r.c.binary(), argsOf(p)...)
 	run := liveRun{stdout: res.Stdout, stderr: res.Stderr}
 	if res.ExitCode != 0 {
 		r.t.Fatalf("%s exit %d after %s\nstdout:\n%s\nstderr:\n%s", r.c.name(), res.ExitCode, res.Elapsed, tailString(res.Stdout), tailString(res.Stderr))
@@ -147,7 +158,7 @@ func (r *liveRepo) checkRun(run *liveRun) {
 }
 
 // recordHookTimes adds the hook times the client kept to the log.
-func (r *liveRepo) recordHookTimes() { r.c.recordHookTimes(r.env.Home) }
+func (r *liveRepo) recordHookTimes() { r.c.recordHookTimes(r.env.Home, r.dir) }
 
 // hookTimes collects the hook wall times the clients reported, by client
 // and event, over the whole tier (test-only state).

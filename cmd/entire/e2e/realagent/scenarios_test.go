@@ -107,7 +107,14 @@ func TestRealAgentTurn(t *testing.T) {
 		turn = append(turn, c.taskSteps(3, "Write the files")...)
 		subTasks := c.taskSteps(22, "Write sub.txt")
 		sub = append(sub, subTasks...)
-		turn = append(turn, step(usage(5), c.delegate("Write sub.txt", "SCRIPT:sub write sub.txt for the parent")), realagent.Step{Text: final, Usage: usage(6)})
+		wantFiles := map[string]string{"hello.txt": "hello, world\n", "bash.txt": "made\n"}
+		if c.subagents() {
+			turn = append(turn, step(usage(5), c.delegate("Write sub.txt", "SCRIPT:sub write sub.txt for the parent")))
+			wantFiles["sub.txt"] = "sub\n"
+		} else {
+			final = "All done: hello.txt written and edited, bash.txt made."
+		}
+		turn = append(turn, realagent.Step{Text: final, Usage: usage(6)})
 		subResult, wantTask := c.subagentResult()
 		sub = append(sub, c.finish(subResult, usage(21)))
 		r.srv.SetScript("turn", turn)
@@ -121,7 +128,7 @@ func TestRealAgentTurn(t *testing.T) {
 		if branch == "" {
 			t.Fatal("no shadow branch after the turn")
 		}
-		for path, want := range map[string]string{"hello.txt": "hello, world\n", "bash.txt": "made\n", "sub.txt": "sub\n"} {
+		for path, want := range wantFiles {
 			if got, err := gittest.GitErr(r.dir, "show", branch+":"+path); err != nil || got != want {
 				t.Errorf("checkpoint %s = %q, %v; want %q", path, got, err, want)
 			}
@@ -133,6 +140,19 @@ func TestRealAgentTurn(t *testing.T) {
 		stored := gittest.Git(t, r.dir, "show", branch+":.entire/metadata/"+run.sessionID+"/full.jsonl")
 		if !strings.Contains(stored, "All done: hello.txt written") {
 			t.Error("the checkpoint's transcript lacks the turn's final answer")
+		}
+		if !c.subagents() {
+			// A real commit through the installed hooks, then explain:
+			// prompts, files and the usage the server sent.
+			r.commitAll("Scripted turn")
+			out := r.explainCommit("HEAD", r.expectedTokens([]string{"turn"}, nil))
+			for _, want := range []string{"SCRIPT:turn do the scripted turn", "hello.txt", "bash.txt"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("explain --commit HEAD lacks %q:\n%s", want, out)
+				}
+			}
+			r.recordHookTimes()
+			return
 		}
 
 		// The subagent: a task checkpoint holding its own transcript.
@@ -201,8 +221,8 @@ func TestRealAgentResume(t *testing.T) {
 			})
 		}
 		first := r.prompt("r1", "first turn")
-		second := r.prompt("r2", "second turn", "--resume", first.sessionID)
-		third := r.prompt("r3", "third turn", c.latestArgs()...)
+		second := r.resume("r2", "second turn", first.sessionID)
+		third := r.latest("r3", "third turn")
 		if second.sessionID != first.sessionID || third.sessionID != first.sessionID {
 			t.Fatalf("sessions %s, %s, %s: not one resumed session", first.sessionID, second.sessionID, third.sessionID)
 		}
@@ -252,7 +272,7 @@ func TestRealAgentInterleavedSessions(t *testing.T) {
 		}
 		a := r.prompt("ia1", "session A")
 		b := r.prompt("ib1", "session B")
-		a2 := r.prompt("ia2", "session A again", "--resume", a.sessionID)
+		a2 := r.resume("ia2", "session A again", a.sessionID)
 		if a.sessionID == b.sessionID || a2.sessionID != a.sessionID {
 			t.Fatalf("sessions %s, %s, %s", a.sessionID, b.sessionID, a2.sessionID)
 		}
@@ -296,7 +316,7 @@ func TestRealAgentRewindUndo(t *testing.T) {
 		})
 		r.srv.SetScript("rw3", realagent.Script{step(usage(5), c.write(filepath.Join(r.dir, "three.txt"), "three\n")), {Text: "Wrote three.txt.", Usage: usage(6)}})
 		first := r.prompt("rw1", "first turn")
-		r.prompt("rw2", "second turn", "--resume", first.sessionID)
+		r.resume("rw2", "second turn", first.sessionID)
 		transcript := r.transcriptOf(first.sessionID)
 		before, _ := os.ReadFile(transcript)
 		treeBefore := e2etest.Snapshot(t, r.dir)
@@ -335,7 +355,7 @@ func TestRealAgentRewindUndo(t *testing.T) {
 			t.Errorf("undo did not restore the work tree:\n%s", d)
 		}
 		// The client goes on with the restored session.
-		r.prompt("rw3", "third turn", "--resume", first.sessionID)
+		r.resume("rw3", "third turn", first.sessionID)
 		r.commitAll("Three turns, a rewind and its undo")
 		r.explainCommit("HEAD", r.expectedTokens([]string{"rw1", "rw2", "rw3"}, nil))
 		r.recordHookTimes()
@@ -373,7 +393,7 @@ func TestRealAgentPushAndResumeInClone(t *testing.T) {
 			t.Errorf("clone HEAD checkpoint %q, want %s", got, id)
 		}
 		r.srv.SetScript("pr2", realagent.Script{{Text: "Continuing on the clone.", Usage: usage(2)}})
-		next := cl.prompt("pr2", "continue on the clone", "--resume", first.sessionID)
+		next := cl.resume("pr2", "continue on the clone", first.sessionID)
 		if next.sessionID != first.sessionID {
 			t.Errorf("the clone ran session %s, want %s", next.sessionID, first.sessionID)
 		}
@@ -388,6 +408,9 @@ func TestRealAgentPushAndResumeInClone(t *testing.T) {
 func TestRealAgentHide(t *testing.T) {
 	t.Parallel()
 	forEachVersion(t, func(t *testing.T, c client) {
+		if !c.hides() {
+			t.Skipf("%s: no hook can replace what the model sees of a tool's output (see its AGENT.md)", c.name())
+		}
 		r := newLiveRepo(t, c)
 		r.srv.SetScript("hide", realagent.Script{
 			step(usage(0), c.bash("seq 1 6000")), // about 28 KB of output
@@ -411,6 +434,9 @@ func TestRealAgentHide(t *testing.T) {
 func TestRealAgentNoteInNextSession(t *testing.T) {
 	t.Parallel()
 	forEachVersion(t, func(t *testing.T, c client) {
+		if !c.mcpNotes() {
+			t.Skipf("%s: entire's MCP server is not registered for it (see its AGENT.md)", c.name())
+		}
 		r := newLiveRepo(t, c)
 		fact := "Deploys go out with make ship-it from the release branch."
 		r.srv.SetScript("n1", realagent.Script{
@@ -483,18 +509,18 @@ func TestRealAgentHookTimes(t *testing.T) {
 				for i := 0; i < 5; i++ {
 					name := fmt.Sprintf("ht%d", i)
 					r.srv.SetScript(name, realagent.Script{step(usage(i), c.write(filepath.Join(r.dir, name+".txt"), name+"\n")), {Text: name + " done.", Usage: usage(i)}})
-					var args []string
-					if session != "" {
-						args = []string{"--resume", session}
+					if session == "" {
+						session = r.prompt(name, "a small turn").sessionID
+					} else {
+						session = r.resume(name, "a small turn", session).sessionID
 					}
-					session = r.prompt(name, "a small turn", args...).sessionID
 				}
 				r.recordHookTimes()
 				if os.Getenv("SHOWLOG") != "" {
 					t.Log(e2etest.LogText(r.dir))
 				}
 				m, ok := hookTimes.medianSince(mark, event)
-				start, _ := hookTimes.medianSince(mark, c.name()+" SessionStart")
+				start, _ := hookTimes.medianSince(mark, c.name()+" "+c.startEvent())
 				if ok && m <= max(100, 2*start) {
 					break
 				}

@@ -121,6 +121,9 @@ type Env struct {
 	Home string
 	// Vars are the variables besides the process's own PATH.
 	Vars []string
+
+	srvURL  string
+	trusted []string
 }
 
 // NewEnv returns a fresh environment for clients that talk to srv: a new
@@ -133,7 +136,7 @@ func NewEnv(t testing.TB, srv *Server, program []string, trusted ...string) *Env
 	t.Helper()
 	home := t.TempDir()
 	proxy := "http://" + closedPort(t)
-	env := &Env{Home: home}
+	env := &Env{Home: home, srvURL: srv.URL()}
 	env.Vars = []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + home,
@@ -167,6 +170,7 @@ func NewEnv(t testing.TB, srv *Server, program []string, trusted ...string) *Env
 		"ENTIRE_FSMONITOR=1",
 		"CI=", // Gemini CLI changes its UI under CI; the test's own CI must not leak in
 	}
+	env.Vars = append(env.Vars, openAIVars(home, srv)...)
 	for _, v := range program {
 		if strings.HasPrefix(v, "PATH=") {
 			env.Vars[0] = v
@@ -175,6 +179,8 @@ func NewEnv(t testing.TB, srv *Server, program []string, trusted ...string) *Env
 		}
 	}
 	env.writeGeminiHome(t, trusted)
+	env.writeOpenAIHomes(t, srv.URL(), trusted)
+	env.writeProfile(t, strings.TrimPrefix(env.Vars[0], "PATH="))
 	// An installed client's configuration folder (entire restores sessions
 	// only where the client keeps its data).
 	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o755); err != nil {
@@ -183,10 +189,12 @@ func NewEnv(t testing.TB, srv *Server, program []string, trusted ...string) *Env
 	return env
 }
 
-// Trust marks more folders as trusted by Gemini CLI.
+// Trust marks more folders as trusted by Gemini CLI, Codex CLI and
+// Copilot CLI.
 func (e *Env) Trust(t testing.TB, dirs ...string) {
 	t.Helper()
 	e.writeGeminiHome(t, dirs)
+	e.writeOpenAIHomes(t, e.srvURL, dirs)
 }
 
 func (e *Env) writeGeminiHome(t testing.TB, trusted []string) {

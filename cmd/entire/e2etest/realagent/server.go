@@ -131,8 +131,9 @@ func markers(texts []string, model []bool) []string {
 // markerRe finds a script marker in a user message's own text.
 var markerRe = regexp.MustCompile(`SCRIPT:([A-Za-z0-9_-]+)`)
 
-// Server is a scripted model server for Claude Code and Gemini CLI on
-// 127.0.0.1. It is stateless in what it answers: the step of a script is
+// Server is a scripted model server on 127.0.0.1 for Claude Code
+// (Messages), Gemini CLI (generateContent), Codex CLI (Responses) and the
+// clients on Chat Completions (Copilot CLI). It is stateless in what it answers: the step of a script is
 // the number of model messages after the last user message whose own text
 // holds the script's marker, so a client's retry gets the same answer.
 // Requests on paths it does not serve, past MaxRequests, or past a script's
@@ -248,6 +249,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"input_tokens": 1})
 	case r.Method == http.MethodPost && path == "/v1/messages":
 		s.claude(w, r)
+	case r.Method == http.MethodPost && path == "/v1/responses":
+		s.responses(w, r)
+	case r.Method == http.MethodPost && path == "/v1/chat/completions":
+		s.chat(w, r)
+	case r.Method == http.MethodGet && path == "/v1/models":
+		s.models(w)
 	case r.Method == http.MethodPost && strings.HasPrefix(path, "/v1beta/models/") && strings.HasSuffix(path, ":streamGenerateContent"):
 		s.gemini(w, r, true)
 	case r.Method == http.MethodPost && strings.HasPrefix(path, "/v1beta/models/") && strings.HasSuffix(path, ":generateContent"):

@@ -80,6 +80,8 @@ func (c claude) latestArgs(prompt string) []string {
 	return append(c.promptArgs(prompt), "--continue")
 }
 
+func (claude) untrustedArgs(string) []string { return nil }
+
 func (claude) subagents() bool { return true }
 func (claude) hides() bool     { return true }
 func (claude) mcpNotes() bool  { return true }

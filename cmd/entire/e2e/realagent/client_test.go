@@ -60,6 +60,10 @@ type client interface {
 	subagents() bool
 	hides() bool
 	mcpNotes() bool
+	// untrustedArgs are the arguments of a run that does not trust the
+	// project's hooks (without the tier's trust flag), nil for a client
+	// without a trust gate in entire's setup (agent.EnableSpec.Trust).
+	untrustedArgs(prompt string) []string
 	// tokenKind is the kind of the agent-loop requests the server
 	// counts; cacheWrites whether the client reports cache writes.
 	tokenKind() realagent.Kind

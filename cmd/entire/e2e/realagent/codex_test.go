@@ -78,6 +78,8 @@ func (codex) latestArgs(prompt string) []string {
 	return []string{"exec", "--json", "--dangerously-bypass-hook-trust", "resume", "--last", prompt}
 }
 
+func (codex) untrustedArgs(prompt string) []string { return []string{"exec", "--json", prompt} }
+
 func (codex) subagents() bool           { return false }
 func (codex) hides() bool               { return false }
 func (codex) mcpNotes() bool            { return true }

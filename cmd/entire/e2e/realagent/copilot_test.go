@@ -67,6 +67,8 @@ func (c copilot) latestArgs(prompt string) []string {
 	return append(c.promptArgs(prompt), "--continue")
 }
 
+func (c copilot) untrustedArgs(prompt string) []string { return c.promptArgs(prompt) }
+
 func (copilot) subagents() bool           { return false }
 func (copilot) hides() bool               { return false }
 func (copilot) mcpNotes() bool            { return false }

@@ -76,6 +76,8 @@ func (c gemini) latestArgs(prompt string) []string {
 	return append(c.promptArgs(prompt), "--resume", "latest")
 }
 
+func (gemini) untrustedArgs(string) []string { return nil }
+
 func (gemini) subagents() bool { return true }
 func (gemini) hides() bool     { return true }
 func (gemini) mcpNotes() bool  { return true }

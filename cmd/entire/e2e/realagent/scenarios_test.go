@@ -580,3 +580,36 @@ func TestRealAgentCommitsOwnShellWork(t *testing.T) {
 		r.recordHookTimes()
 	})
 }
+
+// A client that skips untrusted project hooks silently (Codex, Copilot
+// CLI) runs a turn in an untrusted project: no hook runs, and `entire
+// status` says so; once trusted, the hooks run and status stops saying
+// it.
+func TestRealAgentUntrustedHooksReported(t *testing.T) {
+	t.Parallel()
+	forEachClient(t, func(t *testing.T, c client) {
+		if c.untrustedArgs("x") == nil {
+			t.Skipf("%s: entire's setup has no trust gate for it", c.name())
+		}
+		r := newLiveRepo(t, c)
+		r.env.Untrust(t)
+		r.srv.SetScript("u1", realagent.Script{step(usage(0), c.write(filepath.Join(r.dir, "u1.txt"), "u1\n")), {Text: "Wrote u1.txt.", Usage: usage(1)}})
+		r.srv.SetScript("u2", realagent.Script{step(usage(2), c.write(filepath.Join(r.dir, "u2.txt"), "u2\n")), {Text: "Wrote u2.txt.", Usage: usage(3)}})
+		r.run(r.dir, "u1", "an untrusted turn", c.untrustedArgs)
+		if b, _ := os.ReadFile(filepath.Join(r.dir, "u1.txt")); string(b) != "u1\n" {
+			t.Fatalf("the untrusted turn did not run: u1.txt %q", b)
+		}
+		if log := e2etest.LogText(r.dir); strings.Contains(log, `"msg":"hook completed"`) {
+			t.Fatalf("a hook ran in an untrusted project:\n%s", log)
+		}
+		out, _ := r.entire("status")
+		if !strings.Contains(out, "hooks installed but never ran") {
+			t.Errorf("status after an untrusted turn does not report the hooks:\n%s", out)
+		}
+		r.env.Trust(t, r.dir)
+		r.prompt("u2", "a trusted turn")
+		if out, _ := r.entire("status"); strings.Contains(out, "never ran") {
+			t.Errorf("status after a trusted turn:\n%s", out)
+		}
+	})
+}

@@ -62,7 +62,8 @@ func (e *Env) writeOpenAIHomes(t testing.TB, srvURL string, trusted []string) {
 	if err := os.MkdirAll(copilot, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg, _ := json.Marshal(map[string]any{"trusted_folders": e.trusted})
+	folders := append([]string{}, e.trusted...) // [] not null: Copilot refuses a null list
+	cfg, _ := json.Marshal(map[string]any{"trusted_folders": folders})
 	if err := os.WriteFile(filepath.Join(copilot, "config.json"), cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -83,3 +84,11 @@ func (e *Env) writeProfile(t testing.TB, path string) {
 
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// Untrust forgets every folder trusted so far, for Codex CLI and Copilot
+// CLI: they then skip the project's hooks, silently.
+func (e *Env) Untrust(t testing.TB) {
+	t.Helper()
+	e.trusted = nil
+	e.writeOpenAIHomes(t, e.srvURL, nil)
+}

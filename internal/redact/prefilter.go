@@ -1,6 +1,9 @@
 package redact
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // scanner is an Aho-Corasick automaton over the rules' keywords and the
 // literals of their match plans (plan.go). It folds ASCII case while it
@@ -67,83 +70,108 @@ func newScanner(keywords [][]string, lits []litSet) *scanner {
 	}
 	k.nclass = int(next)
 
-	// Build the trie as a dense table (0 = no edge; the root has no
-	// incoming edges).
-	nc := k.nclass
-	maxStates := 1
-	for _, p := range k.pats {
-		maxStates += len(p.text)
-	}
-	trie := make([]int32, nc, maxStates*nc)
-	outs := make([][]int32, 1, maxStates)
-	for pi, p := range k.pats {
-		s := int32(0)
-		for i := 0; i < len(p.text); i++ {
-			c := int(k.class[p.text[i]])
-			t := trie[int(s)*nc+c]
-			if t == 0 {
-				t = int32(len(outs))
-				trie = append(trie, make([]int32, nc)...)
-				outs = append(outs, nil)
-				trie[int(s)*nc+c] = t
-			}
-			s = t
-		}
-		outs[s] = appendUnique(outs[s], int32(pi))
-	}
-
-	// Breadth-first construction of failure links and the complete DFA.
-	n := len(outs)
-	k.delta = make([]int32, n*nc)
-	fail := make([]int32, n)
-	queue := make([]int32, 0, n)
-	order := []int32{0} // states in breadth-first order
-	for c := 1; c < nc; c++ {
-		if t := trie[c]; t != 0 {
-			k.delta[c] = t
-			queue = append(queue, t)
-		}
-	}
-	for len(queue) > 0 {
-		s := queue[0]
-		queue = queue[1:]
-		order = append(order, s)
-		for _, r := range outs[fail[s]] {
-			outs[s] = appendUnique(outs[s], r)
-		}
-		for c := 1; c < nc; c++ {
-			if t := trie[int(s)*nc+c]; t != 0 {
-				fail[t] = k.delta[int(fail[s])*nc+c]
-				k.delta[int(s)*nc+c] = t
-				queue = append(queue, t)
-			} else {
-				k.delta[int(s)*nc+c] = k.delta[int(fail[s])*nc+c]
-			}
-		}
-	}
-	// Renumber the states breadth-first, so the shallow states most texts
-	// keep visiting share few cache lines, and turn state numbers into row
-	// offsets with the output flag.
-	renum := make([]int32, n)
-	for i, st := range order {
-		renum[st] = int32(i)
-	}
-	delta := make([]int32, len(k.delta))
-	k.outputs = make([][]int32, n)
-	for _, st := range order {
-		to := int(renum[st]) * k.nclass
-		for c := 0; c < k.nclass; c++ {
-			t := k.delta[int(st)*k.nclass+c]
-			v := renum[t] * int32(k.nclass) * 2
-			if outs[t] != nil {
-				v++
-			}
-			delta[to+c] = v
-		}
-		k.outputs[renum[st]] = outs[st]
-	}
-	k.delta = delta
+	k.delta, k.outputs = buildAutomaton(k.pats, &k.class, k.nclass)
 	return k
+}
+
+// buildAutomaton returns the complete DFA of the patterns (see
+// scanner.delta) and each state's outputs. It works in one dense table of
+// exactly the automaton's size: the patterns, sorted by their class
+// strings, give the number of states (the distinct prefixes) in advance
+// and the states breadth-first, depth by depth; in that order a state's
+// failure state comes before it, so each row is completed in place from
+// its failure state's finished row. A hook process builds it on every
+// start: the table's memory, cleared once, is most of the cost.
+func buildAutomaton(pats []pattern, class *[256]uint8, nc int) ([]int32, [][]int32) {
+	keys := make([]string, len(pats))
+	maxLen := 0
+	for i, p := range pats {
+		b := make([]byte, len(p.text))
+		for j := 0; j < len(p.text); j++ {
+			b[j] = class[p.text[j]]
+		}
+		keys[i] = string(b)
+		maxLen = max(maxLen, len(b))
+	}
+	order := make([]int, len(pats))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return strings.Compare(keys[x], keys[y]) })
+	// The distinct non-empty prefixes of the sorted keys.
+	n := 1
+	for i, pi := range order {
+		lcp := 0
+		if i > 0 {
+			prev := keys[order[i-1]]
+			for lcp < len(prev) && lcp < len(keys[pi]) && prev[lcp] == keys[pi][lcp] {
+				lcp++
+			}
+		}
+		n += len(keys[pi]) - lcp
+	}
+	delta := make([]int32, n*nc)
+	outs := make([][]int32, n)
+	// The trie, depth by depth: cur[i] is the state of pattern order[i]'s
+	// prefix of the depth under way.
+	cur := make([]int32, len(order))
+	next := int32(1)
+	for d := 1; d <= maxLen; d++ {
+		prevKey, prevState := "", int32(-1)
+		for i, pi := range order {
+			key := keys[pi]
+			if len(key) < d {
+				continue
+			}
+			if prevState >= 0 && key[:d] == prevKey {
+				cur[i] = prevState
+			} else {
+				cell := int(cur[i])*nc + int(key[d-1])
+				if delta[cell] == 0 {
+					delta[cell] = next
+					next++
+				}
+				cur[i] = delta[cell]
+			}
+			prevKey, prevState = key[:d], cur[i]
+			if len(key) == d {
+				outs[cur[i]] = appendUnique(outs[cur[i]], int32(pi))
+			}
+		}
+	}
+	// Failure links and the complete DFA, breadth-first (increasing
+	// state numbers): a row's zero cells take its failure state's.
+	fail := make([]int32, n)
+	for s := 0; s < n; s++ {
+		row := delta[s*nc : (s+1)*nc]
+		if s > 0 {
+			for _, r := range outs[fail[s]] {
+				outs[s] = appendUnique(outs[s], r)
+			}
+		}
+		frow := delta[int(fail[s])*nc : (int(fail[s])+1)*nc]
+		for c := 1; c < nc; c++ {
+			t := row[c]
+			switch {
+			case t > int32(s):
+				// A trie edge (children are numbered after their parent).
+				if s > 0 {
+					fail[t] = frow[c]
+				}
+			case s > 0:
+				row[c] = frow[c]
+			}
+		}
+	}
+	// State numbers become row offsets with the output flag.
+	for i, t := range delta {
+		v := t * int32(nc) * 2
+		if outs[t] != nil {
+			v++
+		}
+		delta[i] = v
+	}
+	return delta, outs
 }
 
 func appendUnique(xs []int32, x int32) []int32 {

@@ -194,6 +194,23 @@ func TestEveryRuleRedactedBeforeAnyCharacter(t *testing.T) {
 	t.Logf("%d rules sampled, %d failed", len(samples), len(failed))
 }
 
+// coveredBySpecific reports whether a generic-api-key finding k is
+// covered by another rule's finding of got: gitleaks drops a generic
+// finding that a specific rule's overlaps, and which of the two overlapping
+// findings it keeps first is not fixed from run to run (the secret is
+// reported either way).
+func coveredBySpecific(got map[ruleSecret]bool, k ruleSecret) bool {
+	if k.rule != "generic-api-key" {
+		return false
+	}
+	for g := range got {
+		if g.rule != "generic-api-key" && strings.Contains(g.secret, k.secret) {
+			return true
+		}
+	}
+	return false
+}
+
 // covered reports whether a finding covers the secret where it occurs in
 // text.
 func covered(fs []Finding, text, secret string) bool {
@@ -220,7 +237,7 @@ func TestRelaxedBoundaryAgreesWithGitleaks(t *testing.T) {
 			want := gitleaksFindings(t, orig, []byte(text))
 			got := gitleaksFindings(t, relaxed, []byte(text))
 			for k := range want {
-				if !got[k] {
+				if !got[k] && !coveredBySpecific(got, k) {
 					t.Errorf("%s: the relaxed rules lost %s (%d bytes) in %q", s.rule, k.rule, len(k.secret), text)
 				}
 			}

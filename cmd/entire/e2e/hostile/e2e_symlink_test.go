@@ -1,4 +1,6 @@
-package sessions
+//go:build torture
+
+package hostile
 
 import (
 	"os"

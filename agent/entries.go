@@ -3,9 +3,11 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"time"
+	"unicode/utf8"
 )
 
 // Role is the speaker of a normalised transcript entry.
@@ -180,4 +182,72 @@ func ScanJSONL(path string, from Position, read func(line []byte) (Record, *Toke
 	an.To.Offset = from.Offset + consumed
 	an.To.Entries += lines
 	return an, nil
+}
+
+// ConversationOf returns how a's transcripts read as a conversation: its
+// own ConversationReader, else one made of its TranscriptReader's entries
+// (prompts, answers and tool calls, without tool results or images) for
+// JSONL transcripts; ok is false when a reads neither.
+func ConversationOf(a Agent) (ConversationReader, bool) {
+	if cr, ok := a.(ConversationReader); ok {
+		return cr, true
+	}
+	if r, ok := a.(TranscriptReader); ok && FormatOf(a, nil) == TranscriptJSONL {
+		return entryConversation{r}, true
+	}
+	return nil, false
+}
+
+// entryConversation reads a JSONL transcript as a conversation through a
+// TranscriptReader: one message per entry, a tool call as an assistant
+// message whose input holds the call's detail and files.
+type entryConversation struct{ r TranscriptReader }
+
+// ReadConversation implements ConversationReader.
+func (c entryConversation) ReadConversation(r io.Reader, limit int, fn func(Message) bool) error {
+	stop := errors.New("stop")
+	_, _, err := ForEachLine(r, func(line []byte) error {
+		for _, e := range c.r.ReadRecord(line).Entries {
+			m := Message{Time: e.Time}
+			text, cut := cutString(e.Text, limit)
+			m.Cut = cut
+			switch e.Role {
+			case RoleUser:
+				m.Role, m.Prompt, m.Text = "user", true, text
+			case RoleAssistant:
+				m.Role, m.Text = "assistant", text
+			case RoleTool:
+				in, _ := json.Marshal(map[string]any{"detail": text, "files": e.Files})
+				m.Role = "assistant"
+				m.Calls = []ToolCall{{ID: e.ID, Name: e.Tool, Input: in}}
+			default:
+				continue
+			}
+			if !e.Tokens.IsZero() {
+				u := e.Tokens
+				m.Usage = &u
+			}
+			if !fn(m) {
+				return stop
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, stop) {
+		return nil
+	}
+	return err
+}
+
+// cutString returns s cut to at most limit bytes (on a rune boundary) and
+// how many bytes were left out.
+func cutString(s string, limit int) (string, int) {
+	if limit <= 0 || len(s) <= limit {
+		return s, 0
+	}
+	end := limit
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return s[:end], len(s) - end
 }

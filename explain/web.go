@@ -205,7 +205,7 @@ func (l *Loader) transcriptAgent(st checkpoint.Stored, label agent.AgentType) ag
 
 func readConversation(ag agent.Agent, open func() (io.ReadCloser, error), from int) (*Conversation, error) {
 	c := &Conversation{From: from}
-	cr, ok := ag.(agent.ConversationReader)
+	cr, ok := agent.ConversationOf(ag)
 	if !ok {
 		return c, nil
 	}

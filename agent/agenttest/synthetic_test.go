@@ -1,8 +1,10 @@
 package agenttest_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/entirecli/entire/agent"
@@ -78,5 +80,35 @@ func TestSyntheticCondensed(t *testing.T) {
 	recs = p.Line([]byte(`{"seq":5,"from":"human","words":"thanks"}`), recs)
 	if e := condensed.Entries(recs, 0); len(e) != 1 || e[0].Text != "thanks" {
 		t.Errorf("label-read entries %+v", e)
+	}
+}
+
+// An agent without a ConversationReader of its own reads as a
+// conversation through its entries (the local web view).
+func TestSyntheticConversation(t *testing.T) {
+	agenttest.RegisterSynthetic()
+	t.Parallel()
+	cr, ok := agent.ConversationOf(&agenttest.Synthetic{})
+	if !ok {
+		t.Fatal("no conversation for a TranscriptReader")
+	}
+	var got []string
+	err := cr.ReadConversation(strings.NewReader(syntheticSession), 6, func(m agent.Message) bool {
+		s := m.Role + ":" + m.Text
+		for _, c := range m.Calls {
+			s += "call " + c.Name + " " + string(c.Input)
+		}
+		if m.Cut > 0 {
+			s += fmt.Sprintf(" (cut %d)", m.Cut)
+		}
+		got = append(got, s)
+		return len(got) < 4
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"user:make a (cut 4)", `assistant:call put {"detail":"a.txt","files":["a.txt"]}`, "assistant:made i (cut 1)", "user:thanks"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("conversation:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

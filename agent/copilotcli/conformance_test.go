@@ -2,6 +2,7 @@ package copilotcli_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -136,4 +137,39 @@ func eventFiles(t *testing.T) []string {
 		}
 	}
 	return out
+}
+
+// TestWatchTurnEnd: the turn has ended once the agentStop hook's
+// hook.start is in the events file after the turn's start.
+func TestWatchTurnEnd(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	prev := ev("hook.start", "h0", "2026-12-04T22:33:30Z", `{"hookType":"agentStop"}`) + "\n"
+	if err := os.WriteFile(path, []byte(prev), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := copilotcli.New()
+	check := a.WatchTurnEnd(path, agent.Position{Entries: 1, Offset: int64(len(prev))}, agent.TurnEnd{})
+	appendTo := func(s string) {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendTo(ev("user.message", "u1", "2026-12-04T22:33:38Z", `{"content":"go"}`) + "\n")
+	if done, err := check(); err != nil || done {
+		t.Fatalf("before the turn's end: %v, %v (an earlier turn's agentStop counted?)", done, err)
+	}
+	appendTo(ev("assistant.message", "a1", "2026-12-04T22:33:39Z", `{"content":"done"}`) + "\n" + ev("hook.start", "h1", "2026-12-04T22:33:40Z", `{"hookType":"agentStop"}`)[:20])
+	if done, _ := check(); done {
+		t.Fatal("a half-written line ended the turn")
+	}
+	appendTo(ev("hook.start", "h1", "2026-12-04T22:33:40Z", `{"hookType":"agentStop"}`)[20:] + "\n")
+	if done, err := check(); err != nil || !done {
+		t.Fatalf("after agentStop's hook.start: %v, %v", done, err)
+	}
 }

@@ -199,3 +199,31 @@ func TestPatchFiles(t *testing.T) {
 		t.Errorf("PatchFiles of text = %q", got)
 	}
 }
+
+// TestMCPUnregisterKeepsLaterEdits: a config file enable created keeps
+// what the user added to it after enable; only Entire's table goes.
+func TestMCPUnregisterKeepsLaterEdits(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	a := codex.New()
+	log := &agent.InstallLog{}
+	if _, err := a.RegisterMCPIn(root, log); err != nil {
+		t.Fatal(err)
+	}
+	log.AddCreated(codex.ConfigPath) // as enable records a file it created
+	p := filepath.Join(root, codex.ConfigPath)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := "\n[mcp_servers.docs]\ncommand = \"docs\"\n"
+	if err := os.WriteFile(p, append(data, mine...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.UnregisterMCPIn(root, log); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != mine {
+		t.Errorf("after unregister: %q, want %q", got, mine)
+	}
+}

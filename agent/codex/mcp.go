@@ -96,11 +96,17 @@ func (a *Agent) UnregisterMCPIn(repoRoot string, log *agent.InstallLog) error {
 	}
 	var out []byte
 	switch {
-	case string(data) == mcpBlock && log.WasCreated(ConfigPath):
-		if err := os.Remove(path); err != nil {
-			return fmt.Errorf("unregister mcp server: %w", err)
+	case log != nil && log.WasCreated(ConfigPath) && bytes.Contains(data, []byte(mcpBlock)):
+		// Enable's file: its table goes, what was added since stays; a
+		// file left empty goes too.
+		i := bytes.Index(data, []byte(mcpBlock))
+		out = append(append([]byte(nil), data[:i]...), data[i+len(mcpBlock):]...)
+		if len(bytes.TrimSpace(out)) == 0 {
+			if err := os.Remove(path); err != nil {
+				return fmt.Errorf("unregister mcp server: %w", err)
+			}
+			return nil
 		}
-		return nil
 	case log != nil && log.Appended[ConfigPath] != "" && bytes.HasSuffix(data, []byte(log.Appended[ConfigPath])):
 		out = data[:len(data)-len(log.Appended[ConfigPath])]
 	case log == nil:

@@ -34,6 +34,7 @@ var testSession = strings.Join([]string{
 	line("2026-12-04T22:23:03Z", "token_usage_record", `{"usage":{"input_tokens":100,"cached_input_tokens":40,"cache_write_input_tokens":0,"output_tokens":20,"total_tokens":120}}`),
 	line("2026-12-04T22:23:04Z", "response_item", `{"type":"custom_tool_call_output","call_id":"call_1","output":"Success"}`),
 	line("2026-12-04T22:23:05Z", "response_item", `{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls -l\"}","call_id":"call_2"}`),
+	line("2026-12-04T22:23:05Z", "response_item", `{"type":"function_call","name":"note_save","namespace":"mcp__entire","arguments":"{\"key\":\"k\"}","call_id":"call_3"}`),
 	line("2026-12-04T22:23:06Z", "response_item", `{"type":"message","id":"msg_2","role":"assistant","content":[{"type":"output_text","text":"Done."}]}`),
 	line("2026-12-04T22:23:07Z", "event_msg", `{"type":"task_complete","last_agent_message":"Done."}`),
 }, "\n") + "\n"
@@ -225,5 +226,15 @@ func TestMCPUnregisterKeepsLaterEdits(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(p); string(got) != mine {
 		t.Errorf("after unregister: %q, want %q", got, mine)
+	}
+}
+
+// An MCP tool call reads under its full name, as entire's MCP tools are
+// told apart from others.
+func TestNamespacedCall(t *testing.T) {
+	t.Parallel()
+	rec := codex.New().ReadRecord([]byte(line("2026-12-04T22:23:05Z", "response_item", `{"type":"function_call","name":"note_save","namespace":"mcp__entire","arguments":"{}","call_id":"c"}`)))
+	if len(rec.Entries) != 1 || rec.Entries[0].Tool != "mcp__entire__note_save" || !agent.IsEntireMCPTool(rec.Entries[0].Tool) {
+		t.Errorf("entries %+v", rec.Entries)
 	}
 }

@@ -25,6 +25,7 @@ type item struct {
 	Role      string        `json:"role"`
 	Content   []contentPart `json:"content"`
 	Name      string        `json:"name"`
+	Namespace string        `json:"namespace"`
 	Input     string        `json:"input"`
 	Arguments string        `json:"arguments"`
 	CallID    string        `json:"call_id"`
@@ -120,7 +121,11 @@ func parseLine(line []byte) parsed {
 		if it.Name == "" {
 			break
 		}
-		e := agent.Entry{Role: agent.RoleTool, Tool: it.Name, ID: it.CallID, Time: at, Text: callDetail(it.Arguments)}
+		tool := it.Name
+		if it.Namespace != "" {
+			tool = it.Namespace + "__" + it.Name // an MCP tool: mcp__<server>__<tool>
+		}
+		e := agent.Entry{Role: agent.RoleTool, Tool: tool, ID: it.CallID, Time: at, Text: callDetail(it.Arguments)}
 		if it.Name == toolApplyPatch {
 			var in struct {
 				Input string `json:"input"`

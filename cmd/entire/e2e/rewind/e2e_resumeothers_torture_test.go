@@ -1,3 +1,5 @@
+//go:build torture
+
 package rewind
 
 import (

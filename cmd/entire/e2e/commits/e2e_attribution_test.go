@@ -94,35 +94,3 @@ func TestE2EAttributionUserEditsBetweenTurns(t *testing.T) {
 		t.Errorf("condensation left attribution in the state: %v %v", st["prompt_attributions"], st["pending_prompt_attribution"])
 	}
 }
-
-// A squash merge carries the trailers of the commits it squashes: explain
-// --commit shows their attributions combined, weighted by lines (not the
-// mean of the percentages).
-func TestE2EAttributionSquashMerge(t *testing.T) {
-	t.Parallel()
-	r := e2etest.NewSessionRepo(t)
-	r.MustGit("checkout", "-q", "-b", "feature")
-	r.PlayTurn("add a line", map[string]string{"a.txt": "agent line\n"})
-	gittest.WriteFile(t, r.Dir, "b.txt", lines("human", 1, 4))
-	first, _ := r.Commit("a and b", nil, "a.txt", "b.txt")
-	r.PlayTurn("add three lines", map[string]string{"c.txt": lines("agent", 1, 3)})
-	second, _ := r.Commit("c", nil, "c.txt")
-	assertAttribution(t, r, first, 1, 4, 0, 0, 5, 20, "Attribution: 20.0% agent (1 of 5 committed lines; human +4 ~0 -0)")
-	assertAttribution(t, r, second, 3, 0, 0, 0, 3, 100, "Attribution: 100.0% agent (3 of 3 committed lines; human +0 ~0 -0)")
-
-	r.MustGit("checkout", "-q", "main")
-	r.MustGit("merge", "--squash", "feature")
-	// A forge's squash message: the squashed commits' trailers, one of
-	// them twice, at the end.
-	msg := fmt.Sprintf("Feature (#1)\n\n* a and b\n* c\n\nEntire-Checkpoint: %s\nEntire-Checkpoint: %s\nEntire-Checkpoint: %s\n", first, second, first)
-	r.MustGit("commit", "-q", "-m", msg)
-	out := r.MustEntire("explain", "--commit", "HEAD", "--short", "--no-pager")
-	// (1+3) of (5+3) lines: 50.0%, where the mean of 20% and 100% is 60%.
-	if want := "Attribution (2 checkpoints combined): 50.0% agent (4 of 8 committed lines; human +4 ~0 -0)\n"; !strings.Contains(out, want) {
-		t.Errorf("explain --commit of the squash commit lacks %q:\n%s", want, out)
-	}
-	// A commit with one checkpoint has no combined line.
-	if out := r.MustEntire("explain", "--commit", "feature", "--short", "--no-pager"); strings.Contains(out, "combined") {
-		t.Errorf("explain --commit of a one-checkpoint commit shows a combined attribution:\n%s", out)
-	}
-}

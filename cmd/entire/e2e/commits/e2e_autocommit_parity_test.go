@@ -198,68 +198,6 @@ func TestManualTaskHooksWithoutToolName(t *testing.T) {
 	}
 }
 
-// Session metadata stores transcript_path relative to $HOME, and nothing
-// when the transcript is outside it (SPEC 3.7): Entire 0.4.x restores to
-// $HOME/<path>. A rewind restores to $HOME/<relative path>, to an absolute
-// path our earlier versions stored, and to the live transcript when none
-// is stored.
-func TestTranscriptPathRelativeToHome(t *testing.T) {
-	t.Parallel()
-	r := e2etest.NewAutoCommitRepo(t)
-	home := t.TempDir()
-	r.Transcript = filepath.Join(home, ".claude", "projects", "-proj", "sess-1.jsonl")
-	if err := os.MkdirAll(filepath.Dir(r.Transcript), 0o750); err != nil {
-		t.Fatal(err)
-	}
-	r.Env = append(r.Env, "HOME="+home)
-	r.AgentTurn("Add a", map[string]string{"a.txt": "a\n"})
-	first := gittest.Git(t, r.Dir, "rev-parse", "HEAD")
-	id := e2etest.CheckpointOf(t, gittest.Git(t, r.Dir, "log", "-1", "--format=%B"))
-	r.AgentTurn("Add b", map[string]string{"b.txt": "b\n"})
-	if m := e2etest.SessionMeta(t, r.Dir, id); m["transcript_path"] != ".claude/projects/-proj/sess-1.jsonl" {
-		t.Fatalf("transcript_path %v", m["transcript_path"])
-	}
-	after1, err := gittest.GitErr(r.Dir, "show", e2etest.CpPath(id, "0/full.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.MustEntire("rewind", "--to", first, "--logs-only")
-	if b, _ := os.ReadFile(r.Transcript); strings.TrimSuffix(string(b), "\n") != after1 {
-		t.Errorf("rewind to a relative transcript_path: live transcript\n%s\nwant\n%s", b, after1)
-	}
-
-	// The absolute path an earlier version stored is read, not written to:
-	// the rewind restores where the agent looks on this machine (the
-	// session's live transcript), as resume does.
-	old := filepath.Join(t.TempDir(), "old.jsonl")
-	setSessionMetaField(t, r.Dir, id, "transcript_path", old)
-	if err := os.WriteFile(r.Transcript, []byte("{}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r.MustEntire("rewind", "--to", first, "--logs-only")
-	if _, err := os.Stat(old); err == nil {
-		t.Errorf("rewind wrote to the stored absolute transcript_path %s", old)
-	}
-	if b, _ := os.ReadFile(r.Transcript); strings.TrimSuffix(string(b), "\n") != after1 {
-		t.Errorf("rewind with an absolute transcript_path: live transcript\n%s\nwant\n%s", b, after1)
-	}
-
-	// A transcript outside $HOME: no transcript_path; a rewind restores the
-	// session's live transcript.
-	o := e2etest.NewAutoCommitRepo(t)
-	o.AgentTurn("Add a", map[string]string{"a.txt": "a\n"})
-	first = gittest.Git(t, o.Dir, "rev-parse", "HEAD")
-	id = e2etest.CheckpointOf(t, gittest.Git(t, o.Dir, "log", "-1", "--format=%B"))
-	o.AgentTurn("Add b", map[string]string{"b.txt": "b\n"})
-	if m := e2etest.SessionMeta(t, o.Dir, id); m["transcript_path"] != nil {
-		t.Fatalf("transcript_path of a transcript outside $HOME: %v", m["transcript_path"])
-	}
-	o.MustEntire("rewind", "--to", first, "--logs-only")
-	if b, _ := os.ReadFile(o.Transcript); strings.Contains(string(b), "Add b") || !strings.Contains(string(b), "Add a") {
-		t.Errorf("rewind without transcript_path: live transcript\n%s", b)
-	}
-}
-
 // setSessionMetaField rewrites one field of slot 0's metadata.json of a
 // checkpoint with a new metadata commit, as an older version would have
 // written it.

@@ -2,7 +2,6 @@ package commits
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -59,27 +58,4 @@ func explainedAlikeWithoutSummary(t *testing.T, r *e2etest.SessionRepo, id strin
 		t.Errorf("checkpoint %s explained from condensed.json:\n%s\nfrom the transcript:\n%s", id, view, again)
 	}
 	return view
-}
-
-// A turn that appends more than checkpoint.SourceWindow is stored window
-// by window (a stream, see storeSource); its lines still reach the local
-// log, so the condensation writes condensed.json for a scope that spans
-// it, and explain shows from it what it shows from the stored transcript.
-func TestExplainCondensedSummaryAfterWindowedStore(t *testing.T) {
-	t.Parallel()
-	r := e2etest.NewSessionRepo(t)
-	r.Hook("session-start", map[string]any{"source": "startup"})
-	r.PlayTurn("write the first file", map[string]string{"a.txt": "a\n"})
-	big := strings.Repeat("output line of a long build\n", 120_000) // ~3.4 MB
-	r.TurnWith("run the long build", map[string]string{"b.txt": "b\n"}, func() {
-		for i := range 3 {
-			r.AppendTranscript(map[string]any{"type": "user", "uuid": fmt.Sprintf("big-%d", i), "message": map[string]any{
-				"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("toolu_big_%d", i), "content": big}},
-			}})
-		}
-	})
-	id := r.CommitAll("both")
-	if view := explainedAlikeWithoutSummary(t, r, id); !strings.Contains(view, "run the long build") {
-		t.Errorf("the windowed turn is not explained:\n%s", view)
-	}
 }

@@ -1,0 +1,131 @@
+//go:build torture
+
+package commits
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/entirecli/entire/cmd/entire/e2etest"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+)
+
+// A turn that appends more than checkpoint.SourceWindow is stored window
+// by window (a stream, see storeSource); its lines still reach the local
+// log, so the condensation writes condensed.json for a scope that spans
+// it, and explain shows from it what it shows from the stored transcript.
+func TestExplainCondensedSummaryAfterWindowedStore(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewSessionRepo(t)
+	r.Hook("session-start", map[string]any{"source": "startup"})
+	r.PlayTurn("write the first file", map[string]string{"a.txt": "a\n"})
+	big := strings.Repeat("output line of a long build\n", 120_000) // ~3.4 MB
+	r.TurnWith("run the long build", map[string]string{"b.txt": "b\n"}, func() {
+		for i := range 3 {
+			r.AppendTranscript(map[string]any{"type": "user", "uuid": fmt.Sprintf("big-%d", i), "message": map[string]any{
+				"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("toolu_big_%d", i), "content": big}},
+			}})
+		}
+	})
+	id := r.CommitAll("both")
+	if view := explainedAlikeWithoutSummary(t, r, id); !strings.Contains(view, "run the long build") {
+		t.Errorf("the windowed turn is not explained:\n%s", view)
+	}
+}
+
+// A squash merge carries the trailers of the commits it squashes: explain
+// --commit shows their attributions combined, weighted by lines (not the
+// mean of the percentages).
+func TestE2EAttributionSquashMerge(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewSessionRepo(t)
+	r.MustGit("checkout", "-q", "-b", "feature")
+	r.PlayTurn("add a line", map[string]string{"a.txt": "agent line\n"})
+	gittest.WriteFile(t, r.Dir, "b.txt", lines("human", 1, 4))
+	first, _ := r.Commit("a and b", nil, "a.txt", "b.txt")
+	r.PlayTurn("add three lines", map[string]string{"c.txt": lines("agent", 1, 3)})
+	second, _ := r.Commit("c", nil, "c.txt")
+	assertAttribution(t, r, first, 1, 4, 0, 0, 5, 20, "Attribution: 20.0% agent (1 of 5 committed lines; human +4 ~0 -0)")
+	assertAttribution(t, r, second, 3, 0, 0, 0, 3, 100, "Attribution: 100.0% agent (3 of 3 committed lines; human +0 ~0 -0)")
+
+	r.MustGit("checkout", "-q", "main")
+	r.MustGit("merge", "--squash", "feature")
+	// A forge's squash message: the squashed commits' trailers, one of
+	// them twice, at the end.
+	msg := fmt.Sprintf("Feature (#1)\n\n* a and b\n* c\n\nEntire-Checkpoint: %s\nEntire-Checkpoint: %s\nEntire-Checkpoint: %s\n", first, second, first)
+	r.MustGit("commit", "-q", "-m", msg)
+	out := r.MustEntire("explain", "--commit", "HEAD", "--short", "--no-pager")
+	// (1+3) of (5+3) lines: 50.0%, where the mean of 20% and 100% is 60%.
+	if want := "Attribution (2 checkpoints combined): 50.0% agent (4 of 8 committed lines; human +4 ~0 -0)\n"; !strings.Contains(out, want) {
+		t.Errorf("explain --commit of the squash commit lacks %q:\n%s", want, out)
+	}
+	// A commit with one checkpoint has no combined line.
+	if out := r.MustEntire("explain", "--commit", "feature", "--short", "--no-pager"); strings.Contains(out, "combined") {
+		t.Errorf("explain --commit of a one-checkpoint commit shows a combined attribution:\n%s", out)
+	}
+}
+
+// Session metadata stores transcript_path relative to $HOME, and nothing
+// when the transcript is outside it (SPEC 3.7): Entire 0.4.x restores to
+// $HOME/<path>. A rewind restores to $HOME/<relative path>, to an absolute
+// path our earlier versions stored, and to the live transcript when none
+// is stored.
+func TestTranscriptPathRelativeToHome(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewAutoCommitRepo(t)
+	home := t.TempDir()
+	r.Transcript = filepath.Join(home, ".claude", "projects", "-proj", "sess-1.jsonl")
+	if err := os.MkdirAll(filepath.Dir(r.Transcript), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	r.Env = append(r.Env, "HOME="+home)
+	r.AgentTurn("Add a", map[string]string{"a.txt": "a\n"})
+	first := gittest.Git(t, r.Dir, "rev-parse", "HEAD")
+	id := e2etest.CheckpointOf(t, gittest.Git(t, r.Dir, "log", "-1", "--format=%B"))
+	r.AgentTurn("Add b", map[string]string{"b.txt": "b\n"})
+	if m := e2etest.SessionMeta(t, r.Dir, id); m["transcript_path"] != ".claude/projects/-proj/sess-1.jsonl" {
+		t.Fatalf("transcript_path %v", m["transcript_path"])
+	}
+	after1, err := gittest.GitErr(r.Dir, "show", e2etest.CpPath(id, "0/full.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.MustEntire("rewind", "--to", first, "--logs-only")
+	if b, _ := os.ReadFile(r.Transcript); strings.TrimSuffix(string(b), "\n") != after1 {
+		t.Errorf("rewind to a relative transcript_path: live transcript\n%s\nwant\n%s", b, after1)
+	}
+
+	// The absolute path an earlier version stored is read, not written to:
+	// the rewind restores where the agent looks on this machine (the
+	// session's live transcript), as resume does.
+	old := filepath.Join(t.TempDir(), "old.jsonl")
+	setSessionMetaField(t, r.Dir, id, "transcript_path", old)
+	if err := os.WriteFile(r.Transcript, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.MustEntire("rewind", "--to", first, "--logs-only")
+	if _, err := os.Stat(old); err == nil {
+		t.Errorf("rewind wrote to the stored absolute transcript_path %s", old)
+	}
+	if b, _ := os.ReadFile(r.Transcript); strings.TrimSuffix(string(b), "\n") != after1 {
+		t.Errorf("rewind with an absolute transcript_path: live transcript\n%s\nwant\n%s", b, after1)
+	}
+
+	// A transcript outside $HOME: no transcript_path; a rewind restores the
+	// session's live transcript.
+	o := e2etest.NewAutoCommitRepo(t)
+	o.AgentTurn("Add a", map[string]string{"a.txt": "a\n"})
+	first = gittest.Git(t, o.Dir, "rev-parse", "HEAD")
+	id = e2etest.CheckpointOf(t, gittest.Git(t, o.Dir, "log", "-1", "--format=%B"))
+	o.AgentTurn("Add b", map[string]string{"b.txt": "b\n"})
+	if m := e2etest.SessionMeta(t, o.Dir, id); m["transcript_path"] != nil {
+		t.Fatalf("transcript_path of a transcript outside $HOME: %v", m["transcript_path"])
+	}
+	o.MustEntire("rewind", "--to", first, "--logs-only")
+	if b, _ := os.ReadFile(o.Transcript); strings.Contains(string(b), "Add b") || !strings.Contains(string(b), "Add a") {
+		t.Errorf("rewind without transcript_path: live transcript\n%s", b)
+	}
+}

@@ -59,3 +59,20 @@ func SessionIDFromEnv(getenv func(string) string) string {
 	}
 	return ""
 }
+
+// PromptlessTurns is implemented by agents whose client may run a turn
+// without a prompt event (Factory droid's `droid exec` sends no
+// UserPromptSubmit): the turn starts at its first tool event, or at the
+// turn end when it calls no tool.
+type PromptlessTurns interface {
+	// TurnsStartWithoutPrompt reports whether a tool event of a session
+	// with no turn in progress starts one.
+	TurnsStartWithoutPrompt() bool
+}
+
+// StartsPromptlessTurns reports whether a tool event of ag starts a turn
+// when none is in progress (PromptlessTurns).
+func StartsPromptlessTurns(ag Agent) bool {
+	p, ok := ag.(PromptlessTurns)
+	return ok && p.TurnsStartWithoutPrompt()
+}

@@ -265,6 +265,9 @@ func (h *agentHook) dispatch(ctx context.Context, verb string, t agent.HookType)
 	case agent.HookSubagentStop:
 		return nil, h.subagentStop(ctx, st, ti)
 	case agent.HookPreToolUse:
+		if err := h.startPromptlessTurn(ctx, st, ti); err != nil {
+			return nil, err
+		}
 		d, ok := h.delegation()
 		if !ok {
 			return nil, nil
@@ -274,6 +277,21 @@ func (h *agentHook) dispatch(ctx context.Context, verb string, t agent.HookType)
 		return h.postToolUse(ctx, st, ti, agent.PostToolRoleOf(h.agent, verb))
 	}
 	return nil, nil
+}
+
+// startPromptlessTurn starts the turn at a tool event of an agent whose
+// turns may come without a prompt event (agent.PromptlessTurns) when the
+// session has no turn in progress: the state before the turn is then
+// taken before its first tool changes anything. A session in a turn costs
+// one read of its state.
+func (h *agentHook) startPromptlessTurn(ctx context.Context, st strategy.Strategy, ti strategy.TurnInput) error {
+	if !agent.StartsPromptlessTurns(h.agent) {
+		return nil
+	}
+	if s, err := h.senv.Sessions.Load(ti.SessionID); err == nil && s != nil && s.Phase == session.PhaseActive {
+		return nil
+	}
+	return st.TurnStart(ctx, ti)
 }
 
 // postToolUse runs what a post-tool verb stands for (agent.PostToolRole):

@@ -12,6 +12,14 @@
 #   CLAUDE_CODE_VERSION=2.1.200 scripts/install-agents.sh    # another pinned version
 #   ENTIRE_AGENTS_NEWEST=0 scripts/install-agents.sh         # the pinned ones only
 #
+# OpenCode installs @opencode-ai/plugin into every config directory that
+# lacks it when it starts, and waits for the install (70 s of retries on a
+# machine without the registry): its version of that package is installed
+# beside it here, in <dir>/opencode-<version>/plugin-deps, for the tier to
+# seed the config directories with. Factory droid's npm shim names a
+# platform package that was never published for 0.225.1: the platform
+# binary comes from its own package (DROID_VERSION) beside the shim.
+#
 # Without the registry (offline), the newest versions installed before
 # stay the newest. Needs node and npm.
 set -euo pipefail
@@ -23,7 +31,13 @@ clients=(
   "gemini @google/gemini-cli gemini ${GEMINI_CLI_VERSION:-0.61.0}"
   "codex @openai/codex codex ${CODEX_VERSION:-0.171.0}"
   "copilot @github/copilot copilot ${COPILOT_CLI_VERSION:-1.0.102}"
+  "opencode opencode-ai opencode ${OPENCODE_VERSION:-1.18.33}"
+  "pi @mariozechner/pi-coding-agent pi ${PI_VERSION:-0.73.1}"
+  "droid @factory/cli droid ${DROID_VERSION:-0.225.2}"
 )
+# Clients whose newest version is not installed: droid's newest shims have
+# named unpublished platform packages before, and its tier is one turn.
+pinned_only=" droid "
 
 if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
   echo "install-agents: node and npm are needed (none found)" >&2
@@ -37,7 +51,8 @@ reports() {
   case "$name" in
     claude) "$bin" --version 2>/dev/null | awk '{print $1}' ;;
     codex) "$bin" --version 2>/dev/null | awk '{print $NF}' ;;
-    copilot) "$bin" --version 2>/dev/null | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -1 ;;
+    pi) "$bin" --version 2>&1 | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -1 ;;
+    copilot | droid) "$bin" --version 2>/dev/null | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -1 ;;
     *) "$bin" --version 2>/dev/null ;;
   esac
 }
@@ -51,7 +66,16 @@ install() {
     return 0
   fi
   echo "install-agents: installing $pkg@$version into $prefix"
-  npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "$pkg@$version"
+  case "$name" in
+    droid)
+      npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error \
+        "$pkg@${DROID_SHIM_VERSION:-0.225.1}" "@factory/cli-linux-x64@$version" ;;
+    opencode)
+      npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "$pkg@$version"
+      npm install --prefix "$prefix/plugin-deps" --no-audit --no-fund --loglevel=error "@opencode-ai/plugin@$version" ;;
+    *)
+      npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "$pkg@$version" ;;
+  esac
   # Claude Code brings its native binary through a platform package; npm
   # may skip the postinstall that links it.
   if [ "$name" = claude ] && ! "$bin" --version >/dev/null 2>&1; then
@@ -75,7 +99,7 @@ for line in "${clients[@]}"; do
   read -r name pkg binname pinned <<<"$line"
   install "$name" "$pkg" "$binname" "$pinned"
   newest="$pinned"
-  if [ "${ENTIRE_AGENTS_NEWEST:-1}" != 0 ]; then
+  if [ "${ENTIRE_AGENTS_NEWEST:-1}" != 0 ] && [[ $pinned_only != *" $name "* ]]; then
     if published=$(timeout 60 npm view "$pkg" version 2>/dev/null) && [ -n "$published" ]; then
       newest="$published"
     elif [ -n "$(previous "$name")" ]; then

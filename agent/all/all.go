@@ -7,5 +7,6 @@ import (
 	_ "github.com/entirecli/entire/agent/claudecode" // registers itself
 	_ "github.com/entirecli/entire/agent/codex"      // registers itself
 	_ "github.com/entirecli/entire/agent/copilotcli" // registers itself
+	_ "github.com/entirecli/entire/agent/droid"      // registers itself
 	_ "github.com/entirecli/entire/agent/geminicli"  // registers itself
 )

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/agent/droid"
 	"github.com/entirecli/entire/cmd/entire/e2etest"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
@@ -129,6 +130,10 @@ var unusualSettings = map[string]map[string]string{
 		"compact": `{"hooks":{}}`,
 		"+config": "{\n  \"hooks\": {}\n}\n",
 	},
+	"droid": {
+		"tabs":    "{\n\t\"customModels\": [{\"model\": \"m\", \"provider\": \"generic-chat-completion-api\"}],\n\t\"hooks\": {\n\t\t\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify-send done\"}]}]\n\t}\n}",
+		"compact": `{"hooks":{"PreToolUse":[]},"model":"custom:m"}`,
+	},
 }
 
 // extraSettings are other files of an agent's setup that exist before
@@ -137,7 +142,7 @@ var extraSettings = map[string]map[string]map[string]string{
 	"codex": {"+config": {".codex/config.toml": "model = \"gpt-5.5\"\r\n[mcp_servers.docs]\r\ncommand = \"docs\""}},
 }
 
-var settingsPathOf = map[string]string{"claude-code": ".claude/settings.json", "gemini": ".gemini/settings.json", "codex": ".codex/hooks.json"}
+var settingsPathOf = map[string]string{"claude-code": ".claude/settings.json", "gemini": ".gemini/settings.json", "codex": ".codex/hooks.json", "droid": droid.SettingsPath}
 
 func writeFileT(t *testing.T, path, content string) {
 	t.Helper()

@@ -160,3 +160,70 @@ func TestCopilotTurnToExplain(t *testing.T) {
 		}
 	}
 }
+
+// TestDroidExecTurns plays two `droid exec` turns as droid 0.225 sends
+// them: no UserPromptSubmit, so the first turn starts at its first tool
+// call and the second, which calls no tool, at its Stop; Stop carries no
+// final answer. Both turns are in the checkpoint, with the prompts the
+// session file holds.
+func TestDroidExecTurns(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewSessionRepo(t)
+	r.MustEntire("enable", "--agent", "droid")
+	const id = "c5243604-bbb4-4099-a911-f8810505edeb"
+	session := filepath.Join(t.TempDir(), id+".jsonl")
+	msg := func(mid, m string) string {
+		return `{"type":"message","id":"` + mid + `","timestamp":"2026-12-04T22:35:42.000Z","message":` + m + `}`
+	}
+	appendLines(t, session, `{"type":"session_start","id":"`+id+`","title":"make hello","version":2,"cwd":"`+r.Dir+`"}`)
+	base := func(event string, extra map[string]any) map[string]any {
+		p := map[string]any{"session_id": id, "transcript_path": session, "cwd": r.Dir, "hook_event_name": event, "permission_mode": "auto-low"}
+		for k, v := range extra {
+			p[k] = v
+		}
+		return p
+	}
+	hello, notes := filepath.Join(r.Dir, "hello.txt"), filepath.Join(r.Dir, "notes.txt")
+	if err := os.WriteFile(notes, []byte("base\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := e2etest.GitCmd(t, r, "add", "notes.txt").CombinedOutput(); err != nil {
+		t.Fatalf("git add: %v\n%s", err, out)
+	}
+	if out, err := e2etest.GitCmd(t, r, "commit", "-q", "-m", "notes").CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v\n%s", err, out)
+	}
+	hookJSON(t, r, "droid", "session-start", base("SessionStart", map[string]any{"source": "startup"}))
+	// The person's line, written before the turn's first tool call: not
+	// the turn's.
+	if err := os.WriteFile(notes, []byte("base\nmine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	appendLines(t, session, msg("u1", `{"role":"user","content":[{"type":"text","text":"make hello"}]}`),
+		msg("a1", `{"role":"assistant","content":[{"type":"tool_use","id":"call_1","name":"Create","input":{"file_path":"`+hello+`","content":"hello\n"}}]}`))
+	hookJSON(t, r, "droid", "pre-tool", base("PreToolUse", map[string]any{"tool_name": "Create", "tool_input": map[string]any{"file_path": hello}}))
+	for path, text := range map[string]string{hello: "hello\n", notes: "base\nmine\nagent\n"} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendLines(t, session, msg("a2", `{"role":"assistant","content":[{"type":"text","text":"Wrote hello.txt."}]}`))
+	hookJSON(t, r, "droid", "stop", base("Stop", map[string]any{"message_id": "a2", "stop_hook_active": false}))
+	hookJSON(t, r, "droid", "session-end", base("SessionEnd", map[string]any{"reason": "other"}))
+
+	// Turn 2 (droid exec -s): no tool, the turn is its Stop.
+	hookJSON(t, r, "droid", "session-start", base("SessionStart", map[string]any{"source": "resume"}))
+	appendLines(t, session, msg("u2", `{"role":"user","content":[{"type":"text","text":"say bye"}]}`),
+		msg("a3", `{"role":"assistant","content":[{"type":"text","text":"Bye."}]}`))
+	hookJSON(t, r, "droid", "stop", base("Stop", map[string]any{"message_id": "a3", "stop_hook_active": false}))
+	r.Commit("add hello", nil, "hello.txt", "notes.txt")
+	if out := r.MustEntire("explain", "--commit", "HEAD"); !strings.Contains(out, "Attribution: 66.7% agent (2 of 3 committed lines; human +1") {
+		t.Errorf("the person's line before the turn's first tool call is not the person's:\n%s", out)
+	}
+	full := r.MustEntire("explain", "--commit", "HEAD", "--full")
+	for _, want := range []string{"Factory Droid", "[User] make hello", "[Tool] Create: ", "[Assistant] Wrote hello.txt.", "[User] say bye", "[Assistant] Bye."} {
+		if !strings.Contains(full, want) {
+			t.Errorf("explain --full lacks %q:\n%s", want, full)
+		}
+	}
+}

@@ -22,6 +22,11 @@ type Fixture struct {
 
 	// SettingsPath is the hook settings file relative to the repo root.
 	SettingsPath string
+	// Plugin says that SettingsPath is a plugin source file Entire writes
+	// whole (agent.PluginFile), not a JSON settings file it merges into:
+	// the hook checks are the plugin's (the file is Entire's alone, a
+	// foreign file there is left as it is), ForeignSettings unused.
+	Plugin bool
 	// ForeignSettings are settings files with content that is not
 	// Entire's (unknown keys, foreign hooks); each must survive an
 	// install/uninstall round trip byte for byte.
@@ -73,6 +78,10 @@ type SessionCase struct {
 	ToolUseID    string
 	ToolResultID string
 	TruncateID   string
+	// HeaderNamesRepo says that WriteSession sets the repository it
+	// restores into in the transcript's first line (Pi runs a session in
+	// the directory its header names): that line is not compared.
+	HeaderNamesRepo bool
 	// Truncated is the expected cut at TruncateID (nil: not compared).
 	Truncated []byte
 	// ModifiedFiles are the files ReadSession must report.

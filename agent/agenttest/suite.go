@@ -83,6 +83,10 @@ func readFile(t *testing.T, path string) []byte {
 }
 
 func testHooks(t *testing.T, fx Fixture) {
+	if fx.Plugin {
+		testPluginHooks(t, fx)
+		return
+	}
 	t.Run("Fresh", func(t *testing.T) {
 		t.Parallel()
 		inst, hh := installer(t, fx)
@@ -204,6 +208,72 @@ func testHooks(t *testing.T, fx Fixture) {
 		}
 		if _, err := inst.InstallHooksIn(root, agent.HookInstallOptions{}); !errors.Is(err, agent.ErrInvalidSettings) {
 			t.Errorf("install with non-object hooks: err = %v, want ErrInvalidSettings", err)
+		}
+	})
+}
+
+// testPluginHooks checks an agent whose hooks are a plugin file:
+// install writes it with every verb, once; local-dev runs `go run`;
+// uninstall removes it; a file at its path that is not Entire's is an
+// invalid setting, left byte for byte.
+func testPluginHooks(t *testing.T, fx Fixture) {
+	t.Run("Fresh", func(t *testing.T) {
+		t.Parallel()
+		inst, hh := installer(t, fx)
+		root := t.TempDir()
+		path := filepath.Join(root, fx.SettingsPath)
+		n, err := inst.InstallHooksIn(root, agent.HookInstallOptions{})
+		if err != nil || n == 0 {
+			t.Fatalf("install = %d, %v", n, err)
+		}
+		first := readFile(t, path)
+		for _, verb := range hh.GetHookNames() {
+			if !bytes.Contains(first, []byte(`"`+verb+`"`)) {
+				t.Errorf("verb %q not in the plugin", verb)
+			}
+		}
+		if ok, err := inst.HooksInstalledIn(root); !ok || err != nil {
+			t.Errorf("HooksInstalledIn = %v, %v", ok, err)
+		}
+		if n, err := inst.InstallHooksIn(root, agent.HookInstallOptions{}); err != nil || n != 0 || !bytes.Equal(readFile(t, path), first) {
+			t.Errorf("second install = %d, %v, or changed the file", n, err)
+		}
+		if _, err := inst.InstallHooksIn(root, agent.HookInstallOptions{LocalDev: true}); err != nil {
+			t.Fatal(err)
+		}
+		if local := readFile(t, path); !bytes.Contains(local, []byte(`"go","run"`)) {
+			t.Errorf("local-dev plugin does not run go run:\n%s", local)
+		}
+		if err := inst.UninstallHooksIn(root, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("plugin still exists: %v", err)
+		}
+		if ok, _ := inst.HooksInstalledIn(root); ok {
+			t.Errorf("still installed after uninstall")
+		}
+	})
+	t.Run("Foreign", func(t *testing.T) {
+		t.Parallel()
+		inst, _ := installer(t, fx)
+		root := t.TempDir()
+		path := filepath.Join(root, fx.SettingsPath)
+		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+			t.Fatal(err)
+		}
+		mine := []byte("export default function () {}\n")
+		if err := os.WriteFile(path, mine, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := inst.InstallHooksIn(root, agent.HookInstallOptions{Force: true}); !errors.Is(err, agent.ErrInvalidSettings) {
+			t.Errorf("install over the user's file: %v, want ErrInvalidSettings", err)
+		}
+		if err := inst.UninstallHooksIn(root, nil); err != nil {
+			t.Errorf("uninstall with the user's file there: %v", err)
+		}
+		if ok, _ := inst.HooksInstalledIn(root); ok || !bytes.Equal(readFile(t, path), mine) {
+			t.Errorf("the user's file was taken for Entire's or changed")
 		}
 	})
 }

@@ -9,4 +9,6 @@ import (
 	_ "github.com/entirecli/entire/agent/copilotcli" // registers itself
 	_ "github.com/entirecli/entire/agent/droid"      // registers itself
 	_ "github.com/entirecli/entire/agent/geminicli"  // registers itself
+	_ "github.com/entirecli/entire/agent/opencode"   // registers itself
+	_ "github.com/entirecli/entire/agent/pi"         // registers itself
 )

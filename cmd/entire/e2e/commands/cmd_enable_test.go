@@ -327,7 +327,7 @@ func TestEnableForeignHookChained(t *testing.T) {
 
 func TestEnableErrors(t *testing.T) {
 	t.Parallel()
-	agents := "Available agents:\n  claude-code    (default)\n  codex\n  copilot-cli\n  droid\n  gemini\n\nUsage: entire enable --agent <agent-name>\n"
+	agents := "Available agents:\n  claude-code    (default)\n  codex\n  copilot-cli\n  droid\n  gemini\n  opencode\n  pi\n\nUsage: entire enable --agent <agent-name>\n"
 	tests := []struct {
 		name    string
 		args    []string

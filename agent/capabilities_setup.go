@@ -29,6 +29,9 @@ type EnableSpec struct {
 	// hooks silently): enable prints it, and status and doctor report an
 	// install whose hooks have not run since (see HooksSeen).
 	Trust string
+	// Note, when not empty, is what else the user should know about the
+	// agent's setup; enable prints it.
+	Note string
 }
 
 // Enabler is implemented by agents that `entire enable` can set up.

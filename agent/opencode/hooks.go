@@ -98,15 +98,29 @@ func (a *Agent) ParseHookInput(hookType agent.HookType, r io.Reader) (*agent.Hoo
 	return in, nil
 }
 
-// InstallHooksIn writes the plugin into repoRoot (agent.PluginFile).
+// InstallHooksIn writes the plugin into repoRoot (agent.PluginFile) and
+// seeds .opencode with OpenCode's plugin package where it can (see
+// seedDeps), recording what it creates in opts.Log.
 func InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error) {
-	return Plugin().Install(repoRoot, opts)
+	n, err := Plugin().Install(repoRoot, opts)
+	if err != nil {
+		return n, err
+	}
+	if _, err := New().seedDeps(repoRoot, opts.Log); err != nil {
+		return n, err
+	}
+	return n, nil
 }
 
-// UninstallHooksIn removes the plugin when it is entire's; the
-// directories enable created go once empty.
-func UninstallHooksIn(repoRoot string, _ *agent.InstallLog) error {
-	return Plugin().Uninstall(repoRoot)
+// UninstallHooksIn removes the plugin when it is entire's, and what
+// enable seeded .opencode with (or, when enable created .opencode, what
+// OpenCode generated in it); the directories enable created go once
+// empty.
+func UninstallHooksIn(repoRoot string, log *agent.InstallLog) error {
+	if err := Plugin().Uninstall(repoRoot); err != nil {
+		return err
+	}
+	return removeSeeded(repoRoot, log)
 }
 
 // HooksInstalledIn reports whether repoRoot has entire's plugin.

@@ -252,6 +252,9 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 	if spec.Trust != "" {
 		fmt.Fprintf(out, "\n! %s\n", spec.Trust)
 	}
+	if spec.Note != "" {
+		fmt.Fprintf(out, "\nNote: %s\n", spec.Note)
+	}
 	fmt.Fprintln(out, resolvePushTarget(ctx, f, repo, merged).enableLine())
 	fmt.Fprintln(out, "\nReady.")
 	return nil

@@ -265,3 +265,41 @@ func TestUninstallKeepsAnExistingEntireDir(t *testing.T) {
 	})
 	diffTrees(t, before, treeSnapshot(t, dir))
 }
+
+// TestOpenCodeEnableSeedsPluginPackage: enable copies OpenCode's plugin
+// package into the .opencode it creates (OpenCode would otherwise install
+// it at start, 70 s offline) and keeps it out of git; what OpenCode then
+// generates there goes with the uninstall, and the repository is as
+// before.
+func TestOpenCodeEnableSeedsPluginPackage(t *testing.T) {
+	t.Parallel()
+	deps := t.TempDir()
+	writeFileT(t, filepath.Join(deps, "node_modules", "@opencode-ai", "plugin", "package.json"), `{"name":"@opencode-ai/plugin","version":"1.18.33"}`)
+	writeFileT(t, filepath.Join(deps, "package.json"), `{"dependencies":{"@opencode-ai/plugin":"1.18.33"}}`)
+	writeFileT(t, filepath.Join(deps, "package-lock.json"), `{"packages":{"":{"dependencies":{"@opencode-ai/plugin":"1.18.33"}}}}`)
+	dir := gittest.InitWithCommit(t)
+	before := treeSnapshot(t, dir)
+	env := []string{"ENTIRE_OPENCODE_PLUGIN_DEPS=" + deps}
+	out, errOut, code := e2etest.RunEntire(t, dir, env, "", "enable", "--agent", "opencode")
+	if code != 0 {
+		t.Fatalf("enable exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "@opencode-ai/plugin") {
+		t.Errorf("enable does not say what OpenCode installs into .opencode:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".opencode", "node_modules", "@opencode-ai", "plugin", "package.json")); err != nil {
+		t.Fatalf("the plugin package was not seeded: %v", err)
+	}
+	if status := gittest.Git(t, dir, "status", "--porcelain", "--untracked-files=all"); strings.Contains(status, "node_modules") || !strings.Contains(status, ".opencode/plugins/entire.ts") {
+		t.Errorf("git status after enable:\n%s", status)
+	}
+	// OpenCode's own start adds a lock file of its runtime.
+	writeFileT(t, filepath.Join(dir, ".opencode", "bun.lock"), "{}\n")
+	if _, errOut, code := e2etest.RunEntire(t, dir, env, "", "disable", "--uninstall", "--force"); code != 0 {
+		t.Fatalf("uninstall exit %d: %s", code, errOut)
+	}
+	diffTrees(t, before, treeSnapshot(t, dir))
+	if _, err := os.Stat(filepath.Join(deps, "node_modules", "@opencode-ai", "plugin", "package.json")); err != nil {
+		t.Errorf("uninstall touched the source of the seed: %v", err)
+	}
+}

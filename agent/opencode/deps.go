@@ -1,0 +1,170 @@
+package opencode
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/entirecli/entire/agent"
+)
+
+// OpenCode installs its plugin package, @opencode-ai/plugin, into every
+// configuration directory it reads (the project's .opencode among them)
+// that has no node_modules, and waits for that install before a session
+// starts: seconds with the registry, 70 s of retries without it. The
+// plugin entire writes needs nothing from that package, but writing it
+// creates .opencode. So enable seeds .opencode with the package from a
+// copy OpenCode installed before (its global configuration directory),
+// or from ENTIRE_OPENCODE_PLUGIN_DEPS, without the network; with neither,
+// it says what to run (EnableSpec.Note).
+
+// EnvPluginDeps names a directory holding an installed @opencode-ai/plugin
+// (node_modules, package.json, package-lock.json) that enable copies into
+// .opencode; default OpenCode's global configuration directory.
+const EnvPluginDeps = "ENTIRE_OPENCODE_PLUGIN_DEPS"
+
+// configDir is the project's OpenCode configuration directory.
+const configDir = ".opencode"
+
+// depFiles are what OpenCode's own install writes into a configuration
+// directory, and what seeding copies.
+var depFiles = []string{"node_modules", "package.json", "package-lock.json"}
+
+// generatedFiles are the files OpenCode writes into a configuration
+// directory by itself: its dependency install and the .gitignore that
+// keeps it out of git.
+var generatedFiles = append([]string{".gitignore", "bun.lock"}, depFiles...)
+
+// gitignore is the .gitignore seeding writes, as OpenCode writes it.
+const gitignore = "node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore\n"
+
+// depsSource returns the directory whose installed plugin package seeding
+// copies, "" when there is none.
+func (a *Agent) depsSource() string {
+	dir := a.EnvVar(EnvPluginDeps)
+	if dir == "" {
+		cfg := a.EnvVar("XDG_CONFIG_HOME")
+		if cfg == "" || !filepath.IsAbs(cfg) {
+			home, err := a.HomeDir()
+			if err != nil {
+				return ""
+			}
+			cfg = filepath.Join(home, ".config")
+		}
+		dir = filepath.Join(cfg, "opencode")
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "node_modules", "@opencode-ai", "plugin", "package.json")); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	for _, f := range depFiles[1:] {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			return ""
+		}
+	}
+	return dir
+}
+
+// seedDeps copies the plugin package into <repoRoot>/.opencode when it
+// has no node_modules, recording what it creates in log, and reports
+// whether the directory has one now.
+func (a *Agent) seedDeps(repoRoot string, log *agent.InstallLog) (bool, error) {
+	dst := filepath.Join(repoRoot, configDir)
+	if _, err := os.Stat(filepath.Join(dst, "node_modules")); err == nil {
+		return true, nil
+	}
+	src := a.depsSource()
+	if src == "" {
+		return false, nil
+	}
+	if _, err := os.Stat(filepath.Join(dst, ".gitignore")); errors.Is(err, fs.ErrNotExist) {
+		if err := os.WriteFile(filepath.Join(dst, ".gitignore"), []byte(gitignore), 0o644); err != nil {
+			return false, fmt.Errorf("seed %s: %w", configDir, err)
+		}
+		log.AddCreated(configDir + "/.gitignore")
+	}
+	for _, f := range depFiles {
+		to := filepath.Join(dst, f)
+		if _, err := os.Lstat(to); err == nil {
+			continue
+		}
+		if err := copyTree(filepath.Join(src, f), to); err != nil {
+			_ = os.RemoveAll(to)
+			return false, fmt.Errorf("seed %s with %s: %w", configDir, f, err)
+		}
+		log.AddCreated(configDir + "/" + f)
+	}
+	return true, nil
+}
+
+// removeSeeded removes from <repoRoot>/.opencode what enable created
+// there (log) and, when enable created .opencode itself, what OpenCode
+// then generated in it; a nil log removes nothing.
+func removeSeeded(repoRoot string, log *agent.InstallLog) error {
+	if log == nil {
+		return nil
+	}
+	dirCreated := log.WasCreated(configDir)
+	for _, f := range generatedFiles {
+		if dirCreated || log.WasCreated(configDir+"/"+f) {
+			if err := os.RemoveAll(filepath.Join(repoRoot, configDir, f)); err != nil {
+				return fmt.Errorf("remove %s/%s: %w", configDir, f, err)
+			}
+		}
+	}
+	return nil
+}
+
+// copyTree copies src (a file or a directory) to dst, hard-linking files
+// where it can. Symbolic links are copied as links.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, to)
+		case d.Type().IsRegular():
+			if os.Link(path, to) == nil {
+				return nil
+			}
+			return copyFile(path, to)
+		}
+		return nil
+	})
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, fi.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

@@ -72,6 +72,9 @@ func (a *Agent) depsSource() string {
 // whether the directory has one now.
 func (a *Agent) seedDeps(repoRoot string, log *agent.InstallLog) (bool, error) {
 	dst := filepath.Join(repoRoot, configDir)
+	if fi, err := os.Stat(dst); err != nil || !fi.IsDir() {
+		return false, nil // no .opencode: nothing makes OpenCode install into it
+	}
 	if _, err := os.Stat(filepath.Join(dst, "node_modules")); err == nil {
 		return true, nil
 	}
@@ -117,8 +120,11 @@ func removeSeeded(repoRoot string, log *agent.InstallLog) error {
 	return nil
 }
 
-// copyTree copies src (a file or a directory) to dst, hard-linking files
-// where it can. Symbolic links are copied as links.
+// copyTree copies src (a file or a directory) to dst; symbolic links are
+// copied as links. Files are copied, not hard-linked: the hooks' work-tree
+// watcher names every file with other links in each answer (a write
+// through the other name makes no event in the work tree), which would
+// make each hook's status judge the whole package.
 func copyTree(src, dst string) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -139,9 +145,6 @@ func copyTree(src, dst string) error {
 			}
 			return os.Symlink(target, to)
 		case d.Type().IsRegular():
-			if os.Link(path, to) == nil {
-				return nil
-			}
 			return copyFile(path, to)
 		}
 		return nil

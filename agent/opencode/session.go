@@ -92,10 +92,12 @@ func (a *Agent) SessionFilePath(session *agent.AgentSession) (string, error) {
 const importTimeout = 60 * time.Second
 
 // WriteSession writes the copy of session to SessionFilePath (mode 0600)
-// and hands the session to OpenCode: `opencode session delete <id>` (a
-// rewound session replaces the one OpenCode holds) and `opencode import`
-// of the export document, run in the repository so that OpenCode files
-// the session under it. Under the test override of the session
+// and hands the session to OpenCode: `opencode session delete <id>` when
+// the copy replaces one (a rewound session replaces the one OpenCode
+// holds) and `opencode import` of the export document, run in the
+// repository so that OpenCode files the session under it, after seeding
+// the repository's .opencode with OpenCode's plugin package where it
+// lacks it. Under the test override of the session
 // directory only the copy is written. An import that fails is an error
 // that says where the copy is.
 func (a *Agent) WriteSession(session *agent.AgentSession) error {
@@ -106,21 +108,32 @@ func (a *Agent) WriteSession(session *agent.AgentSession) error {
 	if err != nil {
 		return fmt.Errorf("write opencode session: %w", err)
 	}
+	_, statErr := os.Stat(path)
+	replaces := statErr == nil
 	if err := atomicfile.Write(path, session.NativeData, 0o600); err != nil {
 		return fmt.Errorf("write opencode session: %w", err)
 	}
 	if a.SessionDirOverride() != "" {
 		return nil
 	}
-	if err := a.importSession(session, path); err != nil {
+	// A clone's .opencode has the committed plugin but not OpenCode's
+	// plugin package: OpenCode would install it first (see seedDeps).
+	if session.RepoPath != "" {
+		if _, err := a.seedDeps(session.RepoPath, nil); err != nil {
+			return fmt.Errorf("write opencode session: %w", err)
+		}
+	}
+	if err := a.importSession(session, path, replaces); err != nil {
 		return fmt.Errorf("the transcript is in %s, but OpenCode could not take it: %w", path, err)
 	}
 	return nil
 }
 
 // importSession runs `opencode import` on the export document of the copy
-// at path, in the session's repository.
-func (a *Agent) importSession(session *agent.AgentSession, path string) error {
+// at path, in the session's repository; when the copy replaced an earlier
+// one (a rewind, an undo), OpenCode's session is deleted first, since an
+// import only adds messages.
+func (a *Agent) importSession(session *agent.AgentSession, path string, replaces bool) error {
 	doc, err := exportDocument(session.NativeData)
 	if err != nil {
 		return err
@@ -152,7 +165,9 @@ func (a *Agent) importSession(session *agent.AgentSession, path string) error {
 		cmd.Stdin = nil
 		return cmd.CombinedOutput()
 	}
-	_, _ = run("session", "delete", session.SessionID) // absent on a fresh machine
+	if replaces {
+		_, _ = run("session", "delete", session.SessionID) // OpenCode may not have it
+	}
 	if out, err := run("import", tmp.Name()); err != nil {
 		return fmt.Errorf("opencode import: %w: %s", err, lastLine(out))
 	}

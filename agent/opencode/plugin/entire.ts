@@ -141,7 +141,7 @@ export const EntirePlugin = async (ctx: any) => {
             if (props.sessionID && !children.has(props.sessionID)) await run("compact", { session_id: props.sessionID });
             return;
         }
-      })(),
+      })()),
     "chat.message": async (input: any, output: any) =>
       guard("chat.message", async () => {
         const id = input?.sessionID;

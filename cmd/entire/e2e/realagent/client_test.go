@@ -111,6 +111,14 @@ type streamEvent struct {
 	Role      string          `json:"role"`
 	Content   string          `json:"content"`
 	Status    string          `json:"status"`
+	// ID and Message are Pi's: its session line's id, a message_end's
+	// message.
+	ID      string          `json:"id"`
+	Message json.RawMessage `json:"message"`
+	// OpenCodeSessionID and Part are OpenCode's: every line's session,
+	// a text or tool part.
+	OpenCodeSessionID string          `json:"sessionID"`
+	Part              json.RawMessage `json:"part"`
 }
 
 // families are the tier's clients, each made from an installed version
@@ -124,6 +132,8 @@ var families = []struct {
 	{realagent.GeminiCLI, newGemini},
 	{realagent.Codex, newCodex},
 	{realagent.Copilot, newCopilot},
+	{realagent.OpenCode, newOpenCode},
+	{realagent.Pi, newPi},
 }
 
 // forEachClient runs fn as a parallel subtest for the pinned version of

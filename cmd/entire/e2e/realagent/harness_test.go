@@ -38,12 +38,26 @@ func newLiveRepo(t *testing.T, c client, enableFlags ...string) *liveRepo {
 	dir := gittest.InitWithCommit(t)
 	r := &liveRepo{t: t, c: c, dir: dir}
 	r.srv = realagent.NewServer(t, nil)
-	r.env = realagent.NewEnv(t, r.srv, e2etest.ProgramEnv(t), dir)
+	r.env = clientEnv(t, c, r.srv, dir)
 	t.Cleanup(func() { e2etest.AwaitFinishers(t, dir) })
 	r.entire(append([]string{"enable", "--agent", c.agentFlag()}, enableFlags...)...)
 	r.git("add", "-A")
 	r.git("commit", "-q", "-m", "enable entire")
 	return r
+}
+
+// envProvider is a client that needs more in its environment (and
+// entire's, which runs it).
+type envProvider interface{ extraEnv() []string }
+
+// clientEnv is the environment of client c, trusting dir.
+func clientEnv(t *testing.T, c client, srv *realagent.Server, dir string) *realagent.Env {
+	t.Helper()
+	env := realagent.NewEnv(t, srv, e2etest.ProgramEnv(t), dir)
+	if p, ok := c.(envProvider); ok {
+		env.Vars = append(env.Vars, p.extraEnv()...)
+	}
+	return env
 }
 
 // entire runs the built binary as the user would in the repository, with

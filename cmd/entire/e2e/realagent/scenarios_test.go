@@ -383,7 +383,7 @@ func TestRealAgentPushAndResumeInClone(t *testing.T) {
 
 		clone := filepath.Join(t.TempDir(), "clone")
 		gittest.Git(t, filepath.Dir(clone), "clone", "-q", remote, clone)
-		env := realagent.NewEnv(t, r.srv, e2etest.ProgramEnv(t), clone)
+		env := clientEnv(t, c, r.srv, clone)
 		cl := &liveRepo{t: t, c: c, dir: clone, srv: r.srv, env: env}
 		_, errOut := cl.entire("resume", "main")
 		if !strings.Contains(errOut, first.sessionID) {

@@ -171,6 +171,7 @@ func NewEnv(t testing.TB, srv *Server, program []string, trusted ...string) *Env
 		"CI=", // Gemini CLI changes its UI under CI; the test's own CI must not leak in
 	}
 	env.Vars = append(env.Vars, openAIVars(home, srv)...)
+	env.Vars = append(env.Vars, pluginVars(home)...)
 	for _, v := range program {
 		if strings.HasPrefix(v, "PATH=") {
 			env.Vars[0] = v
@@ -180,6 +181,7 @@ func NewEnv(t testing.TB, srv *Server, program []string, trusted ...string) *Env
 	}
 	env.writeGeminiHome(t, trusted)
 	env.writeOpenAIHomes(t, srv.URL(), trusted)
+	env.writePluginHomes(t, srv.URL())
 	env.writeProfile(t, strings.TrimPrefix(env.Vars[0], "PATH="))
 	// An installed client's configuration folder (entire restores sessions
 	// only where the client keeps its data).
@@ -224,6 +226,9 @@ func writeJSONFile(t testing.TB, path string, v any) {
 	t.Helper()
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {

@@ -204,8 +204,9 @@ type chatRequest struct {
 
 // chat answers a Chat Completions call, streamed: a role chunk, the
 // text, the tool calls (name, then arguments), the finish chunk, the usage
-// chunk and [DONE]. A request that offers no tools and carries no script
-// marker (a title or summary call) gets a short plain answer.
+// chunk and [DONE]. A request that offers no tools (a title or summary
+// call: OpenCode's first request of a session quotes the prompt, script
+// marker included) gets a short plain answer, no script's step.
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	body, err := readBody(r)
 	if err != nil {
@@ -231,7 +232,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	var st Step
 	name, step := "", 0
-	if _, _, _, found := s.pick(texts, model, nil, offered); !found && len(req.Tools) == 0 {
+	if len(req.Tools) == 0 {
 		st = Step{Text: "A scripted session", Usage: Usage{Input: 1, Output: 1}}
 	} else {
 		var ok bool

@@ -117,12 +117,19 @@ func (s *Server) First(script string) (Request, bool) {
 // markerLineRe is a script marker and the rest of its line.
 var markerLineRe = regexp.MustCompile(`SCRIPT:[A-Za-z0-9_-]+[^\n]*`)
 
-// markers returns the marker lines of the user messages' own texts.
+// markers returns the marker lines of the user messages' own texts,
+// without the closing quote of a prompt a client quoted (OpenCode's run
+// quotes its message).
 func markers(texts []string, model []bool) []string {
 	var out []string
 	for i, t := range texts {
 		if !model[i] {
-			out = append(out, markerLineRe.FindAllString(t, -1)...)
+			for _, m := range markerLineRe.FindAllString(t, -1) {
+				if strings.HasPrefix(strings.TrimSpace(t), `"`) {
+					m = strings.TrimSuffix(m, `"`)
+				}
+				out = append(out, m)
+			}
 		}
 	}
 	return out

@@ -62,6 +62,9 @@ install() {
   local name=$1 pkg=$2 binname=$3 version=$4
   local prefix="$dir/$name-$version"
   local bin="$prefix/node_modules/.bin/$binname"
+  if [ "$name" = opencode ] && [ ! -f "$prefix/plugin-deps/node_modules/@opencode-ai/plugin/package.json" ]; then
+    npm install --prefix "$prefix/plugin-deps" --no-audit --no-fund --loglevel=error "@opencode-ai/plugin@$version"
+  fi
   if [ -x "$bin" ] && [ "$(reports "$name" "$bin")" = "$version" ]; then
     return 0
   fi
@@ -70,9 +73,6 @@ install() {
     droid)
       npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error \
         "$pkg@${DROID_SHIM_VERSION:-0.225.1}" "@factory/cli-linux-x64@$version" ;;
-    opencode)
-      npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "$pkg@$version"
-      npm install --prefix "$prefix/plugin-deps" --no-audit --no-fund --loglevel=error "@opencode-ai/plugin@$version" ;;
     *)
       npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "$pkg@$version" ;;
   esac

@@ -15,7 +15,7 @@ import (
 // Name and Type are droid's registry key and metadata label.
 const (
 	Name agent.AgentName = "droid"
-	Type agent.AgentType = "Factory Droid"
+	Type agent.AgentType = "Factory AI Droid"
 )
 
 func init() {
@@ -62,7 +62,7 @@ func New() *Agent { return &Agent{} }
 // spec describes droid to agent.HookBase.
 type spec struct{}
 
-// Identity returns droid's identity: "droid", "Factory Droid", .factory,
+// Identity returns droid's identity: "droid", "Factory AI Droid", .factory,
 // .factory/settings.json, `droid --resume <id>`.
 func (spec) Identity() agent.Identity {
 	return agent.Identity{

@@ -221,7 +221,7 @@ func TestDroidExecTurns(t *testing.T) {
 		t.Errorf("the person's line before the turn's first tool call is not the person's:\n%s", out)
 	}
 	full := r.MustEntire("explain", "--commit", "HEAD", "--full")
-	for _, want := range []string{"Factory Droid", "[User] make hello", "[Tool] Create: ", "[Assistant] Wrote hello.txt.", "[User] say bye", "[Assistant] Bye."} {
+	for _, want := range []string{"Factory AI Droid", "[User] make hello", "[Tool] Create: ", "[Assistant] Wrote hello.txt.", "[User] say bye", "[Assistant] Bye."} {
 		if !strings.Contains(full, want) {
 			t.Errorf("explain --full lacks %q:\n%s", want, full)
 		}

@@ -155,3 +155,36 @@ func TestRestoredSessionRunsInItsClone(t *testing.T) {
 		t.Errorf("restored session:\n%s", data)
 	}
 }
+
+// TestBranchedTurn: a turn after `/tree` took the session back to an
+// earlier entry appends entries whose parent is that entry: scanned from
+// the previous turn's end, the turn is those lines (its prompt, its
+// files), not the abandoned branch.
+func TestBranchedTurn(t *testing.T) {
+	t.Parallel()
+	second := msg("u2", "a2", "2026-12-04T22:31:00Z", `{"role":"user","content":[{"type":"text","text":"second"}]}`) + "\n" +
+		msg("a3", "u2", "2026-12-04T22:31:01Z", `{"role":"assistant","content":[{"type":"toolCall","id":"c8","name":"write","arguments":{"path":"/repo/second.txt","content":"x"}}]}`) + "\n"
+	// Back to a2 with /tree, then a new prompt on another branch.
+	third := msg("u3", "a2", "2026-12-04T22:32:00Z", `{"role":"user","content":[{"type":"text","text":"instead"}]}`) + "\n" +
+		msg("a4", "u3", "2026-12-04T22:32:01Z", `{"role":"assistant","content":[{"type":"toolCall","id":"c9","name":"edit","arguments":{"path":"/repo/other.txt","edits":[]}}]}`) + "\n"
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(testSession+second+third), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := pi.New()
+	upToSecond, err := a.ScanTranscript(path, agent.Position{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(upToSecond.Prompts) != 3 {
+		t.Fatalf("whole file: prompts %q", upToSecond.Prompts)
+	}
+	from := agent.Position{Entries: strings.Count(testSession+second, "\n"), Offset: int64(len(testSession + second))}
+	turn, err := a.ScanTranscript(path, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(turn.Prompts, []string{"instead"}) || !reflect.DeepEqual(turn.ModifiedFiles, []string{"/repo/other.txt"}) {
+		t.Errorf("the branched turn: prompts %q, files %q", turn.Prompts, turn.ModifiedFiles)
+	}
+}

@@ -227,3 +227,88 @@ func TestDroidExecTurns(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenCodeTurnToExplain plays one OpenCode turn as entire's plugin
+// reports it: the prompt quoted as `opencode run` quotes it, and at the
+// turn's end the session as `opencode export` prints it, which the hook
+// keeps as entire's copy; explain reads the prompt without its quotes,
+// the file and the tokens.
+func TestOpenCodeTurnToExplain(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewSessionRepo(t)
+	data := t.TempDir()
+	r.Env = append(r.Env, "XDG_DATA_HOME="+data)
+	r.MustEntire("enable", "--agent", "opencode")
+	const id = "ses_dbcd393ddffej6G26lvJUFmdAu"
+	hello := filepath.Join(r.Dir, "hello.txt")
+	hookJSON(t, r, "opencode", "session-start", map[string]any{"cwd": r.Dir, "session_id": id, "source": "startup"})
+	hookJSON(t, r, "opencode", "user-prompt-submit", map[string]any{"cwd": r.Dir, "session_id": id, "prompt": `"make hello"`})
+	if err := os.WriteFile(hello, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var info, messages any
+	json.Unmarshal([]byte(`{"id":"`+id+`","directory":"`+r.Dir+`","title":"make hello"}`), &info)
+	json.Unmarshal([]byte(`[
+ {"info":{"id":"msg_1","role":"user","time":{"created":1796423315117}},"parts":[{"type":"text","text":"\"make hello\""}]},
+ {"info":{"id":"msg_2","role":"assistant","time":{"created":1796423316638}},"parts":[{"type":"tool","tool":"write","callID":"c1","state":{"status":"completed","input":{"filePath":"`+hello+`","content":"hello\n"}}},{"type":"step-finish","tokens":{"input":100,"output":20,"reasoning":0,"cache":{"read":0,"write":0}}}]},
+ {"info":{"id":"msg_3","role":"assistant","time":{"created":1796423326247}},"parts":[{"type":"text","text":"Wrote hello.txt."},{"type":"step-finish","tokens":{"input":110,"output":5,"reasoning":0,"cache":{"read":0,"write":0}}}]}
+]`), &messages)
+	hookJSON(t, r, "opencode", "stop", map[string]any{"cwd": r.Dir, "session_id": id, "info": info, "messages": messages})
+	if _, err := os.Stat(filepath.Join(data, "opencode", "entire", id+".jsonl")); err != nil {
+		t.Fatalf("the session's copy: %v", err)
+	}
+	r.Commit("add hello", nil, "hello.txt")
+	out := r.MustEntire("explain", "--commit", "HEAD", "--full")
+	for _, want := range []string{"OpenCode", "[User] make hello\n", "[Tool] write: ", "[Assistant] Wrote hello.txt.", "Tokens: 235 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain --full lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestPiResumedTurnToExplain plays a Pi session the way entire's
+// extension reports it: the file does not exist at the first start, the
+// second start (`pi --session`) says "startup" too; both turns land in
+// the checkpoint, read from the tree's lines.
+func TestPiResumedTurnToExplain(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewSessionRepo(t)
+	r.MustEntire("enable", "--agent", "pi")
+	const id = "01a2432e-61de-74b3-84c7-1228277401a8"
+	file := filepath.Join(t.TempDir(), "2026-12-04T22-30-42-911Z_"+id+".jsonl")
+	base := func(event string, extra map[string]any) map[string]any {
+		p := map[string]any{"hook_event_name": event, "session_id": id, "transcript_path": file, "cwd": r.Dir}
+		for k, v := range extra {
+			p[k] = v
+		}
+		return p
+	}
+	msg := func(mid, parent, m string) string {
+		return `{"type":"message","id":"` + mid + `","parentId":"` + parent + `","timestamp":"2026-12-04T22:30:47.000Z","message":` + m + `}`
+	}
+	hello := filepath.Join(r.Dir, "hello.txt")
+	hookJSON(t, r, "pi", "session-start", base("session_start", map[string]any{"source": "startup"}))
+	hookJSON(t, r, "pi", "user-prompt-submit", base("input", map[string]any{"prompt": "make hello"}))
+	if err := os.WriteFile(hello, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	appendLines(t, file, `{"type":"session","version":3,"id":"`+id+`","timestamp":"2026-12-04T22:30:42.911Z","cwd":"`+r.Dir+`"}`,
+		msg("u1", "", `{"role":"user","content":[{"type":"text","text":"make hello"}]}`),
+		msg("a1", "u1", `{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"write","arguments":{"path":"`+hello+`","content":"hello\n"}}],"usage":{"input":100,"output":20,"cacheRead":0,"cacheWrite":0}}`),
+		msg("a2", "a1", `{"role":"assistant","content":[{"type":"text","text":"Wrote hello.txt."}],"usage":{"input":110,"output":5,"cacheRead":0,"cacheWrite":0}}`))
+	hookJSON(t, r, "pi", "stop", base("agent_end", nil))
+	hookJSON(t, r, "pi", "session-end", base("session_shutdown", map[string]any{"reason": "quit"}))
+
+	hookJSON(t, r, "pi", "session-start", base("session_start", map[string]any{"source": "startup"}))
+	hookJSON(t, r, "pi", "user-prompt-submit", base("input", map[string]any{"prompt": "say bye"}))
+	appendLines(t, file, msg("u2", "a2", `{"role":"user","content":[{"type":"text","text":"say bye"}]}`),
+		msg("a3", "u2", `{"role":"assistant","content":[{"type":"text","text":"Bye."}],"usage":{"input":120,"output":2,"cacheRead":0,"cacheWrite":0}}`))
+	hookJSON(t, r, "pi", "stop", base("agent_end", nil))
+	r.Commit("add hello", nil, "hello.txt")
+	out := r.MustEntire("explain", "--commit", "HEAD", "--full")
+	for _, want := range []string{"Pi", "[User] make hello", "[Tool] write: ", "[Assistant] Wrote hello.txt.", "[User] say bye", "[Assistant] Bye.", "Tokens: 357 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain --full lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/internal/atomicfile"
 )
 
 // SanitizePath turns an absolute project path into Claude Code's project
@@ -87,20 +86,14 @@ func (a *Agent) SessionFilePath(session *agent.AgentSession) (string, error) {
 	return filepath.Join(dir, session.SessionID+".jsonl"), nil
 }
 
-// WriteSession writes session.NativeData to SessionFilePath atomically (mode
-// 0600, parent directories 0750), replacing any existing file.
+// WriteSession writes session.NativeData to SessionFilePath atomically
+// (agent.WriteSessionFile: mode 0600, parent directories 0750).
 func (a *Agent) WriteSession(session *agent.AgentSession) error {
 	if session == nil {
-		return errors.New("write claude session: nil session")
+		return errors.New("write session: nil session")
 	}
-	path, err := a.SessionFilePath(session)
-	if err != nil {
-		return fmt.Errorf("write claude session: %w", err)
-	}
-	if err := atomicfile.Write(path, session.NativeData, 0o600); err != nil {
-		return fmt.Errorf("write claude session: %w", err)
-	}
-	return nil
+	_, err := agent.WriteSessionFile(a, session, session.NativeData)
+	return err
 }
 
 func validSessionID(id string) error {

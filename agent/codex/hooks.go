@@ -1,12 +1,9 @@
 package codex
 
 import (
-	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/internal/jsonedit"
 )
 
 // HooksPath is the project hooks file, relative to the repository root.
@@ -62,70 +59,25 @@ func editor() agent.HookEditor {
 	return agent.HookEditor{IsOurs: IsEntireCommand, OmitEmptyMatcher: true}
 }
 
-// InstallHooksIn merges Entire's hooks into <repoRoot>/.codex/hooks.json
-// at the text level, recording what it inserts in opts.Log, following the
-// agent.HookInstaller contract.
+// hookFile is the settings file that holds the hooks.
+func hookFile() agent.HookFile {
+	return agent.HookFile{Path: HooksPath, Editor: editor(), Table: HookTable, Command: HookCommand, StopEvent: "Stop", StopVerb: VerbStop}
+}
+
+// InstallHooksIn merges Entire's hooks into <repoRoot>/.codex/hooks.json at
+// the text level (agent.HookFile), recording what it inserts in opts.Log.
 func InstallHooksIn(repoRoot string, opts agent.HookInstallOptions) (int, error) {
-	path := filepath.Join(repoRoot, HooksPath)
-	f, err := agent.ReadSettingsFile(path, true)
-	if err != nil {
-		return 0, err
-	}
-	f.Added = opts.Log.Record(HooksPath)
-	entries := agent.HookEntries(HookTable(), func(verb string) string { return HookCommand(verb, opts.LocalDev) })
-	n, err := editor().Install(f, entries, opts.Force)
-	if err != nil {
-		return 0, fmt.Errorf("install hooks in %s: %w", path, err)
-	}
-	if _, err := f.Save(); err != nil {
-		return 0, err
-	}
-	return n, nil
+	return hookFile().Install(repoRoot, opts)
 }
 
-// UninstallHooksIn takes out of <repoRoot>/.codex/hooks.json what the
-// install recorded in log, byte for byte, and every Entire hook. A file
-// enable created is removed when nothing else is left in it.
+// UninstallHooksIn takes out of the file what the install recorded in log,
+// byte for byte, and every Entire hook (agent.HookFile).
 func UninstallHooksIn(repoRoot string, log *agent.InstallLog) error {
-	path := filepath.Join(repoRoot, HooksPath)
-	f, err := agent.ReadSettingsFile(path, true)
-	if err != nil || !f.Exists {
-		return err
-	}
-	if k := f.Doc.Kind("hooks"); k != 0 && k != '{' && k != 'v' {
-		return fmt.Errorf("%s: %w: \"hooks\" is not an object", path, agent.ErrInvalidSettings)
-	}
-	editor().Remove(f.Doc, log == nil)
-	rec := log.Lookup(HooksPath)
-	if rec == nil {
-		rec = &jsonedit.Record{}
-		rec.Member([]string{"hooks"}, nil)
-		for _, s := range HookTable() {
-			rec.Member([]string{"hooks", s.Event}, nil)
-		}
-	}
-	f.Doc.Undo(rec)
-	return f.SaveOrRemove(log, HooksPath)
+	return hookFile().Uninstall(repoRoot, log)
 }
 
-// HooksInstalledIn reports whether <repoRoot>/.codex/hooks.json has
-// Entire's Stop hook.
-func HooksInstalledIn(repoRoot string) (bool, error) {
-	path := filepath.Join(repoRoot, HooksPath)
-	f, err := agent.ReadSettingsFile(path, true)
-	if err != nil || !f.Exists {
-		return false, err
-	}
-	if k := f.Doc.Kind("hooks"); k != 0 && k != '{' && k != 'v' {
-		return false, fmt.Errorf("%s: %w: \"hooks\" is not an object", path, agent.ErrInvalidSettings)
-	}
-	for _, local := range []bool{false, true} {
-		if editor().Contains(f.Doc, "Stop", HookCommand(VerbStop, local)) {
-			return true, nil
-		}
-	}
-	return false, nil
-}
+// HooksInstalledIn reports whether the file has Entire's Stop hook.
+func HooksInstalledIn(repoRoot string) (bool, error) { return hookFile().Installed(repoRoot) }
 
 // HookTable implements agent.HookedSpec.
 func (spec) HookTable() []agent.HookSpec { return HookTable() }

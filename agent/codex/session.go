@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/internal/atomicfile"
 )
 
 // home returns Codex's data directory: $CODEX_HOME, else ~/.codex.
@@ -38,25 +37,10 @@ func (a *Agent) GetSessionDir(string) (string, error) {
 	return filepath.Join(h, "sessions"), nil
 }
 
-// ReadSession reads the rollout at input.SessionRef; ModifiedFiles are the
-// files its patches write.
+// ReadSession reads the transcript at input.SessionRef; ModifiedFiles are
+// the files its tool calls write (agent.ReadSessionFile).
 func (a *Agent) ReadSession(input *agent.HookInput) (*agent.AgentSession, error) {
-	if input == nil || input.SessionRef == "" {
-		return nil, errors.New("read codex session: no transcript path")
-	}
-	data, err := agent.ReadTranscriptFile(input.SessionRef)
-	if err != nil {
-		return nil, fmt.Errorf("read codex session: %w", err)
-	}
-	s := &agent.AgentSession{SessionID: input.SessionID, AgentName: Name, SessionRef: input.SessionRef, StartTime: input.Timestamp, NativeData: data}
-	_, _ = agent.Records(a, data, func(_ int, rec agent.Record) {
-		for _, e := range rec.Entries {
-			for _, p := range e.Files {
-				s.ModifiedFiles = agent.AppendUnique(s.ModifiedFiles, p)
-			}
-		}
-	})
-	return s, nil
+	return agent.ReadSessionFile(a, input)
 }
 
 // SessionFilePath returns where WriteSession writes session: its
@@ -103,19 +87,13 @@ func startTime(data []byte) time.Time {
 }
 
 // WriteSession writes session.NativeData to SessionFilePath atomically
-// (mode 0600, parent directories 0750).
+// (agent.WriteSessionFile: mode 0600, parent directories 0750).
 func (a *Agent) WriteSession(session *agent.AgentSession) error {
 	if session == nil {
-		return errors.New("write codex session: nil session")
+		return errors.New("write session: nil session")
 	}
-	path, err := a.SessionFilePath(session)
-	if err != nil {
-		return fmt.Errorf("write codex session: %w", err)
-	}
-	if err := atomicfile.Write(path, session.NativeData, 0o600); err != nil {
-		return fmt.Errorf("write codex session: %w", err)
-	}
-	return nil
+	_, err := agent.WriteSessionFile(a, session, session.NativeData)
+	return err
 }
 
 // StorageDir returns Codex's data directory ($CODEX_HOME, else ~/.codex),

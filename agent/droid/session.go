@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/internal/atomicfile"
 )
 
 // home returns droid's data directory, ~/.factory.
@@ -39,25 +38,10 @@ func (a *Agent) GetSessionDir(repoPath string) (string, error) {
 	return filepath.Join(h, "sessions", projectDirName(repoPath)), nil
 }
 
-// ReadSession reads the session file at input.SessionRef; ModifiedFiles
-// are the files its Create and Edit calls write.
+// ReadSession reads the transcript at input.SessionRef; ModifiedFiles are
+// the files its tool calls write (agent.ReadSessionFile).
 func (a *Agent) ReadSession(input *agent.HookInput) (*agent.AgentSession, error) {
-	if input == nil || input.SessionRef == "" {
-		return nil, errors.New("read droid session: no transcript path")
-	}
-	data, err := agent.ReadTranscriptFile(input.SessionRef)
-	if err != nil {
-		return nil, fmt.Errorf("read droid session: %w", err)
-	}
-	s := &agent.AgentSession{SessionID: input.SessionID, AgentName: Name, SessionRef: input.SessionRef, StartTime: input.Timestamp, NativeData: data}
-	_, _ = agent.Records(a, data, func(_ int, rec agent.Record) {
-		for _, e := range rec.Entries {
-			for _, p := range e.Files {
-				s.ModifiedFiles = agent.AppendUnique(s.ModifiedFiles, p)
-			}
-		}
-	})
-	return s, nil
+	return agent.ReadSessionFile(a, input)
 }
 
 // SessionFilePath returns where WriteSession writes session: its
@@ -79,19 +63,13 @@ func (a *Agent) SessionFilePath(session *agent.AgentSession) (string, error) {
 }
 
 // WriteSession writes session.NativeData to SessionFilePath atomically
-// (mode 0600, parent directories 0750).
+// (agent.WriteSessionFile: mode 0600, parent directories 0750).
 func (a *Agent) WriteSession(session *agent.AgentSession) error {
 	if session == nil {
-		return errors.New("write droid session: nil session")
+		return errors.New("write session: nil session")
 	}
-	path, err := a.SessionFilePath(session)
-	if err != nil {
-		return fmt.Errorf("write droid session: %w", err)
-	}
-	if err := atomicfile.Write(path, session.NativeData, 0o600); err != nil {
-		return fmt.Errorf("write droid session: %w", err)
-	}
-	return nil
+	_, err := agent.WriteSessionFile(a, session, session.NativeData)
+	return err
 }
 
 // StorageDir returns ~/.factory, whose absence means droid never ran on

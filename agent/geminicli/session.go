@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/internal/atomicfile"
 )
 
 // ProjectHash returns Gemini CLI's project id for an absolute project root:
@@ -187,20 +186,14 @@ func sessionStart(content []byte) time.Time {
 	return time.Unix(0, 0)
 }
 
-// WriteSession writes session.NativeData to SessionFilePath atomically (mode
-// 0600, parent directories 0750), replacing any existing file.
+// WriteSession writes session.NativeData to SessionFilePath atomically
+// (agent.WriteSessionFile: mode 0600, parent directories 0750).
 func (a *Agent) WriteSession(session *agent.AgentSession) error {
 	if session == nil {
-		return errors.New("write gemini session: nil session")
+		return errors.New("write session: nil session")
 	}
-	path, err := a.SessionFilePath(session)
-	if err != nil {
-		return fmt.Errorf("write gemini session: %w", err)
-	}
-	if err := atomicfile.Write(path, session.NativeData, 0o600); err != nil {
-		return fmt.Errorf("write gemini session: %w", err)
-	}
-	return nil
+	_, err := agent.WriteSessionFile(a, session, session.NativeData)
+	return err
 }
 
 // StorageDir returns the .gemini directory that holds sessionDir

@@ -3,12 +3,12 @@ package opencode
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/internal/treecopy"
 )
 
 // OpenCode installs its plugin package, @opencode-ai/plugin, into every
@@ -93,7 +93,11 @@ func (a *Agent) seedDeps(repoRoot string, log *agent.InstallLog) (bool, error) {
 		if _, err := os.Lstat(to); err == nil {
 			continue
 		}
-		if err := copyTree(filepath.Join(src, f), to); err != nil {
+		// Copied, not hard-linked: the hooks' work-tree watcher names
+		// every file with other links in each answer (a write through the
+		// other name makes no event in the work tree), which would make
+		// each hook's status judge the whole package.
+		if err := treecopy.Tree(filepath.Join(src, f), to, treecopy.Copy); err != nil {
 			_ = os.RemoveAll(to)
 			return false, fmt.Errorf("seed %s with %s: %w", configDir, f, err)
 		}
@@ -118,56 +122,4 @@ func removeSeeded(repoRoot string, log *agent.InstallLog) error {
 		}
 	}
 	return nil
-}
-
-// copyTree copies src (a file or a directory) to dst; symbolic links are
-// copied as links. Files are copied, not hard-linked: the hooks' work-tree
-// watcher names every file with other links in each answer (a write
-// through the other name makes no event in the work tree), which would
-// make each hook's status judge the whole package.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(to, 0o755)
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(path)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(target, to)
-		case d.Type().IsRegular():
-			return copyFile(path, to)
-		}
-		return nil
-	})
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	fi, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, fi.Mode().Perm())
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }

@@ -1,64 +1,45 @@
 package opencode_test
 
 import (
-	"bytes"
-	"os"
+	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/agent/agenttest"
 	"github.com/entirecli/entire/agent/opencode"
 )
 
-// FuzzSession scans arbitrary session bytes whole and in two parts: never
-// a failure, the end at the last complete line, the same files either
-// way.
+// FuzzSession scans arbitrary copies of a session whole and in two parts
+// (agenttest.CheckSplitScan).
 func FuzzSession(f *testing.F) {
-	f.Add([]byte(testSession), 4)
+	f.Add([]byte(testSession), 2)
 	f.Add([]byte(`{"info":{"role":"assistant"},"parts":[{"type":"tool","tool":"edit","state":{"input":[]}},{"type":"step-finish","tokens":{"input":-4}}]}`+"\n"+`{"info":null}`+"\n"), 1)
 	f.Add([]byte("{\"info\":{\"role\":\"user\"},\"parts\":\"x\"}\nnull\n"), 2)
 	f.Fuzz(func(t *testing.T, data []byte, split int) {
-		path := filepath.Join(t.TempDir(), "s.jsonl")
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		a := opencode.New()
-		whole, err := a.ScanTranscript(path, agent.Position{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if whole.Tokens.InputTokens < 0 || whole.Tokens.OutputTokens < 0 {
-			t.Fatalf("negative tokens %+v", whole.Tokens)
-		}
-		if complete := int64(bytes.LastIndexByte(data, '\n') + 1); whole.To.Offset != complete {
-			t.Fatalf("end %+v, want offset %d", whole.To, complete)
-		}
-		if split < 0 || split > whole.To.Entries {
-			return
-		}
-		first, err := a.ScanTranscript(path, agent.Position{Entries: split})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if first.To != whole.To {
-			t.Fatalf("end from line %d %+v, from the start %+v", split, first.To, whole.To)
-		}
-		for _, f := range first.ModifiedFiles {
-			if !contains(whole.ModifiedFiles, f) {
-				t.Fatalf("file %q from line %d, not from the start %q", f, split, whole.ModifiedFiles)
-			}
-		}
-		for _, line := range bytes.Split(data, []byte("\n")) {
-			_ = a.ReadRecord(line)
-		}
+		agenttest.CheckSplitScan(t, opencode.New(), data, split)
 	})
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
+// FuzzStopPayload parses arbitrary stop payloads: an input or one of the
+// two errors, and a copy written only inside the session directory.
+func FuzzStopPayload(f *testing.F) {
+	f.Add(`{"cwd":"/r","session_id":"ses_abc","info":{"id":"ses_abc"},"messages":[{"info":{"role":"user"},"parts":[]}]}`)
+	f.Add(`{"session_id":"ses_../../x","info":{},"messages":null}`)
+	f.Add(`{"session_id":"ses_a","info":1,"messages":[1,"x"]}`)
+	f.Fuzz(func(t *testing.T, payload string) {
+		dir := t.TempDir()
+		a := newWithEnv(map[string]string{opencode.EnvTestSessionDir: dir}, t.TempDir())
+		in, err := a.ParseHookInput(agent.HookStop, strings.NewReader(payload))
+		if err != nil {
+			if !errors.Is(err, agent.ErrEmptyInput) && !errors.Is(err, agent.ErrMalformedInput) && !strings.Contains(err.Error(), "transcript") {
+				t.Fatalf("error %v", err)
+			}
+			return
 		}
-	}
-	return false
+		if in.SessionRef != "" && filepath.Dir(in.SessionRef) != dir {
+			t.Fatalf("copy %q outside the session directory %s", in.SessionRef, dir)
+		}
+	})
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/internal/atomicfile"
 )
 
 // sessionIDRe is OpenCode's session ID: "ses_" and letters and digits.
@@ -58,25 +57,10 @@ func (a *Agent) TranscriptPath(sessionID string) (string, error) {
 	return filepath.Join(dir, sessionID+".jsonl"), nil
 }
 
-// ReadSession reads the copy at input.SessionRef; ModifiedFiles are the
-// files its write and edit calls name.
+// ReadSession reads the transcript at input.SessionRef; ModifiedFiles are
+// the files its tool calls write (agent.ReadSessionFile).
 func (a *Agent) ReadSession(input *agent.HookInput) (*agent.AgentSession, error) {
-	if input == nil || input.SessionRef == "" {
-		return nil, errors.New("read opencode session: no transcript path")
-	}
-	data, err := agent.ReadTranscriptFile(input.SessionRef)
-	if err != nil {
-		return nil, fmt.Errorf("read opencode session: %w", err)
-	}
-	s := &agent.AgentSession{SessionID: input.SessionID, AgentName: Name, SessionRef: input.SessionRef, StartTime: input.Timestamp, NativeData: data}
-	_, _ = agent.Records(a, data, func(_ int, rec agent.Record) {
-		for _, e := range rec.Entries {
-			for _, p := range e.Files {
-				s.ModifiedFiles = agent.AppendUnique(s.ModifiedFiles, p)
-			}
-		}
-	})
-	return s, nil
+	return agent.ReadSessionFile(a, input)
 }
 
 // SessionFilePath returns where WriteSession writes the copy: its
@@ -110,8 +94,8 @@ func (a *Agent) WriteSession(session *agent.AgentSession) error {
 	}
 	_, statErr := os.Stat(path)
 	replaces := statErr == nil
-	if err := atomicfile.Write(path, session.NativeData, 0o600); err != nil {
-		return fmt.Errorf("write opencode session: %w", err)
+	if _, err := agent.WriteSessionFile(a, session, session.NativeData); err != nil {
+		return err
 	}
 	if a.SessionDirOverride() != "" {
 		return nil

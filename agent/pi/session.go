@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/entirecli/entire/agent"
-	"github.com/entirecli/entire/internal/atomicfile"
 )
 
 // agentDir returns Pi's agent directory: $PI_CODING_AGENT_DIR (a leading
@@ -51,25 +50,10 @@ func (a *Agent) GetSessionDir(repoPath string) (string, error) {
 	return filepath.Join(d, "sessions", projectDirName(repoPath)), nil
 }
 
-// ReadSession reads the session file at input.SessionRef; ModifiedFiles
-// are the files its write and edit calls name.
+// ReadSession reads the transcript at input.SessionRef; ModifiedFiles are
+// the files its tool calls write (agent.ReadSessionFile).
 func (a *Agent) ReadSession(input *agent.HookInput) (*agent.AgentSession, error) {
-	if input == nil || input.SessionRef == "" {
-		return nil, errors.New("read pi session: no transcript path")
-	}
-	data, err := agent.ReadTranscriptFile(input.SessionRef)
-	if err != nil {
-		return nil, fmt.Errorf("read pi session: %w", err)
-	}
-	s := &agent.AgentSession{SessionID: input.SessionID, AgentName: Name, SessionRef: input.SessionRef, StartTime: input.Timestamp, NativeData: data}
-	_, _ = agent.Records(a, data, func(_ int, rec agent.Record) {
-		for _, e := range rec.Entries {
-			for _, p := range e.Files {
-				s.ModifiedFiles = agent.AppendUnique(s.ModifiedFiles, p)
-			}
-		}
-	})
-	return s, nil
+	return agent.ReadSessionFile(a, input)
 }
 
 // SessionFilePath returns where WriteSession writes session: its
@@ -106,15 +90,8 @@ func (a *Agent) WriteSession(session *agent.AgentSession) error {
 	if session == nil {
 		return errors.New("write pi session: nil session")
 	}
-	path, err := a.SessionFilePath(session)
-	if err != nil {
-		return fmt.Errorf("write pi session: %w", err)
-	}
-	data := withCwd(session.NativeData, session.RepoPath)
-	if err := atomicfile.Write(path, data, 0o600); err != nil {
-		return fmt.Errorf("write pi session: %w", err)
-	}
-	return nil
+	_, err := agent.WriteSessionFile(a, session, withCwd(session.NativeData, session.RepoPath))
+	return err
 }
 
 // withCwd returns data with its header's cwd set to cwd (data itself when

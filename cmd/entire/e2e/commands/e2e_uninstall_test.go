@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/entirecli/entire/agent"
@@ -287,8 +288,13 @@ func TestOpenCodeEnableSeedsPluginPackage(t *testing.T) {
 	if !strings.Contains(out, "@opencode-ai/plugin") {
 		t.Errorf("enable does not say what OpenCode installs into .opencode:\n%s", out)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".opencode", "node_modules", "@opencode-ai", "plugin", "package.json")); err != nil {
+	seeded, err := os.Stat(filepath.Join(dir, ".opencode", "node_modules", "@opencode-ai", "plugin", "package.json"))
+	if err != nil {
 		t.Fatalf("the plugin package was not seeded: %v", err)
+	}
+	// A hard link would be named in every answer of the hooks' watcher.
+	if n := seeded.Sys().(*syscall.Stat_t).Nlink; n != 1 {
+		t.Errorf("a seeded file has %d links, want a copy of its own", n)
 	}
 	if status := gittest.Git(t, dir, "status", "--porcelain", "--untracked-files=all"); strings.Contains(status, "node_modules") || !strings.Contains(status, ".opencode/plugins/entire.ts") {
 		t.Errorf("git status after enable:\n%s", status)

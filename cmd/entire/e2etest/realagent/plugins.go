@@ -1,10 +1,11 @@
 package realagent
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/entirecli/entire/internal/treecopy"
 )
 
 // Client names of the clients entire meets through a plugin (OpenCode,
@@ -59,7 +60,7 @@ func (e *Env) writePluginHomes(t testing.TB, srvURL string) {
 	})
 	if deps := opencodePluginDeps(); deps != "" {
 		for _, f := range []string{"node_modules", "package.json", "package-lock.json"} {
-			if err := linkTree(filepath.Join(deps, f), filepath.Join(opencode, f)); err != nil {
+			if err := treecopy.Tree(filepath.Join(deps, f), filepath.Join(opencode, f), treecopy.Link); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -90,31 +91,4 @@ func opencodePluginDeps() string {
 		return ""
 	}
 	return filepath.Dir(filepath.Dir(filepath.Dir(m[0])))
-}
-
-// linkTree recreates src at dst with directories made and files
-// hard-linked (symbolic links copied as links).
-func linkTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(to, 0o755)
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(path)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(target, to)
-		default:
-			return os.Link(path, to)
-		}
-	})
 }

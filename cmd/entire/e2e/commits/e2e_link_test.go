@@ -123,53 +123,6 @@ func TestE2ECarryForwardBeforeFirstStop(t *testing.T) {
 	e2etest.AssertStoreClean(t, r.Dir, id1, id2)
 }
 
-// A condensed session's prompt.txt and context.md hold every prompt of the
-// session so far, not only those since its previous checkpoint (SPEC
-// 5.2.5: "all prompts of the full transcript").
-func TestE2ECondensedPromptsWholeSession(t *testing.T) {
-	t.Parallel()
-	r := e2etest.NewSessionRepo(t)
-	r.PlayTurn("Write one", map[string]string{"one.txt": "1\n"})
-	r.MustGit("add", "one.txt")
-	r.MustGit("commit", "-q", "-m", "One")
-	id1 := e2etest.CheckpointAt(t, r.Dir, "HEAD")
-	r.PlayTurn("Write two", map[string]string{"two.txt": "2\n"})
-	r.PlayTurn("Write three", map[string]string{"three.txt": "3\n"})
-	r.MustGit("add", "two.txt", "three.txt")
-	r.MustGit("commit", "-q", "-m", "Two and three")
-	id2 := e2etest.CheckpointAt(t, r.Dir, "HEAD")
-	if id1 == "" || id2 == "" || id1 == id2 {
-		t.Fatalf("checkpoints %q %q", id1, id2)
-	}
-	if p := gittest.Git(t, r.Dir, "show", e2etest.CpPath(id1, "0/prompt.txt")); p != "Write one" {
-		t.Errorf("first prompt.txt %q", p)
-	}
-	want := "Write one\n\n---\n\nWrite two\n\n---\n\nWrite three"
-	if p := gittest.Git(t, r.Dir, "show", e2etest.CpPath(id2, "0/prompt.txt")); p != want {
-		t.Errorf("second prompt.txt %q, want %q", p, want)
-	}
-	ctx := gittest.Git(t, r.Dir, "show", e2etest.CpPath(id2, "0/context.md"))
-	for _, s := range []string{"### Prompt 1\n\nWrite one", "### Prompt 2\n\nWrite two", "### Prompt 3\n\nWrite three"} {
-		if !strings.Contains(ctx, s) {
-			t.Errorf("context.md lacks %q:\n%s", s, ctx)
-		}
-	}
-
-	// Amending the linked commit after more work keeps one list, each
-	// prompt once.
-	r.PlayTurn("Write four", map[string]string{"four.txt": "4\n"})
-	r.MustGit("add", "four.txt")
-	r.MustGit("commit", "-q", "--amend", "--no-edit")
-	if got := e2etest.CheckpointAt(t, r.Dir, "HEAD"); got != id2 {
-		t.Fatalf("amended commit checkpoint %q, want %s", got, id2)
-	}
-	want += "\n\n---\n\nWrite four"
-	if p := gittest.Git(t, r.Dir, "show", e2etest.CpPath(id2, "0/prompt.txt")); p != want {
-		t.Errorf("prompt.txt after amend %q, want %q", p, want)
-	}
-	e2etest.AssertStoreClean(t, r.Dir, id1, id2)
-}
-
 // content_hash.txt is "sha256:<hex>" of exactly the stored transcript: its
 // chunks joined with "\n", as a 0.4.x reader checks it.
 func TestE2EContentHashOfStoredChunks(t *testing.T) {

@@ -123,60 +123,6 @@ func TestE2EConcurrentSessions(t *testing.T) {
 	e2etest.AssertStoreClean(t, r1.Dir, id)
 }
 
-// A linked worktree has its own shadow branch name and its sessions are
-// condensed only by its own commits; the hooks in the common dir run there.
-func TestE2ELinkedWorktree(t *testing.T) {
-	t.Parallel()
-	r := e2etest.NewSessionRepo(t)
-	wt := filepath.Join(t.TempDir(), "feature-wt")
-	gittest.Git(t, r.Dir, "worktree", "add", "-q", "-b", "feature", wt)
-	rw := r.WithSession("sess-wt")
-	rw.Dir = wt
-
-	r.PlayTurn("Change main", map[string]string{"main.txt": "main\n"})
-	rw.PlayTurn("Change worktree", map[string]string{"wt.txt": "wt\n"})
-
-	shadows := e2etest.ShadowBranches(t, r.Dir)
-	if len(shadows) != 2 || shadows[0][:15] != shadows[1][:15] {
-		t.Fatalf("shadow branches %v: want two names for the same base", shadows)
-	}
-	stw := e2etest.SessionState(t, r.Dir, "sess-wt")
-	if stw["worktree_id"] != "feature-wt" || stw["worktree_path"] != wt {
-		t.Errorf("worktree session state: id %v path %v", stw["worktree_id"], stw["worktree_path"])
-	}
-	if st := e2etest.SessionState(t, r.Dir, "sess-1"); st["worktree_path"] != r.Dir || st["worktree_id"] != nil && st["worktree_id"] != "" {
-		t.Errorf("main session state: id %v path %v", st["worktree_id"], st["worktree_path"])
-	}
-
-	rw.MustGit("add", "wt.txt")
-	rw.MustGit("commit", "-q", "-m", "Worktree work")
-	id := e2etest.CheckpointAt(t, wt, "HEAD")
-	if id == "" {
-		t.Fatal("worktree commit not linked")
-	}
-	root := e2etest.ShowJSON(t, r.Dir, e2etest.CpPath(id, "metadata.json"))
-	if s, _ := root["sessions"].([]any); len(s) != 1 || root["branch"] != "feature" {
-		t.Errorf("worktree checkpoint root %v", root)
-	}
-	if m := e2etest.ShowJSON(t, r.Dir, e2etest.CpPath(id, "0/metadata.json")); m["session_id"] != "sess-wt" {
-		t.Errorf("worktree checkpoint session %v", m["session_id"])
-	}
-	if left := e2etest.ShadowBranches(t, r.Dir); len(left) != 1 {
-		t.Errorf("after the worktree commit, shadow branches %v (want the main one only)", left)
-	}
-
-	r.MustGit("add", "main.txt")
-	r.MustGit("commit", "-q", "-m", "Main work")
-	id2 := e2etest.CheckpointAt(t, r.Dir, "HEAD")
-	if id2 == "" || id2 == id {
-		t.Fatalf("main commit checkpoint %q", id2)
-	}
-	if m := e2etest.ShowJSON(t, r.Dir, e2etest.CpPath(id2, "0/metadata.json")); m["session_id"] != "sess-1" {
-		t.Errorf("main checkpoint session %v", m["session_id"])
-	}
-	e2etest.AssertStoreClean(t, r.Dir, id, id2)
-}
-
 // Hooks run with the working directory in a subdirectory: everything is
 // resolved against the repository root, files in sibling directories
 // included.

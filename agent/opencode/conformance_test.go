@@ -123,3 +123,37 @@ func TestStopWritesTheSession(t *testing.T) {
 		t.Errorf("a session id with a path in it: %q, %v", in.SessionRef, err)
 	}
 }
+
+// TestScanAfterEarlierMessageGrew: OpenCode updates a prompt's message
+// after its turn (its summary of the diffs), so the copy's earlier lines
+// change length between turn ends; a scan from the earlier turn's end
+// still reads exactly the new turn.
+func TestScanAfterEarlierMessageGrew(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), sessionID+".jsonl")
+	if err := os.WriteFile(path, []byte(testSession), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := opencode.New()
+	first, err := a.ScanTranscript(path, agent.Position{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grown := strings.Replace(testSession, `"role":"user","time":{"created":1796423315117}`,
+		`"role":"user","time":{"created":1796423315117},"summary":{"diffs":[{"file":"hello.txt","additions":1}]}`, 1)
+	next := `{"info":{"id":"msg_4","role":"user","time":{"created":1796423400000}},"parts":[{"type":"text","text":"\"second\""}]}` + "\n" +
+		`{"info":{"id":"msg_5","role":"assistant","time":{"created":1796423400100}},"parts":[{"type":"tool","tool":"write","callID":"c2","state":{"input":{"filePath":"/repo/two.txt"}}},{"type":"step-finish","tokens":{"input":7,"output":3,"reasoning":0,"cache":{"read":0,"write":0}}}]}` + "\n"
+	if err := os.WriteFile(path, []byte(grown+next), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	turn, err := a.ScanTranscript(path, first.To)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(turn.Prompts, []string{"second"}) || !reflect.DeepEqual(turn.ModifiedFiles, []string{"/repo/two.txt"}) || turn.Tokens.InputTokens != 7 {
+		t.Errorf("the second turn: prompts %q, files %q, tokens %+v", turn.Prompts, turn.ModifiedFiles, turn.Tokens)
+	}
+	if want := int64(len(grown + next)); turn.To.Offset != want || turn.To.Entries != strings.Count(grown+next, "\n") {
+		t.Errorf("end %+v, want offset %d, %d lines", turn.To, want, strings.Count(grown+next, "\n"))
+	}
+}

@@ -147,10 +147,16 @@ func (a *Agent) ReadRecord(record []byte) agent.Record {
 	return agent.Record{Entries: parseLine(record).entries}
 }
 
-// ScanTranscript analyses the complete lines of the copy from `from` on.
-// Each turn end rewrites the copy with the same lines before the new
-// ones, so a scan from an earlier position reads what the turn added.
+// ScanTranscript analyses the complete lines of the copy from line
+// from.Entries on. Each turn end rewrites the copy, one line per message
+// in the session's order, so the lines before a turn's start are the
+// same messages; but OpenCode updates a message after its turn (a
+// prompt's summary of the diffs), so their bytes may not be: the scan
+// counts lines from the start instead of seeking to from.Offset. The copy
+// is rewritten whole at each turn end anyway (OpenCode keeps no
+// append-only transcript), so this reads what that wrote.
 func (a *Agent) ScanTranscript(path string, from agent.Position) (*agent.Analysis, error) {
+	from.Offset = 0
 	return agent.ScanJSONL(path, from, func(line []byte) (agent.Record, *agent.TokenUsage) {
 		p := parseLine(line)
 		return agent.Record{Entries: p.entries}, p.usage

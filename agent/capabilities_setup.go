@@ -32,6 +32,11 @@ type EnableSpec struct {
 	// Note, when not empty, is what else the user should know about the
 	// agent's setup; enable prints it.
 	Note string
+	// NotRunYet, when not empty, is what status and doctor say of an
+	// install none of whose hooks has run since enable wrote it, for an
+	// agent without a trust gate that would not say so either (a plugin
+	// the agent fails to load is skipped without a word).
+	NotRunYet string
 }
 
 // Enabler is implemented by agents that `entire enable` can set up.

@@ -53,6 +53,25 @@ func ResetHooksRan(repo *gitrepo.Repo, name agent.AgentName) error {
 // installed in the repository, the agent's trust instruction when none of
 // its hooks has run since enable installed them.
 func UntrustedHooks(repo *gitrepo.Repo) map[agent.AgentName]string {
+	return notRun(repo, func(s agent.EnableSpec) string { return s.Trust })
+}
+
+// PluginsNotRun returns, for each agent with a NotRunYet text (one that
+// loads a plugin) whose plugin is installed in the repository, that text
+// when none of its hooks has run since enable installed it.
+func PluginsNotRun(repo *gitrepo.Repo) map[agent.AgentName]string {
+	return notRun(repo, func(s agent.EnableSpec) string {
+		if s.Trust != "" {
+			return ""
+		}
+		return s.NotRunYet
+	})
+}
+
+// notRun returns, for each agent installed in the repository whose text
+// (from its EnableSpec) is not empty, that text when none of its hooks
+// has run since enable installed them.
+func notRun(repo *gitrepo.Repo, text func(agent.EnableSpec) string) map[agent.AgentName]string {
 	out := map[agent.AgentName]string{}
 	for _, name := range agent.List() {
 		a, err := agent.Get(name)
@@ -60,7 +79,7 @@ func UntrustedHooks(repo *gitrepo.Repo) map[agent.AgentName]string {
 			continue
 		}
 		e, ok := a.(agent.Enabler)
-		if !ok || e.EnableSpec().Trust == "" {
+		if !ok || text(e.EnableSpec()) == "" {
 			continue
 		}
 		inst, ok := a.(agent.HookInstaller)
@@ -71,7 +90,7 @@ func UntrustedHooks(repo *gitrepo.Repo) map[agent.AgentName]string {
 			continue
 		}
 		if _, err := os.Stat(hooksRanPath(repo, name)); errors.Is(err, fs.ErrNotExist) {
-			out[name] = e.EnableSpec().Trust
+			out[name] = text(e.EnableSpec())
 		}
 	}
 	return out

@@ -12,5 +12,7 @@ func (a *Agent) EnableSpec() agent.EnableSpec {
 		Note: "OpenCode installs its plugin package into .opencode/node_modules when it starts without one, and waits for it " +
 			"(seconds online; about 70 s offline). enable copies it from ~/.config/opencode when OpenCode has installed it there; " +
 			"otherwise run `npm install --prefix .opencode @opencode-ai/plugin` once.",
+		NotRunYet: "start OpenCode in this repository; if it has run here since enable, it did not load the plugin " +
+			"(`opencode --print-logs` shows why).",
 	}
 }

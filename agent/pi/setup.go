@@ -8,5 +8,7 @@ func (a *Agent) EnableSpec() agent.EnableSpec {
 		Files: []agent.SetupFile{
 			{Path: ExtensionPath, What: "the extension that forwards Pi's events to entire (commit it: teammates' sessions are recorded too)"},
 		},
+		NotRunYet: "start Pi in this repository; if it has run here since enable, it did not load the extension " +
+			"(run without --no-extensions).",
 	}
 }

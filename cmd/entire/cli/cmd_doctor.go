@@ -110,7 +110,7 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 		fmt.Fprintf(f.IO.Out, "Checkpoint data stays local: %s. To change that: %s.\n", iostreams.Escape(dest.Local), iostreams.Escape(dest.Fix))
 		reported++
 	}
-	if n := len(hooks.UntrustedHooks(repo)); n > 0 {
+	if n := len(hooks.UntrustedHooks(repo)) + len(hooks.PluginsNotRun(repo)); n > 0 {
 		printUntrustedHooks(f.IO.Out, repo)
 		reported += n
 	}

@@ -272,7 +272,8 @@ func worktreeBranch(ctx context.Context, path string) string {
 }
 
 // printUntrustedHooks names each agent with a trust gate whose installed
-// hooks have not run since enable (hooks.UntrustedHooks), with what to do.
+// hooks have not run since enable (hooks.UntrustedHooks), and each agent
+// whose plugin has not (hooks.PluginsNotRun), with what to do.
 func printUntrustedHooks(out io.Writer, repo *gitrepo.Repo) {
 	untrusted := hooks.UntrustedHooks(repo)
 	names := make([]string, 0, len(untrusted))
@@ -286,5 +287,18 @@ func printUntrustedHooks(out io.Writer, repo *gitrepo.Repo) {
 			continue
 		}
 		fmt.Fprintf(out, "! %s: hooks installed but never ran: trust them in %s. %s\n", a.Type(), a.Type(), untrusted[agent.AgentName(n)])
+	}
+	notRun := hooks.PluginsNotRun(repo)
+	names = names[:0]
+	for n := range notRun {
+		names = append(names, string(n))
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		a, err := agent.Get(agent.AgentName(n))
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(out, "! %s: plugin installed but not run yet: %s\n", a.Type(), notRun[agent.AgentName(n)])
 	}
 }

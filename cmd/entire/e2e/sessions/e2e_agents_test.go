@@ -312,3 +312,19 @@ func TestPiResumedTurnToExplain(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginNotRunYetReported: an agent that loads a plugin skips one it
+// cannot load without a word; status says so until one of its hooks has
+// run since enable.
+func TestPluginNotRunYetReported(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewSessionRepo(t)
+	r.MustEntire("enable", "--agent", "opencode")
+	if st := r.MustEntire("status"); !strings.Contains(st, "OpenCode: plugin installed but not run yet") {
+		t.Errorf("status before the plugin ran:\n%s", st)
+	}
+	hookJSON(t, r, "opencode", "session-start", map[string]any{"cwd": r.Dir, "session_id": "ses_a1", "source": "startup"})
+	if st := r.MustEntire("status"); strings.Contains(st, "not run yet") {
+		t.Errorf("status after a hook ran:\n%s", st)
+	}
+}

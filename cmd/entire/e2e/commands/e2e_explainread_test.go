@@ -2,9 +2,6 @@ package commands
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -70,60 +67,6 @@ func TestExplainListLimitCountsExistingCheckpoints(t *testing.T) {
 	}
 	if !strings.Contains(out, "Checkpoints: 100\n") || !strings.Contains(out, "[a00000000000]") || !strings.Contains(out, "[a00000000099]") || strings.Contains(out, "[b0000000") {
 		t.Errorf("list:\n%s", out)
-	}
-}
-
-// A transcript whose blob is not in this clone says so and names the fetch
-// that brings it; after that fetch the transcript is shown.
-func TestExplainTranscriptBlobMissing(t *testing.T) {
-	t.Parallel()
-	r, id := e2etest.CommittedSession(t)
-	remote := e2etest.Publish(t, r)
-	clone := filepath.Join(t.TempDir(), "clone")
-	gittest.Git(t, r.Dir, "clone", "-q", "--no-local", remote, clone)
-	gittest.Git(t, clone, "checkout", "-q", "feature")
-	gittest.Git(t, clone, "branch", "-q", "entire/checkpoints/v1", "origin/entire/checkpoints/v1")
-	// Make every object loose, then drop the transcript's blob.
-	packs, _ := filepath.Glob(filepath.Join(clone, ".git", "objects", "pack", "*.pack"))
-	for _, p := range packs {
-		moved := filepath.Join(t.TempDir(), "p.pack")
-		if err := os.Rename(p, moved); err != nil {
-			t.Fatal(err)
-		}
-		os.Remove(strings.TrimSuffix(p, ".pack") + ".idx")
-		os.Remove(strings.TrimSuffix(p, ".pack") + ".rev")
-		cmd := exec.Command("git", "unpack-objects", "-q")
-		cmd.Dir = clone
-		f, err := os.Open(moved)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stdin = f
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("unpack: %v %s", err, out)
-		}
-		f.Close()
-	}
-	blob := gittest.Git(t, clone, "rev-parse", e2etest.CpPath(id, "0/full.jsonl"))
-	if err := os.Remove(filepath.Join(clone, ".git", "objects", blob[:2], blob[2:])); err != nil {
-		t.Fatal(err)
-	}
-	out, errOut, code := e2etest.RunEntire(t, clone, nil, "", "explain", "-c", id, "--no-pager")
-	fetch := "git fetch origin " + blob
-	if code != 0 || !strings.Contains(out, "Transcript (checkpoint scope):\n(not available here: the transcript's object "+blob[:12]) ||
-		!strings.Contains(out, "  "+fetch+"\n") || strings.Contains(out, "(empty)") {
-		t.Fatalf("explain with the blob missing: %d %s\n%s", code, errOut, out)
-	}
-	if !strings.Contains(out, "Prompts: (2)\n") {
-		t.Errorf("prompts lost:\n%s", out)
-	}
-	if _, errOut, code := e2etest.RunEntire(t, clone, nil, "", "explain", "-c", id, "--raw-transcript"); code != 1 || !strings.Contains(errOut, fetch) {
-		t.Errorf("--raw-transcript with the blob missing: %d %s", code, errOut)
-	}
-	gittest.Git(t, clone, strings.Fields(fetch)[1:]...)
-	out, _, _ = e2etest.RunEntire(t, clone, nil, "", "explain", "-c", id, "--no-pager")
-	if !strings.Contains(out, "Transcript (checkpoint scope):\n[User] Please add a greeting\n") {
-		t.Errorf("after the fetch:\n%s", out)
 	}
 }
 

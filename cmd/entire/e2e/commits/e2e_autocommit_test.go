@@ -1,108 +1,12 @@
 package commits
 
 import (
-	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/entirecli/entire/cmd/entire/e2etest"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
-
-func TestAutoCommitSessionEndToEnd(t *testing.T) {
-	t.Parallel()
-	r := e2etest.NewAutoCommitRepo(t)
-	r.Hook("session-start", map[string]any{"source": "startup"})
-	base := gittest.Git(t, r.Dir, "rev-parse", "HEAD")
-
-	errOut := r.AgentTurn("Please add a greeting", map[string]string{"hello.txt": "hello\n"})
-	if !strings.Contains(errOut, "Committed code changes to active branch (") || !strings.Contains(errOut, "Committed session metadata to entire/checkpoints/v1 (") {
-		t.Errorf("turn 1 stderr:\n%s", errOut)
-	}
-	msg1 := gittest.Git(t, r.Dir, "log", "-1", "--format=%B")
-	id1 := e2etest.CheckpointOf(t, msg1)
-	if want := "Add a greeting\n\nEntire-Checkpoint: " + id1; msg1 != want {
-		t.Errorf("commit message %q, want %q", msg1, want)
-	}
-	if parent := gittest.Git(t, r.Dir, "rev-parse", "HEAD^"); parent != base {
-		t.Errorf("checkpoint commit's parent %s, want %s", parent, base)
-	}
-	if author := gittest.Git(t, r.Dir, "log", "-1", "--format=%an <%ae>"); author != "Test User <test@example.com>" {
-		t.Errorf("author %q", author)
-	}
-	if files := gittest.Git(t, r.Dir, "show", "--format=", "--name-only", "HEAD"); files != "hello.txt" {
-		t.Errorf("turn 1 committed %q", files)
-	}
-	m := e2etest.SessionMeta(t, r.Dir, id1)
-	if m["strategy"] != "auto-commit" || m["checkpoints_count"] != float64(1) || m["session_id"] != "sess-1" ||
-		m["agent"] != "Claude Code" || m["turn_id"] == nil || m["token_usage"] == nil || m["branch"] == nil {
-		t.Errorf("turn 1 metadata %v", m)
-	}
-	if ft, _ := json.Marshal(m["files_touched"]); string(ft) != `["hello.txt"]` {
-		t.Errorf("turn 1 files_touched %s", ft)
-	}
-	if _, ok := m["checkpoint_transcript_start"]; ok {
-		t.Errorf("turn 1 starts at the transcript start, got %v", m["checkpoint_transcript_start"])
-	}
-	shard := "entire/checkpoints/v1:" + id1[:2] + "/" + id1[2:] + "/0/"
-	if p := gittest.Git(t, r.Dir, "show", shard+"prompt.txt"); p != "Please add a greeting" {
-		t.Errorf("prompt.txt %q", p)
-	}
-	if c := gittest.Git(t, r.Dir, "show", shard+"context.md"); !strings.Contains(c, "**Commit Message:** Add a greeting") {
-		t.Errorf("context.md:\n%s", c)
-	}
-	live, _ := os.ReadFile(r.Transcript)
-	if tr := gittest.Git(t, r.Dir, "show", shard+"full.jsonl"); tr != strings.TrimSuffix(string(live), "\n") {
-		t.Errorf("stored transcript differs from the live one")
-	}
-	if st := gittest.Git(t, r.Dir, "status", "--porcelain"); st != "" {
-		t.Errorf("git status after turn 1:\n%s", st)
-	}
-
-	r.AgentTurn("Add a farewell too", map[string]string{"bye.txt": "bye\n", "src/app.go": "package app\n"})
-	id2 := e2etest.CheckpointOf(t, gittest.Git(t, r.Dir, "log", "-1", "--format=%B"))
-	if id2 == id1 {
-		t.Fatal("turn 2 reused the checkpoint ID")
-	}
-	m = e2etest.SessionMeta(t, r.Dir, id2)
-	if ft, _ := json.Marshal(m["files_touched"]); string(ft) != `["bye.txt","src/app.go"]` {
-		t.Errorf("turn 2 files_touched %s", ft)
-	}
-	if m["checkpoint_transcript_start"] != float64(3) || m["checkpoints_count"] != float64(1) { // turn 1: prompt, Write, answer
-		t.Errorf("turn 2 metadata %v", m)
-	}
-	if n := gittest.Git(t, r.Dir, "rev-list", "--count", base+"..HEAD"); n != "2" {
-		t.Errorf("%s commits after two turns, want 2", n)
-	}
-
-	// A turn that changes nothing makes no commit and no checkpoint.
-	metaTip := gittest.Git(t, r.Dir, "rev-parse", "entire/checkpoints/v1")
-	head := gittest.Git(t, r.Dir, "rev-parse", "HEAD")
-	r.AgentTurn("Explain the code", nil)
-	if h := gittest.Git(t, r.Dir, "rev-parse", "HEAD"); h != head {
-		t.Errorf("a turn without changes committed %s", h)
-	}
-	if tip := gittest.Git(t, r.Dir, "rev-parse", "entire/checkpoints/v1"); tip != metaTip {
-		t.Errorf("a turn without changes wrote a checkpoint")
-	}
-
-	// A deletion is committed as a deletion.
-	if err := os.Remove(r.Dir + "/bye.txt"); err != nil {
-		t.Fatal(err)
-	}
-	r.AgentTurn("Remove the farewell", nil)
-	if files := gittest.Git(t, r.Dir, "show", "--format=", "--name-status", "HEAD"); files != "D\tbye.txt" {
-		t.Errorf("deletion commit %q", files)
-	}
-	if st := gittest.Git(t, r.Dir, "status", "--porcelain"); st != "" {
-		t.Errorf("git status at the end:\n%s", st)
-	}
-	if b := gittest.Git(t, r.Dir, "branch", "--list", "entire/*", "--format=%(refname:short)"); b != "entire/checkpoints/v1" {
-		t.Errorf("auto-commit made branches:\n%s", b)
-	}
-	gittest.Fsck(t, r.Dir)
-}
 
 func TestAutoCommitUserCommitsAreNotLinked(t *testing.T) {
 	t.Parallel()

@@ -2,35 +2,12 @@ package commits
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/entirecli/entire/checkpoint/condensed"
 	"github.com/entirecli/entire/cmd/entire/e2etest"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
-
-// A condensation stores the condensed transcript of its scope
-// (condensed.json), and the default explain view shows from it exactly
-// what it shows from the stored transcript of a checkpoint without one
-// (an Entire 0.4.x checkpoint), for a first checkpoint and for a later one
-// whose scope starts past the transcript's start.
-func TestExplainCondensedSummary(t *testing.T) {
-	t.Parallel()
-	r := e2etest.NewSessionRepo(t)
-	r.Hook("session-start", map[string]any{"source": "startup"})
-	r.PlayTurn("write the first file", map[string]string{"a.txt": "a\n"})
-	r.PlayTurn("write the second file", map[string]string{"b.txt": "b\n"})
-	first := r.CommitAll("first")
-	r.PlayTurn("write the third file", map[string]string{"c.txt": "c\n"})
-	second := r.CommitAll("second")
-	for _, id := range []string{first, second} {
-		view := explainedAlikeWithoutSummary(t, r, id)
-		if id == second && (strings.Contains(view, "write the first file") || !strings.Contains(view, "write the third file")) {
-			t.Errorf("the second checkpoint's scope:\n%s", view)
-		}
-	}
-}
 
 // explainedAlikeWithoutSummary checks that checkpoint id has a
 // condensed.json with entries and that explain shows the same from it as

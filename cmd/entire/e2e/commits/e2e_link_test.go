@@ -3,61 +3,13 @@ package commits
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/entirecli/entire/cmd/entire/e2etest"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
-
-// A file the agent created, that the user deleted and wrote again by hand
-// with other content, is not the agent's work: committing it is not
-// linked, and a commit that carries a trailer anyway (written by hand)
-// does not condense the session. A file the agent modified counts by name:
-// the user's further edits of it are still linked.
-func TestE2ERecreatedNewFileNotLinked(t *testing.T) {
-	t.Parallel()
-	r := e2etest.NewSessionRepo(t)
-	r.PlayTurn("Write notes and edit the readme", map[string]string{"notes.txt": "agent notes\n", "todo.txt": "agent todo\n", "README.md": "hello\nagent line\n"})
-	rewrite := func(path, content string) {
-		t.Helper()
-		if err := os.Remove(filepath.Join(r.Dir, path)); err != nil {
-			t.Fatal(err)
-		}
-		gittest.WriteFile(t, r.Dir, path, content)
-	}
-
-	rewrite("notes.txt", "my own notes\n")
-	r.MustGit("add", "notes.txt")
-	r.MustGit("commit", "-q", "-m", "My notes")
-	if id := e2etest.CheckpointAt(t, r.Dir, "HEAD"); id != "" {
-		t.Fatalf("commit of a file the user wrote again by hand linked to %s", id)
-	}
-
-	// A trailer written by hand: post-commit checks content too.
-	rewrite("todo.txt", "my own todo\n")
-	r.MustGit("add", "todo.txt")
-	r.MustGit("commit", "-q", "-m", "My todo\n\nEntire-Checkpoint: a1b2c3d4e5f6")
-	if out, err := exec.Command("git", "-C", r.Dir, "cat-file", "-e", e2etest.CpPath("a1b2c3d4e5f6", "0/metadata.json")).CombinedOutput(); err == nil {
-		t.Errorf("hand-written trailer on the user's own file condensed the session (%s)", out)
-	}
-
-	// The agent's modified file, edited further by the user: linked.
-	gittest.WriteFile(t, r.Dir, "README.md", "hello\nagent line\nuser line\n")
-	r.MustGit("add", "README.md")
-	r.MustGit("commit", "-q", "-m", "Readme")
-	id := e2etest.CheckpointAt(t, r.Dir, "HEAD")
-	if id == "" {
-		t.Fatal("commit of the agent's modified file not linked")
-	}
-	if m := e2etest.ShowJSON(t, r.Dir, e2etest.CpPath(id, "0/metadata.json")); m["session_id"] != "sess-1" {
-		t.Errorf("checkpoint session %v", m["session_id"])
-	}
-	e2etest.AssertStoreClean(t, r.Dir, id)
-}
 
 // The agent's own commit (no terminal, session active) of a new file is
 // linked when the file is the agent's: written in this turn, or as the

@@ -149,7 +149,10 @@ func TestCopilotTurnToExplain(t *testing.T) {
 	appendLines(t, events,
 		ev("session.usage_record", `{"usage":{"inputTokens":100,"outputTokens":20,"cacheReadTokens":0,"cacheWriteTokens":0}}`),
 		ev("assistant.message", `{"content":"","toolRequests":[{"toolCallId":"c1","name":"create","arguments":{"path":"`+filepath.Join(r.Dir, "hello.txt")+`","file_text":"hello\n"}}]}`),
-		ev("assistant.message", `{"content":"Created hello.txt.","toolRequests":[]}`))
+		ev("assistant.message", `{"content":"Created hello.txt.","toolRequests":[]}`),
+		// Copilot writes the hook's start before it runs the hook: the
+		// turn's end is in the file by then.
+		ev("hook.start", `{"hookType":"agentStop"}`))
 	hookJSON(t, r, "copilot-cli", "agent-stop", map[string]any{"sessionId": id, "timestamp": 1796423629604, "cwd": r.Dir, "transcriptPath": events, "stopReason": "end_turn", "stop_hook_active": false})
 	hookJSON(t, r, "copilot-cli", "session-end", map[string]any{"sessionId": id, "timestamp": 1796423630377, "cwd": r.Dir, "reason": "complete"})
 	r.Commit("add hello", nil, "hello.txt")

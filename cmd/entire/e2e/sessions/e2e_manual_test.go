@@ -240,48 +240,6 @@ func TestE2EDiscardedFilesNotCarriedForward(t *testing.T) {
 	}
 }
 
-// Two sessions, and the active one commits only its own work mid-turn: the
-// checkpoint holds that session alone, the other's work stays on a shadow
-// branch and is linked by the next commit, and no stale shadow branch is
-// left behind.
-func TestE2EConcurrentSessionCommitsOwnWork(t *testing.T) {
-	t.Parallel()
-	a := e2etest.NewSessionRepo(t)
-	b := a.WithSession("sess-b")
-	b.PlayTurn("Write b", map[string]string{"b.txt": "b\n"})
-	a.StartTurn(a.Dir, "Write a and commit it")
-	a.WriteFiles(map[string]string{"a.txt": "a\n"})
-	a.MustGit("add", "a.txt")
-	a.MustGit("commit", "-q", "-m", "A only")
-	id1 := e2etest.CheckpointAt(t, a.Dir, "HEAD")
-	if id1 == "" {
-		t.Fatal("agent commit not linked")
-	}
-	root := e2etest.ShowJSON(t, a.Dir, e2etest.CpPath(id1, "metadata.json"))
-	if s, _ := root["sessions"].([]any); len(s) != 1 || e2etest.ShowJSON(t, a.Dir, e2etest.CpPath(id1, "0/metadata.json"))["session_id"] != "sess-1" {
-		t.Errorf("first checkpoint root %v", root)
-	}
-	a.EndTurn(a.Dir, "Committed")
-	if st := e2etest.SessionState(t, a.Dir, "sess-b"); !slices.Equal(e2etest.AnyStrings(st["files_touched"]), []string{"b.txt"}) {
-		t.Errorf("sess-b after the other's commit: %v", st["files_touched"])
-	}
-
-	a.MustGit("add", "b.txt")
-	a.MustGit("commit", "-q", "-m", "B")
-	id2 := e2etest.CheckpointAt(t, a.Dir, "HEAD")
-	if id2 == "" || id2 == id1 {
-		t.Fatalf("second checkpoint %q", id2)
-	}
-	root = e2etest.ShowJSON(t, a.Dir, e2etest.CpPath(id2, "metadata.json"))
-	if s, _ := root["sessions"].([]any); len(s) != 1 || e2etest.ShowJSON(t, a.Dir, e2etest.CpPath(id2, "0/metadata.json"))["session_id"] != "sess-b" {
-		t.Errorf("second checkpoint root %v", root)
-	}
-	if left := e2etest.ShadowBranches(t, a.Dir); len(left) != 0 {
-		t.Errorf("stale shadow branches: %v", left)
-	}
-	e2etest.AssertStoreClean(t, a.Dir, id1, id2)
-}
-
 // An agent that changes a file through its shell tool and commits it in
 // the same turn: the commit links to a checkpoint of the turn so far
 // (measured against the turn's start, whichever tool made the change),

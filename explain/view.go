@@ -274,7 +274,7 @@ func codePlace(c checkpoint.CodeLearning) string {
 
 func tokenLine(u *agent.TokenUsage) string {
 	if u == nil {
-		return "0 (not recorded)"
+		return "not recorded"
 	}
 	s := fmt.Sprintf("%d (input %d, cache write %d, cache read %d, output %d; %d API calls",
 		TotalTokens(u), u.InputTokens, u.CacheCreationTokens, u.CacheReadTokens, u.OutputTokens, u.APICallCount)

@@ -95,11 +95,11 @@ Transcript (full session):
 		{"temporary without commits", func(v *CheckpointView) {
 			v.Temporary, v.CommitsSearched, v.Tokens, v.Attribution, v.Author = true, false, nil, nil, ""
 			v.Sessions[0].Prompts = nil
-		}, ModeShort, "Checkpoint: a3b2c4d5e6f7 [temporary]\nSession: s1 (Claude Code)\nCreated: 2026-01-02 03:04:05\nTokens: 0 (not recorded)\nIntent: (no prompt)\nOutcome: (not generated)\n"},
+		}, ModeShort, "Checkpoint: a3b2c4d5e6f7 [temporary]\nSession: s1 (Claude Code)\nCreated: 2026-01-02 03:04:05\nTokens: not recorded\nIntent: (no prompt)\nOutcome: (not generated)\n"},
 		{"task", func(v *CheckpointView) {
 			v.Temporary, v.CommitsSearched, v.Tokens, v.Attribution, v.Author = true, false, nil, nil, ""
 			v.Sessions[0].Prompts, v.Sessions[0].ToolUseID = nil, "toolu_main_630f5bf8_4_0"
-		}, ModeShort, "Checkpoint: a3b2c4d5e6f7 [temporary]\nSession: s1 (Claude Code)\nTask: toolu_main_630f5bf8_4_0\nCreated: 2026-01-02 03:04:05\nTokens: 0 (not recorded)\nIntent: (no prompt)\nOutcome: (not generated)\n"},
+		}, ModeShort, "Checkpoint: a3b2c4d5e6f7 [temporary]\nSession: s1 (Claude Code)\nTask: toolu_main_630f5bf8_4_0\nCreated: 2026-01-02 03:04:05\nTokens: not recorded\nIntent: (no prompt)\nOutcome: (not generated)\n"},
 		{"task among sessions", func(v *CheckpointView) {
 			v.Sessions = append(v.Sessions, SessionView{ID: "s2", Agent: agent.AgentTypeClaudeCode, ToolUseID: "toolu_main_630f5bf8_4_0"})
 		}, ModeShort, strings.Replace(sampleHeader, "Session: s1 (Claude Code)\n", "Sessions: (2)\n  s1 (Claude Code)\n  s2 (Claude Code), task toolu_main_630f5bf8_4_0\n", 1)},

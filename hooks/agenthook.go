@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"time"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/entirecli/entire/internal/logging"
 	"github.com/entirecli/entire/internal/panics"
@@ -91,6 +93,9 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 		answerEmpty()
 		return 0
 	}
+	if ep, isEventParser := ag.(agent.HookEventParser); isEventParser {
+		return runEventHook(ctx, env, ag, ep, verb, repo, hs, start, fail, answerEmpty)
+	}
 	resolver, _ := ag.(agent.HookVerbResolver)
 	hookType, ok := agent.HookType(""), false
 	if resolver != nil {
@@ -120,6 +125,15 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 	if namer, ok := ag.(agent.HookToolNamer); ok && in.ToolName == "" {
 		in.ToolName = namer.ToolNameForVerb(verb, in.ToolInput)
 	}
+	return handleHook(ctx, env, senv, log, ag, in, verb, hookType, start, fail, answerEmpty)
+}
+
+// handleHook runs a parsed hook call: the watcher, the turn end's
+// process, the pending work of a killed post-commit, the handler, the
+// session's failure count, and the answer.
+func handleHook(ctx context.Context, env Env, senv *strategy.Env, log *logging.Logger, ag agent.Agent, in *agent.HookInput,
+	verb string, hookType agent.HookType, start time.Time, fail func(error) int, answerEmpty func()) int {
+	agentName := ag.Name()
 	switch hookType {
 	case agent.HookSessionStart, agent.HookUserPromptSubmit, agent.HookStop:
 		useWatcher(senv, true)
@@ -155,12 +169,47 @@ func RunAgentHook(ctx context.Context, env Env, agentName agent.AgentName, verb 
 		}
 		return fail(fmt.Errorf("entire hooks %s %s: %w", agentName, verb, err))
 	}
-	if out != nil {
+	switch w, writes := ag.(agent.HookAnswerWriter); {
+	case out != nil && writes:
+		if b := w.WriteHookAnswer(out); len(b) > 0 {
+			env.Stdout.Write(b)
+		}
+	case out != nil:
 		writeJSON(env.Stdout, out)
-	} else {
+	default:
 		answerEmpty()
 	}
 	return 0
+}
+
+// runEventHook is RunAgentHook for an agent whose program tells each
+// call's kind (agent.HookEventParser): a call that is no event answers
+// empty; a program that fails or answers garbage is logged, said in one
+// line and answered as the agent's failure (an external agent's never
+// blocks).
+func runEventHook(ctx context.Context, env Env, ag agent.Agent, ep agent.HookEventParser, verb string, repo *gitrepo.Repo,
+	hs hookSettings, start time.Time, fail func(error) int, answerEmpty func()) int {
+	senv, log, err := open(env, repo, "hooks", hs)
+	if err != nil {
+		drain(env.Stdin)
+		return fail(err)
+	}
+	defer log.Close()
+	warn := func(msg string, err error) {
+		log.Warn(msg, "agent", string(ag.Name()), "hook", verb, "error", err)
+	}
+	in, err := ep.ParseHookEvent(verb, env.Stdin, warn)
+	drain(env.Stdin)
+	if err != nil {
+		log.Warn("bad hook input", "agent", string(ag.Name()), "hook", verb, "error", err)
+		return fail(fmt.Errorf("entire hooks %s %s: %w", ag.Name(), verb, err))
+	}
+	if in == nil {
+		log.Debug("hook call is no event", "agent", string(ag.Name()), "hook", verb)
+		answerEmpty()
+		return 0
+	}
+	return handleHook(ctx, env, senv, log, ag, in, verb, in.HookType, start, fail, answerEmpty)
 }
 
 // recordOutcome keeps the session's count of hook failures since its last

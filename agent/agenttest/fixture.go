@@ -27,6 +27,11 @@ type Fixture struct {
 	// the hook checks are the plugin's (the file is Entire's alone, a
 	// foreign file there is left as it is), ForeignSettings unused.
 	Plugin bool
+	// External says that the agent is an external program's
+	// (agent/external): it installs its own hooks, parses payloads with
+	// the verb (agent.HookEventParser; a case with a zero Want is a call
+	// that is no event), and keeps sessions where the program says.
+	External bool
 	// ForeignSettings are settings files with content that is not
 	// Entire's (unknown keys, foreign hooks); each must survive an
 	// install/uninstall round trip byte for byte.

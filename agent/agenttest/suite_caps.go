@@ -51,6 +51,10 @@ func testSessionStore(t *testing.T, fx Fixture) {
 	if !ok {
 		t.Skip("agent does not restore sessions")
 	}
+	if fx.External {
+		testExternalSessionStore(t, fx, a, st)
+		return
+	}
 	if got := st.TestSessionDirEnv(); got != fx.SessionDirEnv {
 		t.Errorf("TestSessionDirEnv = %q, want %q", got, fx.SessionDirEnv)
 	}
@@ -149,6 +153,9 @@ func testEnable(t *testing.T, fx Fixture) {
 	a := newAgent(fx, t)
 	e := capability[agent.Enabler](t, fx)
 	files := e.EnableSpec().Files
+	if fx.External && len(files) == 0 {
+		return // the program installs what it installs
+	}
 	if len(files) == 0 || files[0].Path != a.GetHookConfigPath() {
 		t.Fatalf("EnableSpec files %+v: want the hook settings %s first", files, a.GetHookConfigPath())
 	}
@@ -217,4 +224,33 @@ func writeTemp(t *testing.T, data []byte) string {
 func newAgentConfigDir(a agent.Agent) bool {
 	first, _, _ := strings.Cut(filepath.ToSlash(a.GetHookConfigPath()), "/")
 	return first != ".github"
+}
+
+// testExternalSessionStore checks an external agent's SessionStore: the
+// session goes where the program resolves it in the directory it names,
+// and a reference outside that directory, or an ID that is a path, is
+// refused (the protocol's session_ref constraints).
+func testExternalSessionStore(t *testing.T, fx Fixture, a agent.Agent, st agent.SessionStore) {
+	repo := t.TempDir()
+	dir, err := a.GetSessionDir(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &agent.AgentSession{SessionID: fx.Session.ID, AgentName: a.Name(), RepoPath: repo, NativeData: fx.Session.Data}
+	path, err := st.SessionFilePath(s)
+	if err != nil || filepath.Dir(path) != dir || filepath.Base(path) != fx.Session.FileName {
+		t.Errorf("SessionFilePath = %q, %v; want %s", path, err, filepath.Join(dir, fx.Session.FileName))
+	}
+	inside := &agent.AgentSession{SessionID: fx.Session.ID, RepoPath: repo, SessionRef: filepath.Join(dir, "x.jsonl")}
+	if got, err := st.SessionFilePath(inside); err != nil || got != inside.SessionRef {
+		t.Errorf("SessionFilePath with a SessionRef inside = %q, %v", got, err)
+	}
+	for _, ref := range []string{filepath.Join(repo, "elsewhere.jsonl"), dir + "/../x.jsonl", dir + "/./x.jsonl"} {
+		if got, err := st.SessionFilePath(&agent.AgentSession{SessionID: fx.Session.ID, RepoPath: repo, SessionRef: ref}); err == nil {
+			t.Errorf("SessionFilePath accepted %q: %q", ref, got)
+		}
+	}
+	if _, err := st.SessionFilePath(&agent.AgentSession{SessionID: "../x", RepoPath: repo}); err == nil {
+		t.Errorf("SessionFilePath accepted a session ID with a path separator")
+	}
 }

@@ -58,6 +58,12 @@ type Settings struct {
 	// Checkpoints is today's Entire's "checkpoints" block (SPEC 10.1),
 	// kept as written; a local file's block replaces the project's whole.
 	Checkpoints json.RawMessage `json:"checkpoints,omitempty"`
+	// ExternalAgents lets entire look for external agent programs
+	// (entire-agent-<name> on PATH) and run them. Only the untracked
+	// local file can grant it (a committed file must not make every
+	// clone run what is on its PATH): in the project file it is kept as
+	// written and means nothing.
+	ExternalAgents bool `json:"external_agents,omitempty"`
 
 	// optionFiles maps each strategy_options key to the file that set it
 	// last (relative to the repository root), filled by Load.
@@ -106,6 +112,7 @@ type fileSettings struct {
 	StrategyOptions map[string]any  `json:"strategy_options"`
 	Telemetry       *bool           `json:"telemetry"`
 	Checkpoints     json.RawMessage `json:"checkpoints"`
+	ExternalAgents  *bool           `json:"external_agents"`
 }
 
 // decodeStrict decodes one settings document, rejecting unknown top-level
@@ -169,6 +176,9 @@ func (s *Settings) apply(f *fileSettings, file string) {
 			}
 			s.optionFiles[k] = file
 		}
+	}
+	if f.ExternalAgents != nil && (file == LocalRel || file == "") {
+		s.ExternalAgents = *f.ExternalAgents
 	}
 	if len(f.Checkpoints) > 0 && string(f.Checkpoints) != "null" {
 		s.Checkpoints = append(json.RawMessage(nil), f.Checkpoints...)
@@ -280,4 +290,12 @@ func Save(path string, s *Settings) error {
 		return fmt.Errorf("create settings dir: %w", err)
 	}
 	return atomicfile.Write(path, data, 0o644)
+}
+
+// ExternalAgentsAllowed reports whether the local settings file of
+// repoRoot (and only it) sets external_agents; a missing or unreadable
+// file allows nothing.
+func ExternalAgentsAllowed(repoRoot string) bool {
+	f, err := readFile(LocalPath(repoRoot))
+	return err == nil && f.ExternalAgents != nil && *f.ExternalAgents
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/atomicfile"
+	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/entirecli/entire/strategy/rewind/undostore"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -211,14 +212,17 @@ func (r *Rewinder) writeTranscripts(ts []Transcript) error {
 			if err := r.applyCut(t); err != nil {
 				return err
 			}
+			r.handBack(t)
 			continue
 		}
 		if t.stream != nil {
 			if err := r.writeStream(t); err != nil {
 				return err
 			}
+			r.handBack(t)
 			continue
 		}
+		defer r.handBack(t)
 		if err := atomicfile.Write(t.Path, t.data, 0o600); err != nil {
 			return fmt.Errorf("write transcript of %s: %w", t.SessionID, err)
 		}
@@ -237,6 +241,24 @@ func (r *Rewinder) writeTranscripts(ts []Transcript) error {
 }
 
 var errNoState = errors.New("no session state")
+
+// handBack hands a rewritten transcript to its agent when the file is a
+// copy the agent does not read itself (agent.CopiedTranscript: an
+// external agent's); a failure is said, the files stay rewound.
+func (r *Rewinder) handBack(t Transcript) {
+	st, err := r.sessions.Load(t.SessionID)
+	if err != nil || st == nil || st.TranscriptPath != t.Path {
+		return
+	}
+	ag, err := agent.GetByAgentType(agent.AgentType(st.AgentType))
+	c, ok := ag.(agent.CopiedTranscript)
+	if err != nil || !ok {
+		return
+	}
+	if err := c.TranscriptCopyWritten(t.SessionID, t.Path); err != nil {
+		r.printf("  Warning: %s did not take the rewound transcript of %s: %s\n", st.AgentType, t.SessionID, iostreams.Escape(err.Error()))
+	}
+}
 
 // endCursor returns the analysis position at the end of a transcript, as
 // the agent that wrote it counts positions (the session's agent, unless

@@ -44,6 +44,7 @@ func run(args []string, f *factory) (code exitCode) {
 	ctx, stop := notifyInterrupts(context.Background())
 	defer stop()
 
+	f.External = externalAgents(args, f)
 	root := newRootCmd(f)
 	root.SetArgs(args)
 	root.SetIn(f.IO.In)

@@ -10,6 +10,7 @@ import (
 	// place the binary imports them.
 	_ "github.com/entirecli/entire/agent/all"
 
+	"github.com/entirecli/entire/agent/external"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/iostreams"
 )
@@ -29,6 +30,9 @@ type factory struct {
 	// OpenRepo opens the repository containing the working directory (as
 	// git finds it, GIT_DIR included), once; errNotRepository outside one.
 	OpenRepo func() (*gitrepo.Repo, error)
+	// External are the external agent programs found at the start (see
+	// externalAgents), skipped ones included.
+	External []external.Found
 }
 
 // newFactory wires the real implementations; it is the one place where they

@@ -84,7 +84,7 @@ func TestExplainTokensAndLegacyScope(t *testing.T) {
 		want                  []string
 	}{
 		{"c00000000001", `,"transcript_lines_at_start":40`, "",
-			[]string{"Tokens: 0 (not recorded)\n", "Transcript (checkpoint scope):\n[User] Legacy prompt\n\n[Assistant] Legacy answer\n"}},
+			[]string{"Tokens: not recorded\n", "Transcript (checkpoint scope):\n[User] Legacy prompt\n\n[Assistant] Legacy answer\n"}},
 		{"c00000000002", `,"token_usage":{"input_tokens":0,"cache_creation_tokens":0,"cache_read_tokens":0,"output_tokens":0,"api_call_count":0}`, "",
 			[]string{"Tokens: 0 (input 0, cache write 0, cache read 0, output 0; 0 API calls)\n"}},
 		{"c00000000003", `,"token_usage":{"input_tokens":7,"output_tokens":3,"api_call_count":1}`, `{"input_tokens":0,"output_tokens":0,"api_call_count":0}`,

@@ -28,6 +28,8 @@ type SessionStore interface {
 	// absence means the agent was never run here, or sessionDir itself
 	// when the test override (TestSessionDirEnv) sets the session
 	// directory. The directories between the two are created on write.
+	// "" when the agent makes its own storage on write (an external
+	// agent's program).
 	StorageDir(sessionDir string) string
 	// TestSessionDirEnv returns the environment variable that replaces
 	// the session directory in tests (SPEC 4.6), "" when none does.

@@ -150,7 +150,7 @@ func (a *Agent) refresh(sessionID, ref string, ht agent.HookType, warn func(stri
 			return path
 		}
 	}
-	data, err := a.run.ReadTranscript(context.Background(), ref)
+	data, err := a.run.ReadTranscript(context.Background(), ref, HookTranscriptTimeout)
 	if err != nil {
 		report("external agent: transcript not read", err)
 		return existing(path)

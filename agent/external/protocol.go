@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/entirecli/entire/agent"
 )
@@ -271,7 +272,8 @@ func (r Runner) Reassemble(ctx context.Context, parts [][]byte) ([]byte, error) 
 	return r.run(ctx, call{args: []string{"reassemble-transcript"}, stdin: in, timeout: TranscriptTimeout, limit: MaxTranscript})
 }
 
-// ReadTranscript runs read-transcript --session-ref ref.
-func (r Runner) ReadTranscript(ctx context.Context, ref string) ([]byte, error) {
-	return r.run(ctx, call{args: []string{"read-transcript", "--session-ref", ref}, timeout: TranscriptTimeout, limit: MaxTranscript})
+// ReadTranscript runs read-transcript --session-ref ref, bounded by
+// timeout.
+func (r Runner) ReadTranscript(ctx context.Context, ref string, timeout time.Duration) ([]byte, error) {
+	return r.run(ctx, call{args: []string{"read-transcript", "--session-ref", ref}, timeout: timeout, limit: MaxTranscript})
 }

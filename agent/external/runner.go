@@ -29,6 +29,9 @@ const (
 	// (read-transcript, chunk-transcript, reassemble-transcript,
 	// write-session, calculate-tokens).
 	TranscriptTimeout = 30 * time.Second
+	// HookTranscriptTimeout bounds read-transcript in a hook, which the
+	// agent waits for.
+	HookTranscriptTimeout = 10 * time.Second
 	// maxJSONAnswer bounds a JSON answer.
 	maxJSONAnswer = 4 << 20
 	// MaxTranscript bounds a transcript read back from a program (and
@@ -133,21 +136,25 @@ func firstLine(b []byte) string {
 // limitedBuffer keeps at most limit bytes and notes that more came; it
 // goes on accepting writes so that the program is not stopped by a
 // broken pipe before its exit status is known.
+// (No embedded bytes.Buffer: its ReadFrom would let io.Copy past Write.)
 type limitedBuffer struct {
-	bytes.Buffer
+	buf   bytes.Buffer
 	limit int64
 	over  bool
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.limit - int64(b.Len()); int64(len(p)) > room {
+	if room := b.limit - int64(b.buf.Len()); int64(len(p)) > room {
 		b.over = true
 		if room > 0 {
-			b.Buffer.Write(p[:room])
+			b.buf.Write(p[:room])
 		}
 		return len(p), nil
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
+
+// Bytes returns what was kept.
+func (b *limitedBuffer) Bytes() []byte { return b.buf.Bytes() }
 
 var _ io.Writer = (*limitedBuffer)(nil)

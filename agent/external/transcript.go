@@ -334,8 +334,8 @@ func (a *Agent) SessionFilePath(session *agent.AgentSession) (string, error) {
 	return out.SessionFile, nil
 }
 
-// StorageDir returns sessionDir: the program creates what it needs.
-func (a *Agent) StorageDir(sessionDir string) string { return sessionDir }
+// StorageDir returns "": the program's write-session makes what it needs.
+func (a *Agent) StorageDir(string) string { return "" }
 
 // TestSessionDirEnv returns "": the program has its own.
 func (a *Agent) TestSessionDirEnv() string { return "" }

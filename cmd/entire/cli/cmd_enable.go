@@ -15,6 +15,7 @@ import (
 	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/hooks/githook"
 	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/agent/external"
 	"github.com/entirecli/entire/internal/jsonedit"
 	"github.com/entirecli/entire/internal/redact"
 	"github.com/entirecli/entire/internal/settings"
@@ -202,6 +203,15 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 	target, err := writeEnableSettings(repo.Root, opts, mode, track.log, out)
 	if err != nil {
 		return err
+	}
+	if _, ext := ag.(*external.Agent); ext {
+		// The program runs from now on at every hook and command: the
+		// user's choice, kept in the untracked local file only.
+		yes := true
+		local := settings.LocalPath(repo.Root)
+		if _, err := (settingsEdit{ExternalAgents: &yes}).apply(local, track.log.Record(settings.LocalRel), false, false); err != nil {
+			return err
+		}
 	}
 	merged, err := settings.Load(repo.Root)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/agent/external"
 	"github.com/entirecli/entire/checkpoint/push"
 	"github.com/entirecli/entire/hooks"
 
@@ -120,6 +121,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 			}
 		}
 	}
+	printExternalAgents(out, f.External)
 	if !s.Enabled {
 		return nil
 	}
@@ -300,5 +302,18 @@ func printUntrustedHooks(out io.Writer, repo *gitrepo.Repo) {
 			continue
 		}
 		fmt.Fprintf(out, "! %s: plugin installed but not run yet: %s\n", a.Type(), notRun[agent.AgentName(n)])
+	}
+}
+
+// printExternalAgents lists the external agent programs found, and why
+// a skipped one is not used, one line each.
+func printExternalAgents(out io.Writer, found []external.Found) {
+	for _, e := range found {
+		switch {
+		case e.Agent != nil:
+			fmt.Fprintf(out, "External agent %s: %s (%s)\n", e.Name, e.Agent.Type(), e.Path)
+		case e.Err != nil:
+			fmt.Fprintf(out, "! External agent %s skipped: %s\n", e.Name, iostreams.Escape(e.Err.Error()))
+		}
 	}
 }

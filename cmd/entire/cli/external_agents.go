@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/agent/external"
@@ -20,11 +21,18 @@ func externalAgents(args []string, f *factory) []external.Found {
 		return nil
 	}
 	repo, err := f.OpenRepo()
-	if err != nil || !settings.ExternalAgentsAllowed(repo.Root) {
+	if err != nil {
 		return nil
 	}
 	opts := external.Options{PATH: f.Getenv("PATH"), RepoRoot: repo.Root, StateDir: repo.CommonDir, Builtin: isBuiltinAgent}
-	if len(args) > 1 && args[0] == "hooks" && !slices.Contains(hookInfraWords, args[1]) {
+	switch named := enableAgentArg(args); {
+	case named != "" && !isBuiltinAgent(named):
+		// `entire enable --agent <name>` names the program to run: the
+		// user's choice, which enable then records in the local file.
+		opts.Only = named
+	case !settings.ExternalAgentsAllowed(repo.Root):
+		return nil
+	case len(args) > 1 && args[0] == "hooks" && !slices.Contains(hookInfraWords, args[1]):
 		opts.Only = args[1]
 	}
 	found := external.Discover(context.Background(), opts)
@@ -44,4 +52,21 @@ func isBuiltinAgent(name string) bool {
 	}
 	_, ext := a.(*external.Agent)
 	return !ext
+}
+
+// enableAgentArg returns the agent `entire enable --agent <name>` names,
+// "" for any other command line.
+func enableAgentArg(args []string) string {
+	if len(args) == 0 || args[0] != "enable" {
+		return ""
+	}
+	for i, a := range args[1:] {
+		if v, ok := strings.CutPrefix(a, "--agent="); ok {
+			return v
+		}
+		if a == "--agent" && i+2 < len(args) {
+			return args[i+2]
+		}
+	}
+	return ""
 }

@@ -32,6 +32,9 @@ type settingsEdit struct {
 	Telemetry *bool
 	// Options are strategy_options keys to set (shallow).
 	Options map[string]any
+	// ExternalAgents true is written to the local file when an external
+	// agent is enabled (only that file grants it).
+	ExternalAgents *bool
 }
 
 // apply writes e into the settings file at path, creating it (and its
@@ -83,6 +86,9 @@ func (e settingsEdit) apply(path string, added *jsonedit.Record, onlyPresent, dr
 	}
 	if e.Strategy != nil {
 		set(nil, "strategy", *e.Strategy)
+	}
+	if e.ExternalAgents != nil {
+		set(nil, "external_agents", *e.ExternalAgents)
 	}
 	if e.Enabled != nil {
 		set(nil, "enabled", *e.Enabled)

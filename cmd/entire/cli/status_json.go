@@ -21,6 +21,18 @@ type statusJSON struct {
 	DefaultSettings bool                  `json:"default_settings,omitempty"`
 	Checkpoints     checkpointsStatusJSON `json:"checkpoints"`
 	Sessions        []sessionStatusJSON   `json:"sessions"`
+	// ExternalAgents are the external agent programs found (only when
+	// the local settings allow them).
+	ExternalAgents []externalAgentJSON `json:"external_agents,omitempty"`
+}
+
+// externalAgentJSON is one external agent program.
+type externalAgentJSON struct {
+	Name    string `json:"name"`
+	Program string `json:"program"`
+	Type    string `json:"type,omitempty"`
+	// Skipped says why the program is not used ("" when it is).
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // checkpointsStatusJSON says where checkpoint data goes.
@@ -59,6 +71,15 @@ type sessionStatusJSON struct {
 // redacted).
 func printStatusJSON(ctx context.Context, f *factory, repo *gitrepo.Repo, s *settings.Settings, defaults bool) error {
 	out := statusJSON{Enabled: s.Enabled, Strategy: s.StrategyName(), DefaultSettings: defaults, Sessions: []sessionStatusJSON{}}
+	for _, e := range f.External {
+		j := externalAgentJSON{Name: e.Name, Program: e.Path}
+		if e.Agent != nil {
+			j.Type = string(e.Agent.Type())
+		} else if e.Err != nil {
+			j.Skipped = e.Err.Error()
+		}
+		out.ExternalAgents = append(out.ExternalAgents, j)
+	}
 	t := resolvePushTarget(ctx, f, repo, s)
 	cp := checkpointsStatusJSON{Source: t.Source, Pushed: t.Pushes(), Inherited: t.Inherited, Fix: t.Fix}
 	switch {

@@ -13,4 +13,4 @@ import (
 	"github.com/entirecli/entire/cmd/entire/e2etest"
 )
 
-func TestMain(m *testing.M) { e2etest.Main(m) }
+func TestMain(m *testing.M) { e2etest.Main(m, e2etest.AcmeProgram) }

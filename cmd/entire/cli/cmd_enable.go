@@ -11,11 +11,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/entirecli/entire/agent"
+	"github.com/entirecli/entire/agent/external"
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/hooks/githook"
 	"github.com/entirecli/entire/internal/gitrepo"
-	"github.com/entirecli/entire/agent/external"
 	"github.com/entirecli/entire/internal/jsonedit"
 	"github.com/entirecli/entire/internal/redact"
 	"github.com/entirecli/entire/internal/settings"

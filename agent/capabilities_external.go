@@ -17,8 +17,10 @@ type HookEventParser interface {
 // HookAnswerWriter is implemented by agents that print a hook's answer in
 // a format of their own instead of the JSON object the hook returns.
 type HookAnswerWriter interface {
-	// WriteHookAnswer returns the bytes to print for out (nil: nothing).
-	WriteHookAnswer(out map[string]any) []byte
+	// WriteHookAnswer returns the bytes to print for the answer out (nil
+	// when the handler had nothing to say) of a successful hook of type
+	// t; nil prints nothing.
+	WriteHookAnswer(t HookType, out map[string]any) []byte
 }
 
 // TokenReporter is implemented by agents that may not be able to count

@@ -170,8 +170,8 @@ func handleHook(ctx context.Context, env Env, senv *strategy.Env, log *logging.L
 		return fail(fmt.Errorf("entire hooks %s %s: %w", agentName, verb, err))
 	}
 	switch w, writes := ag.(agent.HookAnswerWriter); {
-	case out != nil && writes:
-		if b := w.WriteHookAnswer(out); len(b) > 0 {
+	case writes:
+		if b := w.WriteHookAnswer(hookType, out); len(b) > 0 {
 			env.Stdout.Write(b)
 		}
 	case out != nil:

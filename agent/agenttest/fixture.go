@@ -91,8 +91,8 @@ type SessionCase struct {
 	Truncated []byte
 	// ModifiedFiles are the files ReadSession must report.
 	ModifiedFiles []string
-	// FileName is the expected base name WriteSession uses in an empty
-	// session dir.
+	// FileName is the expected name, relative to an empty session dir,
+	// of the file WriteSession writes there.
 	FileName string
 	// LastTime is what agent.LastEntryTime must return for Data (zero:
 	// Data keeps no entry times).

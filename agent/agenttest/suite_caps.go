@@ -61,7 +61,7 @@ func testSessionStore(t *testing.T, fx Fixture) {
 	repo := t.TempDir()
 	s := &agent.AgentSession{SessionID: fx.Session.ID, AgentName: a.Name(), RepoPath: repo, NativeData: fx.Session.Data}
 	path, err := st.SessionFilePath(s)
-	if err != nil || filepath.Dir(path) != override || filepath.Base(path) != fx.Session.FileName {
+	if err != nil || path != filepath.Join(override, fx.Session.FileName) {
 		t.Errorf("SessionFilePath with the override = %q, %v; want %s", path, err, filepath.Join(override, fx.Session.FileName))
 	}
 	if got := st.StorageDir(override); got != override {

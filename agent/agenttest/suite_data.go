@@ -22,7 +22,7 @@ func testHookInput(t *testing.T, fx Fixture) {
 		t.Run(hc.Verb, func(t *testing.T) {
 			t.Parallel()
 			ht := hc.Want.HookType
-			if resolver != nil {
+			if _, parses := a.(agent.HookEventParser); resolver != nil && !parses {
 				got, ok := resolver.HookTypeForVerb(hc.Verb)
 				if !ok || got != hc.Want.HookType {
 					t.Fatalf("HookTypeForVerb(%q) = %q, %v; want %q", hc.Verb, got, ok, hc.Want.HookType)

@@ -168,7 +168,7 @@ func (a *Agent) FormatResumeCommand(sessionID string) string {
 // program's write-hook-response of the answer's message when it declares
 // hook_response_writer, else nothing (the client's answer format is the
 // program's to know).
-func (a *Agent) WriteHookAnswer(out map[string]any) []byte {
+func (a *Agent) WriteHookAnswer(_ agent.HookType, out map[string]any) []byte {
 	msg, _ := out["systemMessage"].(string)
 	if !a.info.Capabilities.HookResponseWriter || msg == "" {
 		return nil

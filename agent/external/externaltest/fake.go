@@ -234,7 +234,11 @@ func (f *fake) run(sub string) error {
 	case "extract-modified-files":
 		data, _ := os.ReadFile(f.args["path"])
 		off, _ := strconv.Atoi(f.args["offset"])
-		return f.reply(map[string]any{"files": filesIn(data, off), "current_position": len(lines(data))})
+		files := filesIn(data, off)
+		if f.misbehave(sub) == "escape" {
+			files = append(files, "/etc/passwd", "../../outside.txt", filepath.Join(f.repo(), "..", "beside.txt"))
+		}
+		return f.reply(map[string]any{"files": files, "current_position": len(lines(data))})
 	case "extract-prompts":
 		data, _ := os.ReadFile(f.args["session-ref"])
 		off, _ := strconv.Atoi(f.args["offset"])

@@ -327,7 +327,7 @@ func TestEnableForeignHookChained(t *testing.T) {
 
 func TestEnableErrors(t *testing.T) {
 	t.Parallel()
-	agents := "Available agents:\n  claude-code    (default)\n  codex\n  copilot-cli\n  droid\n  gemini\n  opencode\n  pi\n\nUsage: entire enable --agent <agent-name>\n"
+	agents := "Available agents:\n  antigravity\n  claude-code    (default)\n  codex\n  copilot-cli\n  cursor\n  droid\n  gemini\n  opencode\n  pi\n\nUsage: entire enable --agent <agent-name>\n"
 	tests := []struct {
 		name    string
 		args    []string
@@ -335,7 +335,7 @@ func TestEnableErrors(t *testing.T) {
 	}{
 		{"empty agent", []string{"enable", "--agent", ""}, agents},
 		{"agent without value", []string{"enable", "--agent"}, agents},
-		{"unknown agent", []string{"enable", "--agent", "cursor"}, "Unknown agent \"cursor\".\n\n" + agents},
+		{"unknown agent", []string{"enable", "--agent", "windsurf"}, "Unknown agent \"windsurf\".\n\n" + agents},
 		{"unknown strategy", []string{"enable", "--strategy", "shadow"}, "unknown strategy: shadow (use manual-commit or auto-commit)\n"},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,5 +102,61 @@ func TestExternalAgentFullSession(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "acme --resume acme-1") {
 		t.Errorf("resume does not give the program's command:\n%s", errOut)
+	}
+
+	r.MustEntire("disable", "--uninstall", "--force")
+	if _, err := os.Stat(filepath.Join(r.Dir, ".acme", "hooks.json")); !os.IsNotExist(err) {
+		t.Errorf("the program's hooks survived uninstall: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(r.Dir, ".entire", "settings.local.json")); err == nil && strings.Contains(string(b), "external_agents") {
+		t.Errorf("uninstall left external_agents:\n%s", b)
+	}
+}
+
+// TestExternalAgentCapabilities: a program without transcript_analyzer
+// and token_calculator still gets its turns recorded from the work tree,
+// with no files or prompts from the transcript and no token figures
+// (explain says so, never zeros); an analyzer naming files outside the
+// repository gets none of them into the checkpoint.
+func TestExternalAgentCapabilities(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		env  []string
+	}{
+		{"bare", []string{"ACME_NO_ANALYZER=1", "ACME_NO_TOKENS=1"}},
+		{"outside files", []string{"ACME_MISBEHAVE=extract-modified-files:escape"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := e2etest.NewSessionRepo(t)
+			r.Env = append(r.Env, tc.env...)
+			s := e2etest.NewAcmeSession(t, r, "acme-c")
+			r.MustEntire("enable", "--agent", "acme")
+			s.MustHook("session-start", "")
+			s.Turn("Turn one: make a", map[string]string{"a.txt": "one\n"}, "Wrote a.txt.")
+			e2etest.AwaitFinishers(t, r.Dir)
+			r.Commit("add a", nil, "a.txt")
+			cp := e2etest.CheckpointAt(t, r.Dir, "HEAD")
+			if cp == "" {
+				t.Fatal("no checkpoint")
+			}
+			meta := e2etest.ShowJSON(t, r.Dir, "entire/checkpoints/v1:"+cp[:2]+"/"+cp[2:]+"/0/metadata.json")
+			files, _ := json.Marshal(meta["files_touched"])
+			if string(files) != `["a.txt"]` {
+				t.Errorf("files_touched %s, want [\"a.txt\"]", files)
+			}
+			explain := r.MustEntire("explain", "--commit", "HEAD", "--no-pager")
+			if tc.name == "bare" {
+				if _, has := meta["token_usage"]; has {
+					t.Errorf("token usage recorded without token_calculator: %v", meta["token_usage"])
+				}
+				if !strings.Contains(explain, "Tokens: not recorded") {
+					t.Errorf("explain:\n%s", explain)
+				}
+			} else if !strings.Contains(explain, "Tokens: 120") {
+				t.Errorf("explain:\n%s", explain)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/internal/atomicfile"
@@ -141,6 +142,9 @@ func (a *Agent) refresh(sessionID, ref string, ht agent.HookType, warn func(stri
 		report("external agent: session_ref refused; transcript not read", fmt.Errorf("%w: %v", ErrProtocol, err))
 		return existing(path)
 	}
+	if ht == agent.HookSessionStart {
+		a.pruneCopies(time.Now())
+	}
 	have := fileExists(path)
 	switch ht {
 	case agent.HookUserPromptSubmit, agent.HookSubagentStart:
@@ -193,4 +197,28 @@ func existing(path string) string {
 		return path
 	}
 	return ""
+}
+
+// copyMaxAge is how long a transcript copy nothing has refreshed is kept.
+// A session's steps store its transcript, so a commit of a session idle
+// that long still condenses what it did.
+const copyMaxAge = 30 * 24 * time.Hour
+
+// pruneCopies removes the copies (and their references) that no hook has
+// refreshed for copyMaxAge; a session start does it, at the cost of one
+// read of the copies' directory.
+func (a *Agent) pruneCopies(now time.Time) {
+	entries, err := os.ReadDir(a.copyDir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".transcript") && !strings.HasSuffix(name, ".ref") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) > copyMaxAge {
+			_ = os.Remove(filepath.Join(a.copyDir, name))
+		}
+	}
 }

@@ -359,7 +359,9 @@ func TestWatcherLeavesNoLockFiles(t *testing.T) {
 	// A killed watcher's leftovers: a lock nobody holds and its socket.
 	stale := filepath.Join(filepath.Dir(lock), "00000000000000000000.lock")
 	staleSock := strings.TrimSuffix(stale, ".lock") + ".sock"
-	for _, p := range []string{stale, staleSock} {
+	// The socket first: a watcher of another test sweeping the shared
+	// directory between the two writes must find both or neither.
+	for _, p := range []string{staleSock, stale} {
 		if err := os.WriteFile(p, nil, 0o600); err != nil {
 			t.Fatal(err)
 		}

@@ -1,3 +1,8 @@
+//go:build torture
+
+// The external agent's whole sessions run in the torture tier (CI runs it
+// too): each hook runs the fake program, the test binary, several times.
+
 package sessions
 
 import (

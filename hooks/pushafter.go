@@ -30,6 +30,10 @@ import (
 // any push of the user's that has a chance.
 const pushAfterLimit = 10 * time.Minute
 
+// pushAfterPendingWait bounds how long push-after waits for each
+// condensation still being written before it pushes.
+const pushAfterPendingWait = 5 * time.Minute
+
 // pushAfterRequest is what `entire hooks push-after` reads on stdin.
 type pushAfterRequest struct {
 	Remote string `json:"remote"`
@@ -96,6 +100,10 @@ func RunPushAfter(ctx context.Context, env Env) (code int) {
 		return 0
 	}
 	defer lock.Release()
+	// A condensation the pre-push gave up waiting for (its background
+	// process starved by a loaded machine) goes with this push: nobody
+	// waits for this process, so it can wait longer.
+	strategy.CompletePendingWait(ctx, senv, pushAfterPendingWait)
 	// Its lines go to the log: no terminal waits for them.
 	senv.Stderr = logLines{log.Logger}
 	// PrePush reports its own failures (to the log, through Stderr): the

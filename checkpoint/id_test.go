@@ -3,6 +3,8 @@ package checkpoint
 import (
 	"errors"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 func TestID(t *testing.T) {
@@ -29,5 +31,42 @@ func TestID(t *testing.T) {
 		if _, err := ParseID(bad); !errors.Is(err, ErrInvalidID) {
 			t.Errorf("ParseID(%q) = %v, want ErrInvalidID", bad, err)
 		}
+	}
+}
+
+// TestULIDs: today's Entire's IDs (SPEC 10.2) are checkpoint IDs, named
+// by their ref in the git-refs layout (SPEC 10.3), shard the last two.
+func TestULIDs(t *testing.T) {
+	t.Parallel()
+	for s, ok := range map[string]bool{
+		"01K9TQ8ZP7X3F5M2WVJ4CNRB6D": true,
+		"7ZZZZZZZZZZZZZZZZZZZZZZZZZ": true,
+		"81K9TQ8ZP7X3F5M2WVJ4CNRB6D": false, // past the 48-bit time
+		"01k9tq8zp7x3f5m2wvj4cnrb6d": false, // lower case
+		"01K9TQ8ZP7X3F5M2WVJ4CNRB6I": false, // I is not Crockford
+		"01K9TQ8ZP7X3F5M2WVJ4CNRB6":  false,
+		"a3b2c4d5e6f7":               true,
+	} {
+		if got := ID(s).Valid(); got != ok {
+			t.Errorf("Valid(%q) = %v, want %v", s, got, ok)
+		}
+	}
+	id := ID("01K9TQ8ZP7X3F5M2WVJ4CNRB6D")
+	if !id.IsULID() || ID("a3b2c4d5e6f7").IsULID() {
+		t.Error("IsULID")
+	}
+	if got := id.RefName(); got != "refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D" {
+		t.Errorf("RefName = %s", got)
+	}
+	if got, ok := IDOfRef(id.RefName()); !ok || got != id {
+		t.Errorf("IDOfRef = %q, %v", got, ok)
+	}
+	for _, bad := range []string{"refs/entire/checkpoints/01/01K9TQ8ZP7X3F5M2WVJ4CNRB6D", "refs/entire/checkpoints/6D/x", "refs/entire/undo/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D", "refs/entire/checkpoints/6D"} {
+		if _, ok := IDOfRef(plumbing.ReferenceName(bad)); ok {
+			t.Errorf("IDOfRef(%q) accepted", bad)
+		}
+	}
+	if NormalizeID(" 01k9tq8zp7x3f5m2wvj4cnrb6d ") != string(id) || NormalizeID("A3B2C4D5E6F7") != "a3b2c4d5e6f7" {
+		t.Error("NormalizeID")
 	}
 }

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/entirecli/entire/agent"
@@ -38,6 +39,26 @@ type Learnings struct {
 	Repo     []string       `json:"repo"`
 	Code     []CodeLearning `json:"code"`
 	Workflow []string       `json:"workflow"`
+}
+
+// UnmarshalJSON reads learnings as SPEC 4 writes them (an object), and
+// tolerates other shapes a writer may use: a list of strings is taken as
+// repository learnings, anything else as none, so that a summary never
+// makes its checkpoint unreadable.
+func (l *Learnings) UnmarshalJSON(b []byte) error {
+	type plain Learnings
+	var p plain
+	if err := json.Unmarshal(b, &p); err == nil {
+		*l = Learnings(p)
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(b, &list); err == nil {
+		*l = Learnings{Repo: list}
+		return nil
+	}
+	*l = Learnings{}
+	return nil
 }
 
 // CodeLearning is a finding tied to a place in the code.

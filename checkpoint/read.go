@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -87,16 +88,9 @@ func (s *Store) Read(id ID) (*Checkpoint, error) {
 	if !id.Valid() {
 		return nil, fmt.Errorf("%w: %q", ErrInvalidID, id)
 	}
-	root, err := s.rootTree()
+	dir, err := s.checkpointTree(id)
 	if err != nil {
 		return nil, err
-	}
-	if root == nil {
-		return nil, fmt.Errorf("%w: %s (no %s branch)", ErrNotFound, id, MetadataBranch)
-	}
-	dir, err := root.Tree(id.Shard())
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
 	cp := &Checkpoint{ID: id}
 	if err := ReadJSON(s.repo, dir, MetadataFile, &cp.Root); err != nil && !errors.Is(err, object.ErrFileNotFound) {
@@ -119,23 +113,77 @@ func (s *Store) Read(id ID) (*Checkpoint, error) {
 	return cp, nil
 }
 
-// Exists reports whether checkpoint id is on the metadata branch.
-func (s *Store) Exists(id ID) bool {
+// checkpointTree returns the tree of checkpoint id: the tree of its ref
+// in the git-refs layout (SPEC 10.3), the checkpoint at its root, else its
+// directory on the metadata branch. It returns ErrNotFound when neither
+// holds it.
+func (s *Store) checkpointTree(id ID) (*object.Tree, error) {
+	if h, err := s.repo.ReadRef(id.RefName()); err == nil && !h.IsZero() {
+		t, err := s.repo.CommitTree(h)
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint %s: read %s: %w", id, id.RefName(), err)
+		}
+		return t, nil
+	}
 	root, err := s.rootTree()
-	if err != nil || root == nil || !id.Valid() {
+	if err != nil {
+		return nil, err
+	}
+	if root == nil {
+		return nil, fmt.Errorf("%w: %s (no %s branch, no %s)", ErrNotFound, id, MetadataBranch, id.RefName())
+	}
+	dir, err := root.Tree(id.Shard())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	return dir, nil
+}
+
+// Exists reports whether checkpoint id is stored here: its ref, or its
+// directory on the metadata branch.
+func (s *Store) Exists(id ID) bool {
+	if !id.Valid() {
+		return false
+	}
+	if h, err := s.repo.ReadRef(id.RefName()); err == nil && !h.IsZero() {
+		return true
+	}
+	root, err := s.rootTree()
+	if err != nil || root == nil {
 		return false
 	}
 	_, err = root.FindEntry(id.Shard())
 	return err == nil
 }
 
-// List returns the IDs of every committed checkpoint, sorted.
-func (s *Store) List() ([]ID, error) {
-	root, err := s.rootTree()
-	if err != nil || root == nil {
+// RefIDs returns the IDs of the checkpoints stored as refs (SPEC 10.3),
+// sorted (ULIDs by time). It reads ref names only.
+func (s *Store) RefIDs() ([]ID, error) {
+	refs, err := s.repo.ListRefs(RefPrefix)
+	if err != nil {
 		return nil, err
 	}
-	var ids []ID
+	ids := make([]ID, 0, len(refs))
+	for name := range refs {
+		if id, ok := IDOfRef(name); ok {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids, nil
+}
+
+// List returns the IDs of every committed checkpoint, of both layouts,
+// sorted.
+func (s *Store) List() ([]ID, error) {
+	ids, err := s.RefIDs()
+	if err != nil {
+		return nil, err
+	}
+	root, err := s.rootTree()
+	if err != nil || root == nil {
+		return ids, err
+	}
 	for _, shard := range root.Entries {
 		if shard.Mode != filemode.Dir || len(shard.Name) != 2 {
 			continue
@@ -151,7 +199,7 @@ func (s *Store) List() ([]ID, error) {
 		}
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids, nil
+	return slices.Compact(ids), nil
 }
 
 // readSessions returns what a write needs to know about the slots of

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/entirecli/entire/checkpoint"
 )
 
 // ListGroup is one checkpoint of the list view: a committed checkpoint with
@@ -62,8 +64,8 @@ func RenderList(w io.Writer, v *ListView, loc *time.Location) error {
 	}
 	for _, g := range v.Groups {
 		id := g.ID
-		if len(id) > 12 {
-			id = id[:12]
+		if len(id) > 12 && !checkpoint.ID(id).IsULID() {
+			id = id[:12] // a temporary checkpoint's commit
 		}
 		b.WriteString("\n[" + id + "]")
 		if g.Task {

@@ -61,33 +61,33 @@ func (l *Loader) List(ctx context.Context, session string) (*ListView, error) {
 	var groups []*group
 	byID := map[string]*group{}
 	for _, e := range entries {
-		id, ok := checkpoint.CheckpointOf(e.Message)
-		if !ok {
-			continue
-		}
-		g := byID[string(id)]
-		if g == nil {
-			if len(groups) >= listLimit {
-				continue // only the checkpoints listed count
+		// Every checkpoint a commit carries (a squash, a commit of today's
+		// Entire with a ULID and a hex ID).
+		for _, id := range checkpoint.CheckpointsOf(e.Message) {
+			g := byID[string(id)]
+			if g == nil {
+				if len(groups) >= listLimit {
+					continue // only the checkpoints listed count
+				}
+				cp, err := store.Read(id)
+				if err != nil && !errors.Is(err, checkpoint.ErrNotFound) {
+					// Not "no checkpoint": say which one cannot be read.
+					v.Unreadable = append(v.Unreadable, err)
+				}
+				if err != nil || !hasSession(cp, session) {
+					byID[string(id)] = &group{} // remembered as skipped
+					continue
+				}
+				g = &group{ListGroup: ListGroup{ID: string(id), Prompt: firstStoredPrompt(cp)}, newest: e.Date.Unix()}
+				for _, s := range cp.Sessions {
+					g.Task = g.Task || s.Metadata.IsTask
+				}
+				byID[string(id)] = g
+				groups = append(groups, g)
 			}
-			cp, err := store.Read(id)
-			if err != nil && !errors.Is(err, checkpoint.ErrNotFound) {
-				// Not "no checkpoint": say which one cannot be read.
-				v.Unreadable = append(v.Unreadable, err)
+			if g.ID != "" {
+				g.Commits = append(g.Commits, e.Commit)
 			}
-			if err != nil || !hasSession(cp, session) {
-				byID[string(id)] = &group{} // remembered as skipped
-				continue
-			}
-			g = &group{ListGroup: ListGroup{ID: string(id), Prompt: firstStoredPrompt(cp)}, newest: e.Date.Unix()}
-			for _, s := range cp.Sessions {
-				g.Task = g.Task || s.Metadata.IsTask
-			}
-			byID[string(id)] = g
-			groups = append(groups, g)
-		}
-		if g.ID != "" {
-			g.Commits = append(g.Commits, e.Commit)
 		}
 	}
 	for _, tg := range l.temporaryGroups(ctx, head, session) {

@@ -94,14 +94,15 @@ func fetchCommand(remote string, objects []string) string {
 // of one. It returns an error wrapping checkpoint.ErrNotFound when nothing
 // matches and ErrAmbiguous (listing up to 5 candidates) when several do.
 func (l *Loader) Resolve(id string) (checkpoint.ID, error) {
-	id = strings.ToLower(strings.TrimSpace(id))
+	id = checkpoint.NormalizeID(id)
 	if cid := checkpoint.ID(id); cid.Valid() {
 		if l.Store.Exists(cid) {
 			return cid, nil
 		}
 		return "", fmt.Errorf("%w: %s", checkpoint.ErrNotFound, id)
 	}
-	if id == "" || len(id) > 12 || strings.Trim(id, "0123456789abcdef") != "" {
+	// A prefix of a hex ID or of a ULID (either case).
+	if id == "" || len(id) > 26 || strings.Trim(strings.ToLower(id), "0123456789abcdefghjkmnpqrstvwxyz") != "" {
 		return "", fmt.Errorf("%w: %q is not a checkpoint ID or prefix", checkpoint.ErrNotFound, id)
 	}
 	ids, err := l.Store.List()
@@ -110,7 +111,7 @@ func (l *Loader) Resolve(id string) (checkpoint.ID, error) {
 	}
 	var match []string
 	for _, c := range ids {
-		if strings.HasPrefix(string(c), id) {
+		if strings.HasPrefix(strings.ToLower(string(c)), strings.ToLower(id)) {
 			match = append(match, string(c))
 		}
 	}

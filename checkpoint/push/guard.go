@@ -58,7 +58,8 @@ func (p pushedRef) name() string {
 //     name (a ref whose new commits include a shadow branch's), to any
 //     remote;
 //   - anything under refs/entire/ (local data of older versions: undo
-//     points holding raw transcripts), to any remote;
+//     points holding raw transcripts), to any remote, but a checkpoint's
+//     own ref (SPEC 10.3) pushed as itself to the checkpoint remote;
 //   - history a recorded purge removed (the roots in purges.json on the
 //     metadata branch or its remote-tracking refs): any ref whose new
 //     commits reach a purged commit, such as a stale remote-tracking ref
@@ -486,11 +487,20 @@ const (
 	nameAllowed
 )
 
-// byName applies the rules on ref names: anything under refs/entire/ is
+// byName applies the rules on ref names: a checkpoint's ref
+// (refs/entire/checkpoints/<last two>/<id>) pushed as itself goes to the
+// checkpoint remote only; anything else under refs/entire/ is
 // refused, and so is refs/heads/entire/* on either side unless it is an
 // entire/<name>/v1 branch going to the checkpoint remote, and a
 // remote-tracking ref of a shadow branch.
 func byName(p pushedRef, toCheckpointRemote bool) nameVerdict {
+	if id, ok := checkpoint.IDOfRef(plumbing.ReferenceName(p.local)); ok && p.remote == p.local {
+		// A checkpoint stored as its own ref (SPEC 10.3), as itself.
+		if _, ok := checkpoint.IDOfRef(plumbing.ReferenceName(p.remote)); ok && id.Valid() && toCheckpointRemote {
+			return nameAllowed
+		}
+		return nameRefused
+	}
 	for _, ref := range []string{p.local, p.remote} {
 		if strings.HasPrefix(ref, localPrefix) {
 			return nameRefused

@@ -50,6 +50,12 @@ func TestGuard(t *testing.T) {
 		{"remote-tracking shadow branch", "origin", ref("refs/remotes/origin/entire/abc1234-e3b0c4"), true, "refs/remotes/origin/entire/abc1234-e3b0c4"},
 		{"remote-tracking shadow branch of a remote named team/entire", "origin", ref("refs/remotes/team/entire/entire/abc1234-e3b0c4"), true, "refs/remotes/team/entire/entire/abc1234-e3b0c4"},
 		{"--mirror to origin, remote-tracking metadata", "origin", line("main") + ref("refs/remotes/origin/entire/checkpoints/v1"), true, ""},
+		{"checkpoint ref to origin", "origin", ref("refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D") + ref("refs/entire/checkpoints/f7/a3b2c4d5e6f7"), true, ""},
+		{"checkpoint ref to a fork", "fork", ref("refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D"), true, "refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D"},
+		{"checkpoint ref, push_sessions false", "origin", ref("refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D"), false, "refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D"},
+		{"checkpoint ref in the wrong shard", "origin", ref("refs/entire/checkpoints/01/01K9TQ8ZP7X3F5M2WVJ4CNRB6D"), true, "refs/entire/checkpoints/01/01K9TQ8ZP7X3F5M2WVJ4CNRB6D"},
+		{"checkpoint ref under another name", "origin", "refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D " + sha + " refs/heads/x " + zeroSHA + "\n", true, "refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D"},
+		{"undo points beside checkpoint refs", "origin", ref("refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D") + ref("refs/entire/undo/z"), true, "refs/entire/undo/z"},
 	}
 	for _, tt := range tests {
 		err := Guard(context.Background(), repo, strings.NewReader(tt.refs), Options{Destination: origin, Remote: tt.remote, PushSessions: tt.push})

@@ -80,6 +80,10 @@ func (r *resumer) readCheckpoints(ctx context.Context, ids []checkpoint.ID) (cps
 		return true
 	}
 	if !haveAll() {
+		// Each by its own ref first (SPEC 10.3): nothing else is fetched.
+		r.syncRefs(ctx, ids)
+	}
+	if !haveAll() {
 		if err := r.syncMetadata(ctx, haveAll); err != nil {
 			return nil, nil, err
 		}

@@ -53,6 +53,33 @@ func (r *resumer) syncMetadata(ctx context.Context, has func() bool) error {
 	return r.integrateMetadata(ctx, tracking)
 }
 
+// syncRefs fetches, each by its one ref (SPEC 10.3), the checkpoints of
+// ids that are not here, from the checkpoint destination, bounded by
+// strategy_options.push_timeout. A failed fetch is reported and not an
+// error; the v1 branch is the next place to look.
+func (r *resumer) syncRefs(ctx context.Context, ids []checkpoint.ID) {
+	var absent []checkpoint.ID
+	for _, id := range ids {
+		if !r.store.Exists(id) {
+			absent = append(absent, id)
+		}
+	}
+	s := r.settings()
+	dest := r.destination(ctx, s)
+	if len(absent) == 0 || !dest.Fetches() {
+		return
+	}
+	r.printf("Fetching %d checkpoint(s) from %s...\n", len(absent), dest.Name())
+	missing, err := push.FetchCheckpoints(ctx, r.Repo, dest, absent, s.PushTimeout())
+	if err != nil {
+		r.printf("Could not fetch the checkpoints: %v\n", err)
+		return
+	}
+	if len(missing) == len(absent) && len(missing) > 0 {
+		r.printf("%s has no ref of %s\n", dest.Name(), joinIDs(missing))
+	}
+}
+
 // integrateMetadata makes the local metadata branch contain the commit at
 // tracking (nothing when that ref does not exist).
 func (r *resumer) integrateMetadata(ctx context.Context, tracking plumbing.ReferenceName) error {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/entirecli/entire/agent"
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/push"
 	"github.com/entirecli/entire/explain"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/iostreams"
@@ -153,6 +154,7 @@ func runExplain(ctx context.Context, opts *explainOptions) error {
 			fmt.Fprintln(f.IO.Out, "The commit has no Entire-Checkpoint trailer: it was not made from an agent session recorded by Entire.")
 			return nil
 		}
+		fetchCheckpoints(ctx, f, repo, store, dest, ids)
 		if err := combinedAttribution(l, ids, &buf); err != nil {
 			return err
 		}
@@ -160,6 +162,9 @@ func runExplain(ctx context.Context, opts *explainOptions) error {
 			return err
 		}
 	case opts.Checkpoint != "":
+		if id, err := checkpoint.ParseID(checkpoint.NormalizeID(opts.Checkpoint)); err == nil {
+			fetchCheckpoints(ctx, f, repo, store, dest, []checkpoint.ID{id})
+		}
 		id, err := l.Resolve(opts.Checkpoint)
 		if errors.Is(err, checkpoint.ErrNotFound) {
 			return explainTemporary(opts, l, err)
@@ -186,6 +191,34 @@ func runExplain(ctx context.Context, opts *explainOptions) error {
 		}
 	}
 	return pageEscaped(f, opts.NoPager, buf.String())
+}
+
+// fetchCheckpoints brings the checkpoints of ids that are not here from
+// the checkpoint destination, each by its one ref (SPEC 10.3), bounded
+// by strategy_options.push_timeout, and says so on stderr; one the
+// destination does not have is named there. Failures are said, not
+// errors: explain then says what it cannot read.
+func fetchCheckpoints(ctx context.Context, f *factory, repo *gitrepo.Repo, store *checkpoint.Store, dest push.Destination, ids []checkpoint.ID) {
+	var absent []checkpoint.ID
+	for _, id := range ids {
+		if !store.Exists(id) {
+			absent = append(absent, id)
+		}
+	}
+	if len(absent) == 0 || !dest.Fetches() {
+		return
+	}
+	fmt.Fprintf(f.IO.ErrOut, "Fetching %d checkpoint(s) from %s...\n", len(absent), iostreams.Escape(dest.Name()))
+	missing, err := push.FetchCheckpoints(ctx, repo, dest, absent, loadSettings(repo).PushTimeout())
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "Could not fetch them: %s\n", iostreams.Escape(err.Error()))
+		return
+	}
+	for _, id := range missing {
+		if !store.Exists(id) {
+			fmt.Fprintf(f.IO.ErrOut, "%s has no checkpoint %s\n", iostreams.Escape(dest.Name()), id)
+		}
+	}
 }
 
 // commitCheckpoints resolves rev and returns every checkpoint its message

@@ -114,6 +114,14 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 		printUntrustedHooks(f.IO.Out, repo)
 		reported += n
 	}
+	for _, e := range f.External {
+		if e.Agent == nil && e.Err != nil {
+			// An external agent program found but not used: its
+			// sessions are not recorded until it answers.
+			fmt.Fprintf(f.IO.Out, "! External agent %s skipped: %s\n", e.Name, iostreams.Escape(e.Err.Error()))
+			reported++
+		}
+	}
 	store := sessionStore(f, repo)
 	pending, err := doctorCorrupt(f, store, opts.DiscardCorrupt)
 	if err != nil {

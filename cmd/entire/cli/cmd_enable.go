@@ -16,6 +16,7 @@ import (
 	"github.com/entirecli/entire/hooks"
 	"github.com/entirecli/entire/hooks/githook"
 	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/entirecli/entire/internal/jsonedit"
 	"github.com/entirecli/entire/internal/redact"
 	"github.com/entirecli/entire/internal/settings"
@@ -140,7 +141,14 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 			return silentError(nil)
 		}
 		if ag, err = agent.Get(agent.AgentName(name)); err != nil {
-			printAgentList(errOut, fmt.Sprintf("Unknown agent %q.", name))
+			first := fmt.Sprintf("Unknown agent %q.", name)
+			for _, e := range f.External {
+				if e.Name == name && e.Err != nil {
+					// The program is there but does not answer as one.
+					first = fmt.Sprintf("Unknown agent %q: %s is not usable: %s", name, e.Path, iostreams.Escape(e.Err.Error()))
+				}
+			}
+			printAgentList(errOut, first)
 			return silentError(err)
 		}
 	case opts.Strategy != "":
@@ -359,6 +367,7 @@ func printAgentList(w io.Writer, first string) {
 		}
 	}
 	fmt.Fprintln(w, "\nUsage: entire enable --agent <agent-name>")
+	fmt.Fprintln(w, "Any other agent: a program entire-agent-<name> on PATH (Entire's external-agent protocol).")
 }
 
 // newEnableGitHookCmd is the hidden `entire enable git-hook`: git hooks only.

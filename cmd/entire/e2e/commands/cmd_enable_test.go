@@ -327,7 +327,7 @@ func TestEnableForeignHookChained(t *testing.T) {
 
 func TestEnableErrors(t *testing.T) {
 	t.Parallel()
-	agents := "Available agents:\n  antigravity\n  claude-code    (default)\n  codex\n  copilot-cli\n  cursor\n  droid\n  gemini\n  opencode\n  pi\n\nUsage: entire enable --agent <agent-name>\n"
+	agents := "Available agents:\n  antigravity\n  claude-code    (default)\n  codex\n  copilot-cli\n  cursor\n  droid\n  gemini\n  opencode\n  pi\n\nUsage: entire enable --agent <agent-name>\nAny other agent: a program entire-agent-<name> on PATH (Entire's external-agent protocol).\n"
 	tests := []struct {
 		name    string
 		args    []string
@@ -439,4 +439,36 @@ func enableFiles(agentName, settingsFile, ignored string) string {
 	row(".git/hooks/", "git hooks prepare-commit-msg, commit-msg, post-commit, post-rewrite, pre-push (not versioned)")
 	b.WriteString("The agent runs `entire` from its PATH: install it where the agent's process finds it.\n")
 	return b.String()
+}
+
+// TestExternalAgentNotUsable: a program entire-agent-<name> on PATH that
+// does not answer info with protocol version 1 is named, with why, by
+// enable --agent and doctor; nothing is installed.
+func TestExternalAgentNotUsable(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	bin := t.TempDir()
+	prog := filepath.Join(bin, "entire-agent-broken")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho '{\"protocol_version\": 2, \"name\": \"broken\"}'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := e2etest.ProgramEnv(t)
+	for i, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			env[i] = "PATH=" + bin + string(os.PathListSeparator) + v
+		}
+	}
+	_, errOut, code := e2etest.RunEntire(t, dir, env, "", "enable", "--agent", "broken")
+	if code != 1 || !strings.Contains(errOut, `Unknown agent "broken": `+prog+` is not usable: `) || !strings.Contains(errOut, "protocol version 2") {
+		t.Errorf("enable --agent broken: %d\n%s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".entire")); err == nil {
+		t.Error(".entire created for an agent that is not usable")
+	}
+	e2etest.RunEntire(t, dir, env, "", "enable")
+	gittest.WriteFile(t, dir, ".entire/settings.local.json", `{"external_agents": true}`+"\n")
+	out, _, _ := e2etest.RunEntire(t, dir, env, "", "doctor")
+	if !strings.Contains(out, "! External agent broken skipped: ") {
+		t.Errorf("doctor does not name the skipped program:\n%s", out)
+	}
 }

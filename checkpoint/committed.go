@@ -54,6 +54,8 @@ type Store struct {
 	// remoteRef is the checkpoint destination's copy of MetadataBranch
 	// ("": RemoteMetadataRef).
 	remoteRef plumbing.ReferenceName
+	// layout is where new checkpoints go (layout.go).
+	layout Layout
 }
 
 // WithRemoteRef returns a store over the same repository that reads ref
@@ -185,8 +187,13 @@ func (s *Store) WriteSession(ctx context.Context, id ID, w SessionWrite, info Co
 		w.Metadata.FilesTouched = []string{}
 	}
 	slot := 0
-	_, err := s.repo.UpdateRefFunc(ctx, MetadataRef, func(tip plumbing.Hash) (plumbing.Hash, error) {
-		if tip.IsZero() {
+	toRef := s.writesRef(id)
+	ref, prefix := MetadataRef, id.Shard()+"/"
+	if toRef {
+		ref, prefix = id.RefName(), ""
+	}
+	_, err := s.repo.UpdateRefFunc(ctx, ref, func(tip plumbing.Hash) (plumbing.Hash, error) {
+		if tip.IsZero() && !toRef {
 			if remote, _ := s.repo.ReadRef(s.RemoteRef()); !remote.IsZero() {
 				tip = remote
 			}
@@ -196,11 +203,15 @@ func (s *Store) WriteSession(ctx context.Context, id ID, w SessionWrite, info Co
 		if !tip.IsZero() {
 			c, err := s.repo.Git.CommitObject(tip)
 			if err != nil {
-				return plumbing.ZeroHash, fmt.Errorf("read %s: %w", MetadataBranch, err)
+				return plumbing.ZeroHash, fmt.Errorf("read %s: %w", ref.Short(), err)
 			}
 			baseTree, parents = c.TreeHash, []plumbing.Hash{tip}
 		}
-		existing, err := s.readSessions(baseTree, id)
+		dir, err := s.dirTree(baseTree, id, toRef)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		existing, err := s.readSessions(dir, id, prefix)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -211,11 +222,11 @@ func (s *Store) WriteSession(ctx context.Context, id ID, w SessionWrite, info Co
 				break
 			}
 		}
-		changes, sessions, err := s.sessionChanges(id, slot, w, existing)
+		changes, sessions, err := s.sessionChanges(id, prefix, slot, w, existing)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		rootChange, err := s.rootChange(id, w.Metadata, sessions)
+		rootChange, err := s.rootChange(id, prefix, w.Metadata, sessions)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -228,13 +239,39 @@ func (s *Store) WriteSession(ctx context.Context, id ID, w SessionWrite, info Co
 	if err != nil {
 		return 0, fmt.Errorf("write checkpoint %s: %w", id, err)
 	}
+	if toRef {
+		if err := s.Queue(id); err != nil {
+			return slot, err
+		}
+	}
 	return slot, nil
+}
+
+// dirTree returns the tree of checkpoint id within baseTree, the tree of
+// the metadata branch or (ref) of the checkpoint's own ref; nil when
+// there is none yet.
+func (s *Store) dirTree(baseTree plumbing.Hash, id ID, ref bool) (*object.Tree, error) {
+	if baseTree.IsZero() {
+		return nil, nil
+	}
+	root, err := s.repo.Git.TreeObject(baseTree)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: read tree: %w", id, err)
+	}
+	if ref {
+		return root, nil
+	}
+	dir, err := root.Tree(id.Shard())
+	if err != nil {
+		return nil, nil
+	}
+	return dir, nil
 }
 
 // sessionChanges builds the tree changes of one slot and returns the slot
 // list with the new metadata in place.
-func (s *Store) sessionChanges(id ID, slot int, w SessionWrite, existing []slotInfo) ([]gitrepo.Change, []slotInfo, error) {
-	dir := id.Shard() + "/" + strconv.Itoa(slot)
+func (s *Store) sessionChanges(id ID, prefix string, slot int, w SessionWrite, existing []slotInfo) ([]gitrepo.Change, []slotInfo, error) {
+	dir := prefix + strconv.Itoa(slot)
 	changes := []gitrepo.Change{{Path: dir, Delete: true}}
 	add := func(name string, data []byte) error {
 		h, err := s.repo.WriteBlob(data)
@@ -282,7 +319,7 @@ func (s *Store) sessionChanges(id ID, slot int, w SessionWrite, existing []slotI
 		if err != nil {
 			return nil, nil, err
 		}
-		changes = append(changes, gitrepo.Change{Path: id.Shard() + "/" + name, Mode: filemode.Regular, Hash: h})
+		changes = append(changes, gitrepo.Change{Path: prefix + name, Mode: filemode.Regular, Hash: h})
 	}
 
 	sessions := append([]slotInfo(nil), existing...)
@@ -308,7 +345,7 @@ func (s *Store) sessionChanges(id ID, slot int, w SessionWrite, existing []slotI
 // rootChange writes the checkpoint summary for the given slots: counts and
 // token usage summed, files touched united, the latest write's strategy,
 // branch and version.
-func (s *Store) rootChange(id ID, latest SessionMetadata, sessions []slotInfo) (gitrepo.Change, error) {
+func (s *Store) rootChange(id ID, prefix string, latest SessionMetadata, sessions []slotInfo) (gitrepo.Change, error) {
 	paths := make([]SessionPaths, len(sessions))
 	metas := make([]*SessionMetadata, len(sessions))
 	for i, e := range sessions {
@@ -327,7 +364,7 @@ func (s *Store) rootChange(id ID, latest SessionMetadata, sessions []slotInfo) (
 	if err != nil {
 		return gitrepo.Change{}, err
 	}
-	return gitrepo.Change{Path: id.Shard() + "/" + MetadataFile, Mode: filemode.Regular, Hash: h}, nil
+	return gitrepo.Change{Path: prefix + MetadataFile, Mode: filemode.Regular, Hash: h}, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -369,4 +406,70 @@ func metadataMessage(id ID, m SessionMetadata, info CommitInfo) string {
 func (s *Store) commit(tree plumbing.Hash, parents []plumbing.Hash, msg string) (plumbing.Hash, error) {
 	sig := s.repo.Author(s.now())
 	return s.repo.WriteCommit(&object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree, ParentHashes: parents})
+}
+
+// UpdateFile rewrites one file of checkpoint id, rel (a slash path inside
+// the checkpoint, such as "0/metadata.json"), with what edit returns for
+// its current content, in one commit with message msg, where the
+// checkpoint lives: its ref, else the metadata branch (created from the
+// destination's copy when only that exists). It returns an error wrapping
+// ErrNotFound when the checkpoint or the file does not exist. Concurrent
+// writers are compare-and-swapped; edit may run more than once.
+func (s *Store) UpdateFile(ctx context.Context, id ID, rel string, edit func(old []byte) ([]byte, error), msg string) error {
+	if !id.Valid() {
+		return fmt.Errorf("%w: %q", ErrInvalidID, id)
+	}
+	toRef := s.writesRef(id)
+	ref, path := MetadataRef, id.Shard()+"/"+rel
+	if toRef {
+		ref, path = id.RefName(), rel
+	}
+	_, err := s.repo.UpdateRefFunc(ctx, ref, func(tip plumbing.Hash) (plumbing.Hash, error) {
+		if tip.IsZero() && !toRef {
+			if h, _ := s.repo.ReadRef(s.RemoteRef()); !h.IsZero() {
+				tip = h
+			}
+		}
+		if tip.IsZero() {
+			return plumbing.ZeroHash, fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
+		c, err := s.repo.Git.CommitObject(tip)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read %s: %w", ref.Short(), err)
+		}
+		root, err := c.Tree()
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read %s tree: %w", ref.Short(), err)
+		}
+		f, err := root.File(path)
+		if errors.Is(err, object.ErrFileNotFound) {
+			return plumbing.ZeroHash, fmt.Errorf("%w: %s %s", ErrNotFound, id, rel)
+		} else if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read %s of %s: %w", rel, id, err)
+		}
+		old, err := s.repo.ReadBlob(f.Hash)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		data, err := edit(old)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		blob, err := s.repo.WriteBlob(data)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		tree, err := s.repo.BuildTree(c.TreeHash, []gitrepo.Change{{Path: path, Mode: filemode.Regular, Hash: blob}})
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		return s.commit(tree, []plumbing.Hash{tip}, msg)
+	})
+	if err != nil {
+		return err
+	}
+	if toRef {
+		return s.Queue(id)
+	}
+	return nil
 }

@@ -203,17 +203,10 @@ func (s *Store) List() ([]ID, error) {
 }
 
 // readSessions returns what a write needs to know about the slots of
-// checkpoint id in the tree baseTree (none when it does not exist yet).
-func (s *Store) readSessions(baseTree plumbing.Hash, id ID) ([]slotInfo, error) {
-	if baseTree.IsZero() {
-		return nil, nil
-	}
-	root, err := s.repo.Git.TreeObject(baseTree)
-	if err != nil {
-		return nil, fmt.Errorf("read %s tree: %w", MetadataBranch, err)
-	}
-	dir, err := root.Tree(id.Shard())
-	if err != nil {
+// checkpoint id, whose tree is dir (nil: it does not exist yet) at prefix
+// ("" for a checkpoint ref, "<shard>/" on the metadata branch).
+func (s *Store) readSessions(dir *object.Tree, id ID, prefix string) ([]slotInfo, error) {
+	if dir == nil {
 		return nil, nil
 	}
 	var out []slotInfo
@@ -229,7 +222,7 @@ func (s *Store) readSessions(baseTree plumbing.Hash, id ID) ([]slotInfo, error) 
 		if err := ReadJSON(s.repo, sub, MetadataFile, &m); err != nil {
 			return nil, fmt.Errorf("checkpoint %s session %d: %w", id, idx, err)
 		}
-		out = append(out, slotInfo{meta: &m, paths: SlotPaths(id, idx, sub)})
+		out = append(out, slotInfo{meta: &m, paths: SlotPathsIn(prefix, idx, sub)})
 	}
 	return out, nil
 }

@@ -14,8 +14,25 @@ import (
 // with the parent's timestamps (SPEC 3.7; `entire clean`). IDs not on the
 // branch are ignored; when none is there, or the branch does not exist,
 // nothing is written. The commit is compare-and-swapped like every write.
+// A checkpoint stored as its own ref (SPEC 10.3) has its local ref
+// deleted instead (a copy on the checkpoint remote stays there).
 func (s *Store) RemoveOrphaned(ctx context.Context, ids []ID) error {
 	repo := s.repo
+	var onBranch []ID
+	for _, id := range ids {
+		h, err := repo.ReadRef(id.RefName())
+		if err != nil || h.IsZero() {
+			onBranch = append(onBranch, id)
+			continue
+		}
+		if err := repo.DeleteRef(ctx, id.RefName(), h); err != nil {
+			return fmt.Errorf("remove checkpoint %s: %w", id, err)
+		}
+	}
+	ids = onBranch
+	if len(ids) == 0 {
+		return nil
+	}
 	_, err := repo.UpdateRefFunc(ctx, MetadataRef, func(tip plumbing.Hash) (plumbing.Hash, error) {
 		if tip.IsZero() {
 			return tip, nil

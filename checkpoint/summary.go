@@ -13,7 +13,14 @@ import (
 // "" for a file that is absent; the legacy full.log stands for the
 // transcript when there is no full.jsonl.
 func SlotPaths(id ID, idx int, t *object.Tree) SessionPaths {
-	prefix := "/" + id.Shard() + "/" + strconv.Itoa(idx) + "/"
+	return SlotPathsIn(id.Shard()+"/", idx, t)
+}
+
+// SlotPathsIn is SlotPaths of a checkpoint at dir, "" for a checkpoint
+// ref's tree (paths "/0/full.jsonl", SPEC 10.3) or "<shard>/" on the
+// metadata branch.
+func SlotPathsIn(dir string, idx int, t *object.Tree) SessionPaths {
+	prefix := "/" + dir + strconv.Itoa(idx) + "/"
 	has := func(name string) string {
 		if _, err := t.FindEntry(name); err == nil {
 			return prefix + name

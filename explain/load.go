@@ -356,6 +356,18 @@ func (l *Loader) metadataRev() string {
 // (about 2·log2(n) tree reads). When that commit merged it in from another
 // clone, the search goes on in the merged side.
 func (l *Loader) author(ctx context.Context, id checkpoint.ID) string {
+	if tip, err := l.Repo.ReadRef(id.RefName()); err == nil && !tip.IsZero() {
+		// Its own ref (SPEC 10.3): the first commit of its short history
+		// (bounded: the ref comes from teammates too).
+		c, err := l.Repo.Git.CommitObject(tip)
+		for i := 0; err == nil && len(c.ParentHashes) > 0 && i < 1000; i++ {
+			c, err = l.Repo.Git.CommitObject(c.ParentHashes[0])
+		}
+		if err != nil {
+			return ""
+		}
+		return c.Author.Name + " <" + c.Author.Email + ">"
+	}
 	rev := l.metadataRev()
 	if rev == "" {
 		return ""

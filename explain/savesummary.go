@@ -3,71 +3,33 @@ package explain
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/entirecli/entire/checkpoint"
-	"github.com/entirecli/entire/internal/gitrepo"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // SaveSummary stores sum, which the caller redacted (Summary.Redacted), as
 // the summary of session slot `slot` of checkpoint id: it rewrites only
-// that slot's metadata.json in a new commit on the metadata branch,
-// "Update summary for checkpoint <id> (session: <sid>)", by the
-// repository's git user at time now. Concurrent writers are
-// handled by compare-and-swap. The local branch is created from origin's
-// copy when only that exists.
-//
-// remote is the checkpoint destination's remote-tracking ref of the
-// metadata branch ("": origin's).
-func SaveSummary(ctx context.Context, repo *gitrepo.Repo, remote plumbing.ReferenceName, id checkpoint.ID, slot int, sum *checkpoint.Summary, now time.Time) error {
-	if remote == "" {
-		remote = checkpoint.RemoteMetadataRef
-	}
-	path := id.Shard() + "/" + strconv.Itoa(slot) + "/" + checkpoint.MetadataFile
-	_, err := repo.UpdateRefFunc(ctx, checkpoint.MetadataRef, func(tip plumbing.Hash) (plumbing.Hash, error) {
-		if tip.IsZero() {
-			if h, _ := repo.ReadRef(remote); !h.IsZero() {
-				tip = h
-			}
-		}
-		if tip.IsZero() {
-			return plumbing.ZeroHash, fmt.Errorf("%w: %s (no %s branch)", checkpoint.ErrNotFound, id, checkpoint.MetadataBranch)
-		}
-		c, err := repo.Git.CommitObject(tip)
-		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("read %s: %w", checkpoint.MetadataBranch, err)
-		}
-		root, err := c.Tree()
-		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("read %s tree: %w", checkpoint.MetadataBranch, err)
-		}
-		f, err := root.File(path)
-		if errors.Is(err, object.ErrFileNotFound) {
-			return plumbing.ZeroHash, fmt.Errorf("%w: %s session %d", checkpoint.ErrNotFound, id, slot)
-		} else if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("read %s: %w", path, err)
-		}
-		data, err := repo.ReadBlob(f.Hash)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
+// that slot's metadata.json in a new commit, "Update summary for
+// checkpoint <id> (session: <sid>)", where the checkpoint lives (its ref,
+// or the metadata branch, created from the destination's copy when only
+// that exists; see checkpoint.Store.UpdateFile).
+func SaveSummary(ctx context.Context, store *checkpoint.Store, id checkpoint.ID, slot int, sum *checkpoint.Summary) error {
+	rel := strconv.Itoa(slot) + "/" + checkpoint.MetadataFile
+	var sessionID string
+	edit := func(data []byte) ([]byte, error) {
 		// Keep every key the file has, ours or not: only "summary" changes.
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(data, &m); err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("corrupt %s: %w", path, err)
+			return nil, fmt.Errorf("corrupt %s of %s: %w", rel, id, err)
 		}
 		var meta checkpoint.SessionMetadata
 		_ = json.Unmarshal(data, &meta)
 		meta.Summary = sum
 		out, err := json.MarshalIndent(meta, "", "  ")
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return nil, err
 		}
 		var merged map[string]json.RawMessage
 		_ = json.Unmarshal(out, &merged)
@@ -80,26 +42,26 @@ func SaveSummary(ctx context.Context, repo *gitrepo.Repo, remote plumbing.Refere
 		if out == nil {
 			raw, err := json.Marshal(sum)
 			if err != nil {
-				return plumbing.ZeroHash, err
+				return nil, err
 			}
 			m["summary"] = raw
 			if out, err = json.MarshalIndent(m, "", "  "); err != nil {
-				return plumbing.ZeroHash, err
+				return nil, err
 			}
 		}
-		blob, err := repo.WriteBlob(append(out, '\n'))
-		if err != nil {
-			return plumbing.ZeroHash, err
+		return append(out, '\n'), nil
+	}
+	// The message names the session, known once the file is read: read
+	// it first (the edit reads it again under the compare-and-swap).
+	if cp, err := store.Read(id); err == nil {
+		for _, s := range cp.Sessions {
+			if s.Index == slot {
+				sessionID = s.Metadata.SessionID
+			}
 		}
-		tree, err := repo.BuildTree(c.TreeHash, []gitrepo.Change{{Path: path, Mode: filemode.Regular, Hash: blob}})
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		sig := repo.Author(now)
-		msg := fmt.Sprintf("Update summary for checkpoint %s (session: %s)\n", id, meta.SessionID)
-		return repo.WriteCommit(&object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree, ParentHashes: []plumbing.Hash{tip}})
-	})
-	if err != nil {
+	}
+	msg := fmt.Sprintf("Update summary for checkpoint %s (session: %s)\n", id, sessionID)
+	if err := store.UpdateFile(ctx, id, rel, edit, msg); err != nil {
 		return fmt.Errorf("save summary of %s: %w", id, err)
 	}
 	return nil

@@ -225,7 +225,7 @@ func (a *AutoCommit) saveStep(ctx context.Context, st *session.State, in TurnInp
 	if err != nil {
 		return err
 	}
-	id := checkpoint.NewID()
+	id := a.env.checkpoints().NewID()
 	commit, err := a.commitCode(ctx, head, files, subject, id)
 	if err != nil {
 		return err

@@ -75,7 +75,7 @@ func (a *AutoCommit) saveTask(ctx context.Context, st *session.State, in TaskInp
 	if err != nil {
 		return err
 	}
-	id := checkpoint.NewID()
+	id := a.env.checkpoints().NewID()
 	subject := taskSubject(in, a.env.Redactor)
 	commit, err := a.commitCode(ctx, head, files, subject, id)
 	if err != nil || commit.IsZero() {
@@ -150,7 +150,7 @@ func (a *AutoCommit) TaskProgress(ctx context.Context, in TaskInput) error {
 		recorded := recordTodos(st, in.Todos)
 		seq := a.countIncremental(head, toolUseID, since) + 1
 		subject := a.env.incrementalSubject(todoDescription(in.Todos, st.Todos), seq, toolUseID)
-		id := checkpoint.NewID()
+		id := a.env.checkpoints().NewID()
 		commit, err := a.commitCode(ctx, head, files, subject, id)
 		if err != nil || commit.IsZero() {
 			if err == nil && !recorded {

@@ -95,13 +95,25 @@ func FindOrphans(ctx context.Context, repo *gitrepo.Repo, store *session.Store, 
 }
 
 // sessionsWithCheckpoints returns the session IDs named by an
-// Entire-Session trailer on the metadata branch (one git log).
+// Entire-Session trailer on the metadata branch or on a checkpoint ref
+// (one git log).
 func sessionsWithCheckpoints(ctx context.Context, repo *gitrepo.Repo) (map[string]bool, error) {
 	ids := map[string]bool{}
-	if tip, err := repo.ReadRef(checkpoint.MetadataRef); err != nil || tip.IsZero() {
+	args := []string{"log", "--format=%B%x00"}
+	if tip, err := repo.ReadRef(checkpoint.MetadataRef); err != nil {
 		return ids, err
+	} else if !tip.IsZero() {
+		args = append(args, string(checkpoint.MetadataRef))
 	}
-	out, err := repo.RunGit(ctx, "log", "--format=%B%x00", string(checkpoint.MetadataRef))
+	if refs, err := repo.ListRefs(checkpoint.RefPrefix); err != nil {
+		return ids, err
+	} else if len(refs) > 0 {
+		args = append(args, "--glob="+checkpoint.RefPrefix+"*")
+	}
+	if len(args) == 2 {
+		return ids, nil
+	}
+	out, err := repo.RunGit(ctx, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -76,7 +76,7 @@ func (m *ManualCommit) PrepareCommitMsg(ctx context.Context, msgFile, source str
 	if linked == nil {
 		return nil
 	}
-	id := checkpoint.NewID()
+	id := m.env.checkpoints().NewID()
 	agentLabel := linked.AgentType
 	if agentLabel == "" {
 		agentLabel = "Agent"

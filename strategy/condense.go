@@ -517,6 +517,10 @@ func short8(s string) string {
 // steps, is idle, keeps its base commit, and records id as its last
 // checkpoint; its shadow branch is deleted when no other session uses it.
 // It fails, changing nothing, when the session does not exist
+// NewCheckpointID returns a fresh ID for a checkpoint of the layout the
+// settings name: a ULID for git-refs, 12 hex characters for git-branch.
+func (m *ManualCommit) NewCheckpointID() checkpoint.ID { return m.env.checkpoints().NewID() }
+
 // (session.ErrNotFound), has no checkpoints, or its shadow branch is gone.
 func (m *ManualCommit) CondenseSession(ctx context.Context, sessionID string, id checkpoint.ID) error {
 	repo := m.env.Repo

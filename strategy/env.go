@@ -99,7 +99,21 @@ func (e *Env) printf(format string, a ...any) { iostreams.Printf(e.Stderr, forma
 // metadata of every write with e.Redactor, the one place where the strings
 // of metadata.json and of metadata commit messages are redacted.
 func (e *Env) checkpoints() *checkpoint.Store {
-	return checkpoint.NewStore(e.Repo, e.Now).WithRedaction(e.Redactor.Text)
+	return checkpoint.NewStore(e.Repo, e.Now).WithRedaction(e.Redactor.Text).WithLayout(e.layout())
+}
+
+// layout is the checkpoint layout the settings name (SPEC 10.1); a type
+// this version does not know is logged, and checkpoints go to refs that
+// are not pushed (push.Resolve).
+func (e *Env) layout() checkpoint.Layout {
+	if e.Settings == nil {
+		return checkpoint.LayoutBranch
+	}
+	l, err := checkpoint.LayoutOf(e.Settings.CheckpointsType())
+	if err != nil && e.Log != nil {
+		e.Log.Warn("checkpoint layout", "error", err)
+	}
+	return l
 }
 
 // TurnInput is a normalised agent event that concerns one session.

@@ -16,7 +16,9 @@ import (
 // logged, never returned.
 func (e *Env) ensureSetup(ctx context.Context) {
 	repo := e.Repo
-	if tip, err := repo.ReadRef(checkpoint.MetadataRef); err == nil && tip.IsZero() {
+	// In the git-refs layout each checkpoint makes its own ref: there is
+	// no branch to create.
+	if tip, err := repo.ReadRef(checkpoint.MetadataRef); err == nil && tip.IsZero() && e.layout() == checkpoint.LayoutBranch {
 		if created, err := e.checkpoints().EnsureBranch(ctx); err != nil {
 			e.Log.Warn("create metadata branch", "error", err)
 		} else if created {

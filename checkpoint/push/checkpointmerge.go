@@ -31,11 +31,12 @@ type slot struct {
 	meta  checkpoint.SessionMetadata
 }
 
-// mergeCheckpoint merges the two versions of checkpoint id's directory by
-// session (see MergeTrees). It falls back to the plain union when either
-// side's metadata cannot be read.
-func (m *treeMerger) mergeCheckpoint(local, remote plumbing.Hash, id checkpoint.ID) (plumbing.Hash, error) {
-	dir := id.Shard()
+// mergeCheckpoint merges the two versions of checkpoint id's tree by
+// session (see MergeTrees); dir is where the checkpoint is, "" for the
+// root of its own ref (SPEC 10.3), else its directory on the metadata
+// branch. It falls back to the plain union when either side's metadata
+// cannot be read.
+func (m *treeMerger) mergeCheckpoint(local, remote plumbing.Hash, id checkpoint.ID, dir string) (plumbing.Hash, error) {
 	lt, rt, err := m.trees(local, remote)
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -69,7 +70,7 @@ func (m *treeMerger) mergeCheckpoint(local, remote plumbing.Hash, id checkpoint.
 			entries[name] = re
 			continue
 		}
-		h, err := m.merge(le.Hash, re.Hash, dir+"/"+name)
+		h, err := m.merge(le.Hash, re.Hash, joinPath(dir, name))
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -105,7 +106,7 @@ func (m *treeMerger) mergeCheckpoint(local, remote plumbing.Hash, id checkpoint.
 	if root, err := rt.FindEntry(checkpoint.MetadataFile); err == nil && !moved {
 		entries[checkpoint.MetadataFile] = *root
 	} else {
-		h, err := m.writeRoot(id, rootMeta, final)
+		h, err := m.writeRoot(id, dir, rootMeta, final)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -142,7 +143,11 @@ func (m *treeMerger) slots(t *object.Tree) (map[int]slot, error) {
 // writeRoot stores the root metadata.json of a checkpoint with the slots
 // final, computed as the checkpoint store computes it; version, strategy
 // and branch come from base.
-func (m *treeMerger) writeRoot(id checkpoint.ID, base checkpoint.RootMetadata, final map[int]slot) (plumbing.Hash, error) {
+func (m *treeMerger) writeRoot(id checkpoint.ID, dir string, base checkpoint.RootMetadata, final map[int]slot) (plumbing.Hash, error) {
+	prefix := ""
+	if dir != "" {
+		prefix = dir + "/"
+	}
 	idxs := sortedIndexes(final)
 	var paths []checkpoint.SessionPaths
 	var metas []*checkpoint.SessionMetadata
@@ -151,7 +156,7 @@ func (m *treeMerger) writeRoot(id checkpoint.ID, base checkpoint.RootMetadata, f
 			paths, metas = append(paths, checkpoint.SessionPaths{}), append(metas, nil)
 		}
 		s := final[idx]
-		paths = append(paths, checkpoint.SlotPaths(id, idx, s.tree))
+		paths = append(paths, checkpoint.SlotPathsIn(prefix, idx, s.tree))
 		meta := s.meta
 		metas = append(metas, &meta)
 	}

@@ -196,6 +196,12 @@ func resolve(ctx context.Context, repo *gitrepo.Repo, s *settings.Settings, opts
 		return Destination{Source: "settings", Local: fmt.Sprintf("the settings cannot be read (%v)", s.Unreadable),
 			Fix: "fix or remove the settings file named above"}
 	}
+	if t, err := s.CheckpointsType(); err != nil {
+		return Destination{Source: "settings", Local: err.Error(), Fix: `set "checkpoints": {"primary": {"type": "git-refs"}} (or "git-branch")`}
+	} else if !settings.CheckpointsKnown(t) {
+		return Destination{Source: "settings", Local: fmt.Sprintf("checkpoints.primary.type %q is not a layout this version knows", t),
+			Fix: `set checkpoints.primary.type to "git-refs" or "git-branch", or update entire`}
+	}
 	remotes, err := listRemotes(repo)
 	if err != nil {
 		return Destination{Source: "git config", Local: fmt.Sprintf("the remotes cannot be read (%v)", err), Fix: "fix .git/config"}

@@ -136,7 +136,7 @@ func (m *treeMerger) merge(local, remote plumbing.Hash, dir string) (plumbing.Ha
 		path := joinPath(dir, re.Name)
 		var h plumbing.Hash
 		if id, ok := checkpointID(path); ok && m.checkpoints {
-			h, err = m.mergeCheckpoint(le.Hash, re.Hash, id)
+			h, err = m.mergeCheckpoint(le.Hash, re.Hash, id, path)
 		} else {
 			h, err = m.merge(le.Hash, re.Hash, path)
 		}

@@ -161,6 +161,27 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 		warn(err)
 		return nil
 	}
+	start := time.Now()
+	branchErr := r.prePushBranches(ctx, repo, dest, opts, trusted, start, log)
+	if errors.Is(branchErr, ErrSecretsFound) || errors.Is(branchErr, ErrDeferred) {
+		return branchErr
+	}
+	refErr := r.prePushRefs(ctx, dest, opts, start, log)
+	switch {
+	case errors.Is(refErr, ErrSecretsFound):
+		return refErr
+	case errors.Is(branchErr, ErrBackground) || errors.Is(refErr, ErrBackground):
+		return ErrBackground
+	}
+	return nil
+}
+
+// prePushBranches is PrePush of the entire/<name>/v1 branches.
+func (r *runner) prePushBranches(ctx context.Context, repo *gitrepo.Repo, dest Destination, opts Options, trusted bool, start time.Time, log io.Writer) error {
+	cpName := dest.Name()
+	warn := func(err error) {
+		fmt.Fprintf(log, "[entire] could not push session logs to %s: %v\n", cpName, err)
+	}
 	branches := opts.Branches
 	if branches == nil {
 		var err error
@@ -194,7 +215,6 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 	if len(pending)+len(explicit) == 0 {
 		return nil
 	}
-	start := time.Now()
 	known, err := knownTips(repo, dest)
 	if err != nil {
 		warn(err)

@@ -299,3 +299,61 @@ func ExternalAgentsAllowed(repoRoot string) bool {
 	f, err := readFile(LocalPath(repoRoot))
 	return err == nil && f.ExternalAgents != nil && *f.ExternalAgents
 }
+
+// Checkpoint layouts, as checkpoints.primary.type names them (SPEC 10.1).
+const (
+	CheckpointsGitBranch = "git-branch"
+	CheckpointsGitRefs   = "git-refs"
+)
+
+// CheckpointsType returns checkpoints.primary.type: CheckpointsGitBranch
+// when the block or the key is absent (what an absent block means to
+// Entire), the value as written otherwise. A block that is not an object
+// of that shape is an error naming it; a type this version does not know
+// is returned as written, for the caller to refuse (CheckpointsKnown).
+func (s *Settings) CheckpointsType() (string, error) {
+	if len(s.Checkpoints) == 0 || string(s.Checkpoints) == "null" {
+		return CheckpointsGitBranch, nil
+	}
+	var block struct {
+		Primary *struct {
+			Type *string `json:"type"`
+		} `json:"primary"`
+	}
+	if err := json.Unmarshal(s.Checkpoints, &block); err != nil {
+		return "", fmt.Errorf("settings \"checkpoints\" is not {\"primary\": {\"type\": ...}}: %w", err)
+	}
+	if block.Primary == nil || block.Primary.Type == nil || *block.Primary.Type == "" {
+		return CheckpointsGitBranch, nil
+	}
+	return *block.Primary.Type, nil
+}
+
+// CheckpointsKnown reports whether t is a checkpoints.primary.type this
+// version reads and writes.
+func CheckpointsKnown(t string) bool {
+	return t == CheckpointsGitBranch || t == CheckpointsGitRefs
+}
+
+// SetCheckpointsType sets checkpoints.primary.type to t, keeping the other
+// keys of the block (and of "primary") as written.
+func (s *Settings) SetCheckpointsType(t string) error {
+	block := map[string]any{}
+	if len(s.Checkpoints) > 0 && string(s.Checkpoints) != "null" {
+		if err := json.Unmarshal(s.Checkpoints, &block); err != nil {
+			return fmt.Errorf("settings \"checkpoints\": %w", err)
+		}
+	}
+	primary, _ := block["primary"].(map[string]any)
+	if primary == nil {
+		primary = map[string]any{}
+	}
+	primary["type"] = t
+	block["primary"] = primary
+	data, err := json.Marshal(block)
+	if err != nil {
+		return fmt.Errorf("encode settings \"checkpoints\": %w", err)
+	}
+	s.Checkpoints = data
+	return nil
+}

@@ -177,7 +177,7 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 				defer log.Close()
 				mc = strategy.NewManualCommit(env)
 			}
-			id := checkpoint.NewID()
+			id := mc.NewCheckpointID()
 			if err := mc.CondenseSession(ctx, s.st.SessionID, id); err != nil {
 				fmt.Fprintf(f.IO.ErrOut, "Could not condense session %s: %v\n", s.st.SessionID, err)
 				failures++

@@ -208,7 +208,8 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 		return err
 	}
 	track.log.AddAppended(settingsGitignore, appended)
-	target, err := writeEnableSettings(repo.Root, opts, mode, track.log, out)
+	newLayout := chooseLayout(repo)
+	target, err := writeEnableSettings(repo.Root, opts, mode, newLayout, track.log, out)
 	if err != nil {
 		return err
 	}
@@ -247,12 +248,16 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 		fmt.Fprintln(out, "✓ Hooks installed")
 	}
 	fmt.Fprintf(out, "✓ Project configured (%s)\n", filepath.ToSlash(filepath.Join(settings.Dir, filepath.Base(target))))
-	created, err := checkpoint.NewStore(repo, f.Now).EnsureBranch(ctx)
-	if err != nil {
-		return err
-	}
-	if created {
-		fmt.Fprintf(errOut, "✓ Created orphan branch '%s' for session metadata\n", checkpoint.MetadataBranch)
+	if layout, _ := checkpoint.LayoutOf(loadSettings(repo).CheckpointsType()); layout == checkpoint.LayoutBranch {
+		created, err := checkpoint.NewStore(repo, f.Now).EnsureBranch(ctx)
+		if err != nil {
+			return err
+		}
+		if created {
+			fmt.Fprintf(errOut, "✓ Created orphan branch '%s' for session metadata\n", checkpoint.MetadataBranch)
+		}
+	} else if newLayout != "" {
+		fmt.Fprintln(out, "✓ Checkpoints will be stored one ref each (checkpoints.primary.type: git-refs)")
 	}
 	ignored := map[string]string{}
 	for _, file := range spec.Files {
@@ -284,7 +289,7 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 // file is written, keys the local file also sets are updated there too, so
 // that an override (typically "enabled": false from `entire disable`) does
 // not undo the enable.
-func writeEnableSettings(root string, opts *enableOptions, mode enableMode, log *agent.InstallLog, info io.Writer) (string, error) {
+func writeEnableSettings(root string, opts *enableOptions, mode enableMode, layout string, log *agent.InstallLog, info io.Writer) (string, error) {
 	record := func(path string) *jsonedit.Record {
 		rel, err := filepath.Rel(root, path)
 		if err != nil {
@@ -312,6 +317,9 @@ func writeEnableSettings(root string, opts *enableOptions, mode enableMode, log 
 	}
 	if opts.SkipPushSessions {
 		edit.Options = map[string]any{settings.OptPushSessions: false}
+	}
+	if layout != "" {
+		edit.CheckpointsType = &layout
 	}
 	if opts.CheckpointRemote != "" {
 		obj, err := settings.ParseCheckpointRemoteFlag(opts.CheckpointRemote)
@@ -350,6 +358,31 @@ func writeEnableSettings(root string, opts *enableOptions, mode enableMode, log 
 		}
 	}
 	return target, nil
+}
+
+// chooseLayout returns the checkpoint layout a first enable writes into
+// the settings, as today's Entire does: "git-refs" in a repository whose
+// settings name none and that has no entire/checkpoints/v1 history (its
+// own branch or a remote's copy); "" (write nothing) otherwise, so that a
+// repository with a v1 history keeps it.
+func chooseLayout(repo *gitrepo.Repo) string {
+	s, err := settings.Load(repo.Root)
+	if err != nil || len(s.Checkpoints) > 0 {
+		return ""
+	}
+	if h, err := repo.ReadRef(checkpoint.MetadataRef); err != nil || !h.IsZero() {
+		return ""
+	}
+	remotes, err := repo.ListRefs("refs/remotes/")
+	if err != nil {
+		return ""
+	}
+	for name := range remotes {
+		if strings.HasSuffix(string(name), "/"+checkpoint.MetadataBranch) {
+			return ""
+		}
+	}
+	return settings.CheckpointsGitRefs
 }
 
 // printAgentList prints the registered agents and how to pick one, after

@@ -436,7 +436,7 @@ func generateSummary(ctx context.Context, opts *explainOptions, l *explain.Loade
 	// The summary is stored like the metadata the hooks write: redacted.
 	summary = summary.Redacted(storeRedactor(f, repo))
 	store, _ := metadataStore(ctx, f, repo)
-	if err := explain.SaveSummary(ctx, repo, store.RemoteRef(), id, s.Index, summary, f.Now()); err != nil {
+	if err := explain.SaveSummary(ctx, store, id, s.Index, summary); err != nil {
 		return err
 	}
 	fmt.Fprintln(f.IO.Out, "✓ Summary generated and saved")

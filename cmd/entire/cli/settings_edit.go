@@ -35,6 +35,9 @@ type settingsEdit struct {
 	// ExternalAgents true is written to the local file when an external
 	// agent is enabled (only that file grants it).
 	ExternalAgents *bool
+	// CheckpointsType is checkpoints.primary.type, the checkpoint layout
+	// (SPEC 10.1).
+	CheckpointsType *string
 }
 
 // apply writes e into the settings file at path, creating it (and its
@@ -111,6 +114,20 @@ func (e settingsEdit) apply(path string, added *jsonedit.Record, onlyPresent, dr
 			for _, k := range slices.Sorted(maps.Keys(e.Options)) {
 				set([]string{opts}, k, e.Options[k])
 			}
+		}
+	}
+	if e.CheckpointsType != nil {
+		obj := []string{"checkpoints", "primary"}
+		for i := range obj {
+			if doc.Kind(jsonedit.Keys(obj[:i+1])...) == 0 && !onlyPresent {
+				if err := doc.Insert(jsonedit.Keys(obj[:i]), obj[i], []byte("{}")); err != nil {
+					return false, fmt.Errorf("settings %s: %w", path, err)
+				}
+				added.Member(obj[:i+1], nil)
+			}
+		}
+		if doc.Kind(jsonedit.Keys(obj)...) == '{' {
+			set(obj, "type", *e.CheckpointsType)
 		}
 	}
 	if setErr != nil {

@@ -23,8 +23,10 @@ func loadSettings(repo *gitrepo.Repo) *settings.Settings {
 // destination's copy of the metadata branch where the local one is missing
 // (a fresh clone), and that destination.
 func metadataStore(ctx context.Context, f *factory, repo *gitrepo.Repo) (*checkpoint.Store, push.Destination) {
-	dest := push.Resolve(ctx, repo, loadSettings(repo), push.ResolveOptions{Getenv: f.Getenv})
-	store := checkpoint.NewStore(repo, f.Now)
+	s := loadSettings(repo)
+	dest := push.Resolve(ctx, repo, s, push.ResolveOptions{Getenv: f.Getenv})
+	layout, _ := checkpoint.LayoutOf(s.CheckpointsType())
+	store := checkpoint.NewStore(repo, f.Now).WithLayout(layout)
 	if dest.Fetches() {
 		store = store.WithRemoteRef(dest.TrackingRef(checkpoint.MetadataBranch))
 	}

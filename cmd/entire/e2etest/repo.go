@@ -253,6 +253,34 @@ func NewSessionRepo(t *testing.T) *SessionRepo {
 	return &SessionRepo{T: t, Dir: dir, Transcript: filepath.Join(projects, "sess-1.jsonl"), Env: env, SessionID: "sess-1"}
 }
 
+// NewRefsSessionRepo is NewSessionRepo with the git-refs checkpoint layout
+// (checkpoints.primary.type, SPEC 10.1) committed in the project
+// settings, as a first `entire enable` of today leaves a repository.
+func NewRefsSessionRepo(t *testing.T) *SessionRepo {
+	t.Helper()
+	r := NewSessionRepo(t)
+	r.UseLayout(settings.CheckpointsGitRefs)
+	return r
+}
+
+// UseLayout commits checkpoints.primary.type typ in the project settings
+// (without running hooks).
+func (r *SessionRepo) UseLayout(typ string) {
+	r.T.Helper()
+	s, err := settings.LoadFile(settings.ProjectPath(r.Dir))
+	if err != nil {
+		r.T.Fatal(err)
+	}
+	if err := s.SetCheckpointsType(typ); err != nil {
+		r.T.Fatal(err)
+	}
+	if err := settings.Save(settings.ProjectPath(r.Dir), s); err != nil {
+		r.T.Fatal(err)
+	}
+	gittest.Git(r.T, r.Dir, "add", settings.ProjectRel)
+	gittest.Git(r.T, r.Dir, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "checkpoints: "+typ)
+}
+
 // sessionTemplate returns the repository NewSessionRepo copies, building
 // it on the first call: README.md committed, then entire's default
 // settings committed with the git hooks installed, as `entire enable`

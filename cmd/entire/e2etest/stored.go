@@ -142,11 +142,21 @@ func (l *LineReader) Read(p []byte) (int, error) {
 }
 
 // TrailerRe matches an Entire-Checkpoint trailer; its group is the ID.
-var TrailerRe = regexp.MustCompile(`(?m)^Entire-Checkpoint: ([0-9a-f]{12})$`)
+var TrailerRe = regexp.MustCompile(`(?m)^Entire-Checkpoint: ([0-9a-f]{12}|[0-7][0-9A-HJKMNP-TV-Z]{25})$`)
 
-// CpPath is the metadata-branch path of a checkpoint file.
+// CpPath is the path of a checkpoint file as git names it: in the
+// checkpoint's own ref for a ULID (SPEC 10.3), on the metadata branch for
+// a hex ID.
 func CpPath(id, rel string) string {
+	if len(id) == 26 {
+		return CpRef(id) + ":" + rel
+	}
 	return "entire/checkpoints/v1:" + id[:2] + "/" + id[2:] + "/" + rel
+}
+
+// CpRef is the ref of a checkpoint in the git-refs layout.
+func CpRef(id string) string {
+	return "refs/entire/checkpoints/" + id[len(id)-2:] + "/" + id
 }
 
 // ShadowBranches lists the shadow branches (all entire/* but the metadata
@@ -162,7 +172,8 @@ func ShadowBranches(t *testing.T, dir string) []string {
 	return out
 }
 
-// HasCheckpoint reports whether checkpoint id is on the metadata branch.
+// HasCheckpoint reports whether checkpoint id is stored in dir: on the
+// metadata branch, or (a ULID) as its own ref.
 func HasCheckpoint(t *testing.T, dir, id string) bool {
 	t.Helper()
 	_, err := gittest.GitErr(dir, "cat-file", "-e", CpPath(id, "metadata.json"))

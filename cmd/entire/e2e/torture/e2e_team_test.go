@@ -12,14 +12,16 @@ import (
 
 	"github.com/entirecli/entire/cmd/entire/e2etest"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/settings"
 )
 
 // teamRemote creates a bare repository holding the main branch of a
 // repository set up for entire, under a new directory served by git
 // daemon. It returns the bare repository's path and its git:// URL.
-func teamRemote(t *testing.T) (bare, url string) {
+func teamRemote(t *testing.T, layout string) (bare, url string) {
 	t.Helper()
 	seed := e2etest.NewSessionRepo(t)
+	seed.UseLayout(layout)
 	base := t.TempDir()
 	bare = filepath.Join(base, "team.git")
 	gittest.Git(t, base, "init", "-q", "--bare", "-b", "main", bare)
@@ -30,10 +32,20 @@ func teamRemote(t *testing.T) (bare, url string) {
 // Eight developers, four cloned over file:// and four over git daemon, each
 // run an agent session, commit and push their own branch at the same time:
 // no push fails or takes 30 s, and every Entire-Checkpoint trailer on the
-// remote names a checkpoint on its metadata branch.
+// remote names a checkpoint on the remote: on its metadata branch, or (in
+// the git-refs layout) as its own ref.
 func TestTeamPushesConverge(t *testing.T) {
 	t.Parallel()
-	bare, url := teamRemote(t)
+	for _, layout := range []string{settings.CheckpointsGitBranch, settings.CheckpointsGitRefs} {
+		t.Run(layout, func(t *testing.T) {
+			t.Parallel()
+			teamPushesConverge(t, layout)
+		})
+	}
+}
+
+func teamPushesConverge(t *testing.T, layout string) {
+	bare, url := teamRemote(t, layout)
 	const clones, rounds = 8, 1
 	var mu sync.Mutex
 	var slowest time.Duration
@@ -77,7 +89,8 @@ func TestTeamPushesConverge(t *testing.T) {
 	})
 	t.Logf("%d pushes, the slowest %s", clones*rounds, slowest)
 	meta := map[string]bool{}
-	for _, p := range strings.Split(gittest.Git(t, bare, "ls-tree", "-r", "--name-only", "entire/checkpoints/v1"), "\n") {
+	tree, _ := gittest.GitErr(bare, "ls-tree", "-r", "--name-only", "entire/checkpoints/v1")
+	for _, p := range strings.Split(tree, "\n") {
 		if f := strings.Split(p, "/"); len(f) == 3 && f[2] == "metadata.json" {
 			meta[f[0]+f[1]] = true
 		}
@@ -87,13 +100,21 @@ func TestTeamPushesConverge(t *testing.T) {
 		log := gittest.Git(t, bare, "log", "--format=%B", fmt.Sprintf("dev%d", n), "--not", "main")
 		for _, m := range e2etest.TrailerRe.FindAllStringSubmatch(log, -1) {
 			linked++
-			if !meta[m[1]] {
+			if !meta[m[1]] && !e2etest.HasCheckpoint(t, bare, m[1]) {
 				t.Errorf("dev%d: trailer %s names no checkpoint on the remote", n, m[1])
 			}
 		}
 	}
 	if linked != clones*rounds {
 		t.Errorf("%d linked commits on the remote, want %d", linked, clones*rounds)
+	}
+	if layout == settings.CheckpointsGitRefs {
+		if len(meta) > 0 {
+			t.Errorf("the git-refs layout wrote %d checkpoint(s) to the metadata branch", len(meta))
+		}
+		if refs := gittest.Git(t, bare, "for-each-ref", "--format=%(refname)", "refs/entire/checkpoints/"); len(strings.Fields(refs)) != clones*rounds {
+			t.Errorf("checkpoint refs on the remote:\n%s\nwant %d", refs, clones*rounds)
+		}
 	}
 	gittest.Fsck(t, bare)
 }

@@ -1,0 +1,99 @@
+package push
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+)
+
+// A checkpoint ref is pushed once, as itself, never forced; when a
+// teammate added to the same checkpoint first, the remote's copy is
+// fetched and both versions are joined by session, on top of the
+// remote's: nothing of either is lost, and the queue is empty after.
+func TestPrePushRefsJoinsARejectedCheckpoint(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	work, bare := newClone(t)
+	repo := openRepo(t, work)
+	id := checkpoint.NewULID(fixedNow())
+	store := checkpoint.NewStore(repo, fixedNow).WithLayout(checkpoint.LayoutRefs)
+	write := func(s *checkpoint.Store, session string) {
+		t.Helper()
+		if _, err := s.WriteSession(ctx, id, checkpoint.SessionWrite{
+			Metadata: checkpoint.SessionMetadata{SessionID: session, Strategy: checkpoint.StrategyManualCommit, CheckpointsCount: 1},
+			Prompts:  "prompt of " + session,
+		}, checkpoint.CommitInfo{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(store, "s1")
+	if q, _ := store.Queued(); len(q) != 1 || q[0] != id {
+		t.Fatalf("queue after a write: %v", q)
+	}
+	var log syncBuffer
+	opts := Options{Destination: origin, Remote: "origin", PushSessions: true, Env: testEnv(t), Log: &log}
+	if err := PrePush(ctx, repo, opts); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := remoteRef(t, bare, string(id.RefName())), localRef(t, repo, id.RefName()); got != want {
+		t.Fatalf("remote %s = %q, local %q\n%s", id.RefName(), got, want, log.String())
+	}
+	if q, _ := store.Queued(); len(q) != 0 {
+		t.Fatalf("queue after the push: %v", q)
+	}
+	if refs := gittest.Git(t, bare, "for-each-ref", "--format=%(refname)"); strings.Contains(refs, "entire/checkpoints/v1") || strings.Contains(refs, "entire-sync") {
+		t.Fatalf("remote refs:\n%s", refs)
+	}
+
+	// A teammate adds a session to the checkpoint and pushes first.
+	mate := cloneOf(t, bare)
+	gittest.Git(t, mate, "fetch", "-q", "origin", string(id.RefName())+":"+string(id.RefName()))
+	mrepo := openRepo(t, mate)
+	write(checkpoint.NewStore(mrepo, fixedNow), "s2")
+	if err := PrePush(ctx, mrepo, Options{Destination: origin, Remote: "origin", PushSessions: true, Env: testEnv(t)}); err != nil {
+		t.Fatal(err)
+	}
+	// Here a third session is added, and the push is rejected, joined and
+	// pushed again.
+	write(store, "s3")
+	log = syncBuffer{}
+	opts.Log = &log
+	if err := PrePush(ctx, repo, opts); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(log.String(), "could not") || strings.Contains(log.String(), "not yet on") {
+		t.Fatalf("push log:\n%s", log.String())
+	}
+	if got, want := remoteRef(t, bare, string(id.RefName())), localRef(t, repo, id.RefName()); got != want {
+		t.Fatalf("after the join: remote %q, local %q\n%s", got, want, log.String())
+	}
+	cp, err := checkpoint.NewStore(repo, fixedNow).Read(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sessions []string
+	for _, s := range cp.Sessions {
+		sessions = append(sessions, s.Metadata.SessionID)
+	}
+	if strings.Join(sessions, ",") != "s1,s2,s3" {
+		t.Errorf("sessions of the joined checkpoint: %v", sessions)
+	}
+	if cp.Root.Sessions[2].Metadata != "/2/metadata.json" {
+		t.Errorf("root metadata paths: %+v", cp.Root.Sessions)
+	}
+	// The teammate's commit is kept: the join is on top of it.
+	mateTip := localRef(t, mrepo, id.RefName())
+	if _, err := gittest.GitErr(bare, "merge-base", "--is-ancestor", mateTip, string(id.RefName())); err != nil {
+		t.Errorf("the remote's history lost the teammate's commit")
+	}
+	if q, _ := store.Queued(); len(q) != 0 {
+		t.Errorf("queue after the join: %v", q)
+	}
+	if refs := gittest.Git(t, work, "for-each-ref", "--format=%(refname)", syncRefPrefix); refs != "" {
+		t.Errorf("scratch refs left: %s", refs)
+	}
+	gittest.Fsck(t, bare)
+}

@@ -144,6 +144,8 @@ type uninstallPlan struct {
 	Shadow       []string // shadow branch names
 	// Kept are the entire branches that exist and are kept.
 	Kept []keptBranch
+	// KeptRefs counts the checkpoints stored as refs (SPEC 10.3), kept.
+	KeptRefs int
 	// UndoPoints counts the undo points, deleted only with consent.
 	UndoPoints int
 	// UndoDir is where the undo points are (rewind.UndoLocation).
@@ -198,6 +200,9 @@ func planUninstall(ctx context.Context, f *factory, repo *gitrepo.Repo, rw *rewi
 			p.Kept = append(p.Kept, b)
 		}
 	}
+	if ids, err := checkpoint.NewStore(repo, f.Now).RefIDs(); err == nil {
+		p.KeptRefs = len(ids)
+	}
 	undo, err := rw.UndoPoints(ctx)
 	if err != nil {
 		return p, err
@@ -234,12 +239,15 @@ func (p uninstallPlan) describeKept(w io.Writer, title string, undo bool) {
 	if !undo {
 		p.UndoPoints = 0 // finishUndo tells
 	}
-	if len(p.Kept) == 0 && p.UndoPoints == 0 {
+	if len(p.Kept) == 0 && p.KeptRefs == 0 && p.UndoPoints == 0 {
 		return
 	}
 	fmt.Fprintln(w, title)
 	for _, b := range p.Kept {
 		fmt.Fprintf(w, "  - the %s branch (%s)\n", b.ref.Short(), b.what)
+	}
+	if p.KeptRefs > 0 {
+		fmt.Fprintf(w, "  - %s under %s (committed checkpoints)\n", plural(p.KeptRefs, "checkpoint ref", "checkpoint refs"), checkpoint.RefPrefix)
 	}
 	if p.UndoPoints > 0 {
 		fmt.Fprintf(w, "  - %s (local, never pushed, with unredacted transcripts)\n", undoData(p.UndoPoints, p.UndoDir))

@@ -22,13 +22,13 @@ func TestDisableSoftThenStatus(t *testing.T) {
 	}{
 		{
 			name: "local", args: []string{"disable"}, file: "settings.local.json",
-			wantFile: "{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": false\n}\n",
+			wantFile: "{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": false,\n" + refsBlock + "}\n",
 			wantState: "Disabled (manual-commit)\nProject, enabled (manual-commit)\nLocal, disabled (manual-commit)\n" +
 				"Checkpoints: kept local (remote 'origin' does not exist)\n",
 		},
 		{
 			name: "project", args: []string{"disable", "--project"}, file: "settings.json",
-			wantFile: "{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": false\n}\n",
+			wantFile: "{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": false,\n" + refsBlock + "}\n",
 			wantState: "Disabled (manual-commit)\nProject, disabled (manual-commit)\n" +
 				"Checkpoints: kept local (remote 'origin' does not exist)\n",
 		},
@@ -226,3 +226,7 @@ func TestUninstallUndoData(t *testing.T) {
 		})
 	}
 }
+
+// refsBlock is the checkpoints block a first enable writes (SPEC 10.1), as
+// the settings files hold it.
+const refsBlock = "  \"checkpoints\": {\n    \"primary\": {\n      \"type\": \"git-refs\"\n    }\n  }\n"

@@ -77,6 +77,7 @@ the credentials (anything pushed may have been copied).`,
 	cmd.Flags().BoolVar(&opts.DiscardCorrupt, "discard-corrupt", false, "delete unreadable session state files without asking")
 	cmd.Flags().BoolVar(&opts.Secrets, "secrets", false, "scan the entire branches for secrets stored before redaction caught them")
 	cmd.Flags().BoolVar(&opts.Purge, "purge", false, "with --secrets: rewrite the entire branches with the secrets redacted")
+	cmd.AddCommand(newMigrateCheckpointsCmd(f))
 	return cmd
 }
 

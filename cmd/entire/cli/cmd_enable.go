@@ -256,8 +256,6 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 		if created {
 			fmt.Fprintf(errOut, "✓ Created orphan branch '%s' for session metadata\n", checkpoint.MetadataBranch)
 		}
-	} else if newLayout != "" {
-		fmt.Fprintln(out, "✓ Checkpoints will be stored one ref each (checkpoints.primary.type: git-refs)")
 	}
 	ignored := map[string]string{}
 	for _, file := range spec.Files {

@@ -423,7 +423,7 @@ func (r *SessionRepo) Commit(msg string, extraEnv []string, paths ...string) (id
 			id = v
 		}
 	}
-	if len(id) != 12 {
+	if len(id) != 12 && len(id) != 26 {
 		r.T.Fatalf("commit not linked")
 	}
 	return id, errOut.String()

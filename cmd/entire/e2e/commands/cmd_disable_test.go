@@ -66,8 +66,6 @@ func TestUninstallRestoresRepo(t *testing.T) {
 		"  - 1 session state file\n" +
 		"  - 1 shadow branch (temporary checkpoints not yet committed)\n" +
 		"  - agent hooks (Claude Code, Gemini CLI)\n" +
-		"This keeps:\n" +
-		"  - the entire/checkpoints/v1 branch (committed checkpoints)\n" +
 		"Cannot ask for confirmation (not a terminal). Run 'entire disable --uninstall --force' to uninstall.\n"
 	if code != 1 || out != "" || errOut != wantErr {
 		t.Fatalf("exit %d stdout %q\nstderr %q\nwant   %q", code, out, errOut, wantErr)

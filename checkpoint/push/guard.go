@@ -488,8 +488,9 @@ const (
 )
 
 // byName applies the rules on ref names: a checkpoint's ref
-// (refs/entire/checkpoints/<last two>/<id>) pushed as itself goes to the
-// checkpoint remote only; anything else under refs/entire/ is
+// (refs/entire/checkpoints/<last two>/<id>) and the record of their purges
+// (refs/entire/purges) pushed as themselves go to the checkpoint remote
+// only; anything else under refs/entire/ is
 // refused, and so is refs/heads/entire/* on either side unless it is an
 // entire/<name>/v1 branch going to the checkpoint remote, and a
 // remote-tracking ref of a shadow branch.
@@ -497,6 +498,13 @@ func byName(p pushedRef, toCheckpointRemote bool) nameVerdict {
 	if id, ok := checkpoint.IDOfRef(plumbing.ReferenceName(p.local)); ok && p.remote == p.local {
 		// A checkpoint stored as its own ref (SPEC 10.3), as itself.
 		if _, ok := checkpoint.IDOfRef(plumbing.ReferenceName(p.remote)); ok && id.Valid() && toCheckpointRemote {
+			return nameAllowed
+		}
+		return nameRefused
+	}
+	if p.local == string(secretscan.PurgesRef) && p.remote == p.local {
+		// The record of purged checkpoint refs, which travels with them.
+		if toCheckpointRemote {
 			return nameAllowed
 		}
 		return nameRefused

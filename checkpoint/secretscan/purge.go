@@ -22,9 +22,15 @@ import (
 // them. The old objects stay in the repository until git gc prunes them
 // (ExpireReflogs drops what keeps them reachable locally), and copies
 // already pushed stay on the remote until the branch is pushed again.
+//
+// branch may also be a full ref name (a checkpoint ref, SPEC 10.3), which
+// the record then holds.
 func Purge(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, branch string, now time.Time) (PurgeRecord, error) {
 	rec := PurgeRecord{Branch: branch, Date: now.UTC()}
 	ref := plumbing.ReferenceName("refs/heads/" + branch)
+	if strings.HasPrefix(branch, "refs/") {
+		ref = plumbing.ReferenceName(branch)
+	}
 	oldTip, err := repo.ReadRef(ref)
 	rec.OldTip, rec.NewTip = oldTip.String(), oldTip.String()
 	if err != nil || oldTip.IsZero() {

@@ -211,9 +211,32 @@ func WritePurges(repo *gitrepo.Repo, parent plumbing.Hash, p *Purges, message st
 	return repo.WriteCommit(&object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: tree, ParentHashes: parents})
 }
 
+// PurgesRef holds the record of purges of checkpoint refs (SPEC 10.3
+// layout, where there may be no metadata branch): a commit whose tree has
+// PurgesFile at its root. It is pushed to the checkpoint destination with
+// the purged refs.
+const PurgesRef = plumbing.ReferenceName("refs/entire/purges")
+
 // RecordPurges adds recs to the record on the metadata branch, in a commit
-// of their own on its tip (compare-and-swap).
+// of their own on its tip (compare-and-swap); records of checkpoint refs
+// go to PurgesRef instead.
 func RecordPurges(ctx context.Context, repo *gitrepo.Repo, recs []PurgeRecord, now time.Time) error {
+	var branchRecs, refRecs []PurgeRecord
+	for _, r := range recs {
+		if strings.HasPrefix(r.Branch, checkpoint.RefPrefix) {
+			refRecs = append(refRecs, r)
+		} else {
+			branchRecs = append(branchRecs, r)
+		}
+	}
+	if err := recordPurgesOn(ctx, repo, PurgesRef, refRecs, now); err != nil {
+		return err
+	}
+	return recordPurgesOn(ctx, repo, checkpoint.MetadataRef, branchRecs, now)
+}
+
+// recordPurgesOn adds recs to the record of ref.
+func recordPurgesOn(ctx context.Context, repo *gitrepo.Repo, ref plumbing.ReferenceName, recs []PurgeRecord, now time.Time) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -222,7 +245,7 @@ func RecordPurges(ctx context.Context, repo *gitrepo.Repo, recs []PurgeRecord, n
 		branches = append(branches, r.Branch)
 	}
 	msg := "Record purge of " + strings.Join(branches, ", ") + "\n\nThe commits listed in " + PurgesFile + " were rewritten to remove secrets; no clone may bring them back.\n"
-	_, err := repo.UpdateRefFunc(ctx, checkpoint.MetadataRef, func(tip plumbing.Hash) (plumbing.Hash, error) {
+	_, err := repo.UpdateRefFunc(ctx, ref, func(tip plumbing.Hash) (plumbing.Hash, error) {
 		p, err := ReadPurges(repo, tip)
 		if err != nil {
 			return plumbing.ZeroHash, err
@@ -231,7 +254,7 @@ func RecordPurges(ctx context.Context, repo *gitrepo.Repo, recs []PurgeRecord, n
 		return WritePurges(repo, tip, p, msg, now)
 	})
 	if err != nil {
-		return fmt.Errorf("record purge on %s: %w", checkpoint.MetadataBranch, err)
+		return fmt.Errorf("record purge on %s: %w", ref.Short(), err)
 	}
 	return nil
 }
@@ -260,6 +283,9 @@ func ForgetRemoteTracking(ctx context.Context, repo *gitrepo.Repo, branch string
 // remote-tracking refs, which would keep rewritten commits reachable.
 func ExpireReflogs(ctx context.Context, repo *gitrepo.Repo, branch string) error {
 	refs := []string{"refs/heads/" + branch}
+	if strings.HasPrefix(branch, "refs/") {
+		refs = []string{branch} // a checkpoint ref: no remote-tracking copies
+	}
 	remotes, err := repo.ListRefs("refs/remotes/")
 	if err != nil {
 		return err

@@ -26,7 +26,11 @@ func RemoteCopies(ctx context.Context, repo *gitrepo.Repo, remote string, recs [
 	old := map[string]bool{}
 	own := map[string]bool{}
 	for _, rec := range recs {
-		own["refs/heads/"+rec.Branch] = true
+		if strings.HasPrefix(rec.Branch, "refs/") {
+			own[rec.Branch] = true // a checkpoint ref
+		} else {
+			own["refs/heads/"+rec.Branch] = true
+		}
 		for _, id := range rec.Rewritten {
 			old[id] = true
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/redact"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // Finding is one secret found in a stored blob. It holds no secret text.
@@ -78,6 +79,11 @@ func Scan(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, maxBlob i
 			return nil, err
 		}
 	}
+	cp, err := scanCheckpointRefs(ctx, repo, r, maxBlob, seen)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, cp...)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Ref != b.Ref {
@@ -89,6 +95,99 @@ func Scan(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, maxBlob i
 		return a.Offset < b.Offset
 	})
 	return out, nil
+}
+
+// scanCheckpointRefs scans the blobs of the checkpoints stored as refs
+// (SPEC 10.3) that seen does not hold, all refs' histories in one walk,
+// and names for each finding every checkpoint ref that holds the blob
+// (Finding.Ref is the full ref name, which `git push` takes as it is).
+func scanCheckpointRefs(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, maxBlob int64, seen map[string]bool) ([]Finding, error) {
+	refs, err := repo.ListRefs(checkpoint.RefPrefix)
+	if err != nil || len(refs) == 0 {
+		return nil, err
+	}
+	blobs, err := listBlobs(ctx, repo, "--glob="+checkpoint.RefPrefix+"*")
+	if err != nil {
+		return nil, err
+	}
+	var todo []blobPath
+	for _, b := range blobs {
+		if !seen[b.hash] {
+			seen[b.hash] = true
+			todo = append(todo, b)
+		}
+	}
+	var found []Finding
+	err = readBlobs(ctx, repo, todo, maxBlob, func(b blobPath, data []byte) {
+		for _, f := range scanBlob(r, b.path, data) {
+			found = append(found, Finding{Path: b.path, Blob: b.hash, RuleID: f.RuleID, Offset: f.Start})
+		}
+	})
+	if err != nil || len(found) == 0 {
+		return nil, err
+	}
+	want := map[plumbing.Hash]bool{}
+	for _, f := range found {
+		want[plumbing.NewHash(f.Blob)] = true
+	}
+	var out []Finding
+	for name, tip := range refs {
+		id, ok := checkpoint.IDOfRef(name)
+		if !ok {
+			continue
+		}
+		held, err := blobsHeld(repo, tip, want)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		for _, f := range found {
+			if held[plumbing.NewHash(f.Blob)] {
+				f.Ref, f.CheckpointID = string(name), string(id)
+				out = append(out, f)
+			}
+		}
+	}
+	return out, nil
+}
+
+// blobsHeld returns which of want the history of commit tip holds (a
+// checkpoint ref's few commits, read in process).
+func blobsHeld(repo *gitrepo.Repo, tip plumbing.Hash, want map[plumbing.Hash]bool) (map[plumbing.Hash]bool, error) {
+	held := map[plumbing.Hash]bool{}
+	seenTrees := map[plumbing.Hash]bool{}
+	var walk func(h plumbing.Hash) error
+	walk = func(h plumbing.Hash) error {
+		if seenTrees[h] {
+			return nil
+		}
+		seenTrees[h] = true
+		t, err := repo.Git.TreeObject(h)
+		if err != nil {
+			return err
+		}
+		for _, e := range t.Entries {
+			switch {
+			case e.Mode == filemode.Dir:
+				if err := walk(e.Hash); err != nil {
+					return err
+				}
+			case want[e.Hash]:
+				held[e.Hash] = true
+			}
+		}
+		return nil
+	}
+	c, err := repo.Git.CommitObject(tip)
+	for i := 0; err == nil && i < 10000; i++ {
+		if err := walk(c.TreeHash); err != nil {
+			return nil, err
+		}
+		if len(c.ParentHashes) == 0 {
+			return held, nil
+		}
+		c, err = repo.Git.CommitObject(c.ParentHashes[0])
+	}
+	return held, err
 }
 
 // scanBlob scans a blob as JSON (or JSONL, line by line) when it looks like

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
+	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/push"
 	"github.com/entirecli/entire/checkpoint/secretscan"
 	"github.com/entirecli/entire/internal/iostreams"
@@ -86,6 +88,13 @@ func runDoctorSecrets(ctx context.Context, opts *doctorOptions) error {
 	// purged history.
 	if err := secretscan.RecordPurges(ctx, repo, recs, f.Now()); err != nil {
 		return err
+	}
+	for _, rec := range recs {
+		if strings.HasPrefix(rec.Branch, checkpoint.RefPrefix) {
+			// Its record goes with the purged checkpoint refs.
+			pushCmd += " " + string(secretscan.PurgesRef)
+			break
+		}
 	}
 	for _, b := range names {
 		if err := secretscan.ExpireReflogs(ctx, repo, b); err != nil {

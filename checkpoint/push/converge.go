@@ -216,9 +216,24 @@ func names(ts []target) []string {
 
 // Unpushed returns the checkpoints of the local metadata branch that the
 // destination's, as last fetched or pushed (its remote-tracking ref), lacks
-// or holds in an older version (a session added since), sorted. Only the
-// shards whose trees differ are read.
+// or holds in an older version (a session added since), sorted, then the
+// checkpoint refs waiting in the push queue. Only the shards whose trees
+// differ are read.
 func Unpushed(repo *gitrepo.Repo, dest Destination) ([]checkpoint.ID, error) {
+	ids, err := unpushedOnBranch(repo, dest)
+	if err != nil {
+		return nil, err
+	}
+	// Checkpoint refs (SPEC 10.3) wait in the push queue until one lands.
+	queued, err := checkpoint.NewStore(repo, nil).Queued()
+	if err != nil {
+		return nil, err
+	}
+	return append(ids, queued...), nil
+}
+
+// unpushedOnBranch is Unpushed of the metadata branch.
+func unpushedOnBranch(repo *gitrepo.Repo, dest Destination) ([]checkpoint.ID, error) {
 	local, err := repo.ReadRef(headRef(checkpoint.MetadataBranch))
 	if err != nil || local.IsZero() {
 		return nil, err

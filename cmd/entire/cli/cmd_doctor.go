@@ -129,9 +129,9 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 		return err
 	}
 	if bad, err := checkpoint.NewStore(repo, f.Now).Unreadable(); err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "Warning: cannot check the %s branch: %v\n", checkpoint.MetadataBranch, err)
+		fmt.Fprintf(f.IO.ErrOut, "Warning: cannot check the stored checkpoints: %v\n", err)
 	} else if len(bad) > 0 {
-		fmt.Fprintf(f.IO.Out, "Found %d unreadable checkpoint(s) on %s:\n", len(bad), checkpoint.MetadataBranch)
+		fmt.Fprintf(f.IO.Out, "Found %d unreadable checkpoint(s):\n", len(bad))
 		for _, err := range bad {
 			fmt.Fprintf(f.IO.Out, "  %s\n", iostreams.Escape(err.Error()))
 		}

@@ -37,6 +37,9 @@ type enableOptions struct {
 	// CheckpointRemote (--checkpoint-remote provider:owner/name) writes
 	// strategy_options.checkpoint_remote as Entire's object.
 	CheckpointRemote string
+	// Checkpoints (--checkpoints git-refs|git-branch) writes
+	// checkpoints.primary.type, the checkpoint layout (SPEC 10.1).
+	Checkpoints string
 	// Telemetry false (--telemetry=false) writes telemetry=false. Nothing
 	// is ever sent: this tool has no telemetry.
 	Telemetry bool
@@ -75,11 +78,14 @@ instead, on the host and with the scheme of the remote you push.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fl := cmd.Flags()
 			opts.AgentSet = fl.Changed("agent")
-			for _, name := range []string{"force", "local", "project", "skip-push-sessions", "checkpoint-remote", "telemetry", "local-dev"} {
+			for _, name := range []string{"force", "local", "project", "skip-push-sessions", "checkpoint-remote", "checkpoints", "telemetry", "local-dev"} {
 				opts.ConfigFlags = opts.ConfigFlags || fl.Changed(name)
 			}
 			if opts.Local && opts.Project {
 				return usageErrorf("cannot specify both --project and --local")
+			}
+			if fl.Changed("checkpoints") && !settings.CheckpointsKnown(opts.Checkpoints) {
+				return usageErrorf("--checkpoints takes %s or %s", settings.CheckpointsGitRefs, settings.CheckpointsGitBranch)
 			}
 			if fl.Changed("checkpoint-remote") {
 				if _, err := settings.ParseCheckpointRemoteFlag(opts.CheckpointRemote); err != nil {
@@ -100,6 +106,7 @@ instead, on the host and with the scheme of the remote you push.`,
 	fl.BoolVar(&opts.Project, "project", false, "write settings to .entire/settings.json")
 	fl.BoolVar(&opts.SkipPushSessions, "skip-push-sessions", false, "keep checkpoint metadata local (strategy_options.push_sessions=false)")
 	fl.StringVar(&opts.CheckpointRemote, "checkpoint-remote", "", "push checkpoint data to a repository of its own, provider:owner/name (github, gitlab or bitbucket)")
+	fl.StringVar(&opts.Checkpoints, "checkpoints", "", "checkpoint layout: git-refs (one ref each, the default in a new repository) or git-branch (entire/checkpoints/v1)")
 	fl.BoolVar(&opts.Telemetry, "telemetry", true, "set to false to record a telemetry opt-out (nothing is ever sent)")
 	fl.BoolVar(&opts.LocalDev, "local-dev", false, "hooks run the development build with go run")
 	fl.Bool("ignore-untracked", false, "accepted for compatibility; has no effect")
@@ -208,7 +215,10 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 		return err
 	}
 	track.log.AddAppended(settingsGitignore, appended)
-	newLayout := chooseLayout(repo)
+	newLayout := opts.Checkpoints
+	if newLayout == "" {
+		newLayout = chooseLayout(repo)
+	}
 	target, err := writeEnableSettings(repo.Root, opts, mode, newLayout, track.log, out)
 	if err != nil {
 		return err

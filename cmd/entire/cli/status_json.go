@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/push"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/gitrepo"
@@ -55,6 +56,9 @@ type checkpointsStatusJSON struct {
 	// as this clone knows; UnpushedIDs names them.
 	Unpushed    int      `json:"unpushed"`
 	UnpushedIDs []string `json:"unpushed_ids,omitempty"`
+	// Layout is where new checkpoints are written: "git-refs" (one ref
+	// each) or "git-branch" (entire/checkpoints/v1), SPEC 10.1.
+	Layout string `json:"layout"`
 }
 
 // sessionStatusJSON is one active session.
@@ -103,6 +107,8 @@ func printStatusJSON(ctx context.Context, f *factory, repo *gitrepo.Repo, s *set
 			}
 		}
 	}
+	layout, _ := checkpoint.LayoutOf(s.CheckpointsType())
+	cp.Layout = layout.String()
 	out.Checkpoints = cp
 	if s.Enabled {
 		store := session.NewStore(session.Options{GitCommonDir: repo.CommonDir, Now: f.Now})

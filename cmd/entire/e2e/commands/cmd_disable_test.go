@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/cmd/entire/e2etest"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
@@ -94,7 +93,7 @@ func TestUninstallRestoresRepo(t *testing.T) {
 		}
 	}
 	branches := gittest.Git(t, dir, "branch", "--format=%(refname:short)")
-	if branches != checkpoint.MetadataBranch+"\nfeature\nmain" {
+	if branches != "feature\nmain" {
 		t.Errorf("branches after uninstall:\n%s", branches)
 	}
 	gittest.Fsck(t, dir)

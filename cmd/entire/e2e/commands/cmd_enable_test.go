@@ -117,7 +117,7 @@ func TestEnableModes(t *testing.T) {
 			args: []string{"enable"},
 			wantOut: "Agent: Claude Code (use --agent to change)\n✓ Hooks installed\n" +
 				"✓ Project configured (.entire/settings.json)\n" + enableFiles("claude-code", "settings.json", "ignored through .git/info/exclude") + pushLineNoRemote + "\nReady.\n",
-			wantSettings: "{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": true\n}\n",
+			wantSettings: withRefs("{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": true\n}\n"),
 			check:        checkClaudeHooks,
 		},
 		{
@@ -125,7 +125,7 @@ func TestEnableModes(t *testing.T) {
 			args: []string{"enable", "--agent", "claude-code"},
 			wantOut: "Agent: Claude Code\nInstalled 10 hooks for Claude Code - Anthropic's agentic coding CLI\n" +
 				"✓ Project configured (.entire/settings.json)\n" + enableFiles("claude-code", "settings.json", "ignored through .git/info/exclude") + pushLineNoRemote + "\nReady.\n",
-			wantSettings: "{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": true\n}\n",
+			wantSettings: withRefs("{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": true\n}\n"),
 			check:        checkClaudeHooks,
 		},
 		{
@@ -133,8 +133,8 @@ func TestEnableModes(t *testing.T) {
 			args: []string{"enable", "--agent=gemini", "--strategy", "auto-commit", "--skip-push-sessions"},
 			wantOut: "Agent: Gemini CLI\nInstalled 7 hooks for Gemini CLI - Google's AI coding agent (Preview)\n" +
 				"✓ Project configured (.entire/settings.json)\n" + enableFiles("gemini", "settings.json", "") + pushLineOff + "\nReady.\n",
-			wantSettings: "{\n  \"strategy\": \"auto-commit\",\n  \"enabled\": true,\n" +
-				"  \"strategy_options\": {\n    \"push_sessions\": false\n  }\n}\n",
+			wantSettings: withRefs("{\n  \"strategy\": \"auto-commit\",\n  \"enabled\": true,\n" +
+				"  \"strategy_options\": {\n    \"push_sessions\": false\n  }\n}\n"),
 			check: func(t *testing.T, dir string) {
 				g := readJSON(t, filepath.Join(dir, ".gemini", "settings.json"))
 				if cfg, _ := g["hooksConfig"].(map[string]any); cfg["enabled"] != true {
@@ -154,7 +154,7 @@ func TestEnableModes(t *testing.T) {
 			args: []string{"enable", "--strategy", "auto-commit"},
 			wantOut: "✓ Hooks installed\n✓ Project configured (.entire/settings.json)\n" +
 				enableFiles("claude-code", "settings.json", "ignored through .git/info/exclude") + pushLineNoRemote + "\nReady.\n",
-			wantSettings: "{\n  \"strategy\": \"auto-commit\",\n  \"enabled\": true\n}\n",
+			wantSettings: withRefs("{\n  \"strategy\": \"auto-commit\",\n  \"enabled\": true\n}\n"),
 			check:        checkClaudeHooks,
 		},
 		{
@@ -162,7 +162,7 @@ func TestEnableModes(t *testing.T) {
 			args: []string{"enable", "--agent", "claude-code", "--local-dev", "--telemetry=false", "--ignore-untracked"},
 			wantOut: "Agent: Claude Code\nInstalled 10 hooks for Claude Code - Anthropic's agentic coding CLI\n" +
 				"✓ Project configured (.entire/settings.json)\n" + enableFiles("claude-code", "settings.json", "ignored through .git/info/exclude") + pushLineNoRemote + "\nReady.\n",
-			wantSettings: "{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": true,\n  \"local_dev\": true,\n  \"telemetry\": false\n}\n",
+			wantSettings: withRefs("{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": true,\n  \"local_dev\": true,\n  \"telemetry\": false\n}\n"),
 			check: func(t *testing.T, dir string) {
 				c := readJSON(t, filepath.Join(dir, ".claude", "settings.json"))
 				if got := hookCommands(c, "Stop"); len(got) != 1 || !strings.HasPrefix(got[0], "go run ${CLAUDE_PROJECT_DIR}/cmd/entire/main.go hooks claude-code stop") {
@@ -183,8 +183,10 @@ func TestEnableModes(t *testing.T) {
 			if code != 0 || out != tt.wantOut {
 				t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", code, out, tt.wantOut, errOut)
 			}
-			if !strings.Contains(errOut, "✓ Created orphan branch 'entire/checkpoints/v1' for session metadata\n") {
-				t.Errorf("stderr lacks branch creation: %q", errOut)
+			// A new repository gets the git-refs layout (SPEC 10.1): no
+			// metadata branch.
+			if strings.Contains(errOut, "Created orphan branch") {
+				t.Errorf("stderr: %q", errOut)
 			}
 			if got, _ := os.ReadFile(filepath.Join(dir, ".entire", "settings.json")); string(got) != tt.wantSettings {
 				t.Errorf("settings.json = %q, want %q", got, tt.wantSettings)
@@ -193,8 +195,8 @@ func TestEnableModes(t *testing.T) {
 				t.Errorf(".gitignore = %q", got)
 			}
 			e2etest.AssertGitHooks(t, dir, true)
-			if got := gittest.Git(t, dir, "rev-parse", "--verify", "-q", checkpoint.MetadataBranch); got == "" {
-				t.Error("metadata branch missing")
+			if got, _ := gittest.GitErr(dir, "rev-parse", "--verify", "-q", checkpoint.MetadataBranch); got != "" {
+				t.Error("a metadata branch was created in the git-refs layout")
 			}
 			tt.check(t, dir)
 			gittest.Fsck(t, dir)
@@ -295,7 +297,7 @@ func TestEnableWritesLocalWhenProjectDiffers(t *testing.T) {
 	if code != 0 || out != want {
 		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", code, out, want, errOut)
 	}
-	if got, _ := os.ReadFile(filepath.Join(dir, ".entire", "settings.local.json")); string(got) != "{\n  \"enabled\": true\n}\n" {
+	if got, _ := os.ReadFile(filepath.Join(dir, ".entire", "settings.local.json")); string(got) != withRefs("{\n  \"enabled\": true\n}\n") {
 		t.Errorf("local settings = %q", got)
 	}
 	out, _, _ = e2etest.RunEntire(t, dir, nil, "", "status")
@@ -470,5 +472,28 @@ func TestExternalAgentNotUsable(t *testing.T) {
 	out, _, _ := e2etest.RunEntire(t, dir, env, "", "doctor")
 	if !strings.Contains(out, "! External agent broken skipped: ") {
 		t.Errorf("doctor does not name the skipped program:\n%s", out)
+	}
+}
+
+// withRefs is settings text with the checkpoints block a first enable
+// writes (git-refs, SPEC 10.1) added at its end.
+func withRefs(settingsText string) string {
+	return strings.TrimSuffix(settingsText, "\n}\n") + ",\n  \"checkpoints\": {\n    \"primary\": {\n      \"type\": \"git-refs\"\n    }\n  }\n}\n"
+}
+
+// --checkpoints git-branch keeps the 0.4.x layout: the metadata branch is
+// created and the settings say so.
+func TestEnableCheckpointsGitBranch(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	_, errOut, code := e2etest.RunEntire(t, dir, nil, "", "enable", "--agent", "claude-code", "--checkpoints", "git-branch")
+	if code != 0 || !strings.Contains(errOut, "✓ Created orphan branch 'entire/checkpoints/v1' for session metadata\n") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, ".entire", "settings.json")); !strings.Contains(string(got), `"type": "git-branch"`) {
+		t.Errorf("settings.json = %s", got)
+	}
+	if _, errOut, code := e2etest.RunEntire(t, dir, nil, "", "enable", "--checkpoints", "s3"); code == 0 || !strings.Contains(errOut, "--checkpoints takes git-refs or git-branch") {
+		t.Errorf("--checkpoints s3: exit %d %q", code, errOut)
 	}
 }

@@ -39,12 +39,17 @@ var stepBounds = map[string]time.Duration{
 	"pre-push merge":       300 * time.Millisecond,
 	"pre-push secret scan": 300 * time.Millisecond,
 	teamPush:               30 * time.Second,
+	// The git-refs layout (refs.go) and the move to it.
+	"git clone":                   30 * time.Second,
+	"explain --commit (fetch)":    time.Second,
+	"doctor migrate-checkpoints":  120 * time.Second,
+	"migrate-checkpoints (again)": 5 * time.Second,
 }
 
 func (b *bench) history(s *scenario) error {
 	n := b.opts.historyCheckpoints
 	start := time.Now()
-	ids, err := s.writeHistory(n)
+	ids, err := s.writeHistory(n, checkpoint.LayoutBranch)
 	if err != nil {
 		return err
 	}
@@ -146,7 +151,15 @@ func (b *bench) history(s *scenario) error {
 		return fmt.Errorf("the scan found %d secrets in bench data", len(found))
 	}
 	// The real push, with the hook: it merges and pushes again.
-	return s.pushMeasured(input)
+	if err := s.pushMeasured(input); err != nil {
+		return err
+	}
+	// The move to the git-refs layout, then a second run (what a run
+	// stopped half way does again: it skips what is there).
+	if err := s.measureCommand("doctor migrate-checkpoints", input, "doctor", "migrate-checkpoints"); err != nil {
+		return err
+	}
+	return s.measureCommand("migrate-checkpoints (again)", input, "doctor", "migrate-checkpoints")
 }
 
 // writeBenchCheckpoint writes one session slot into checkpoint id as a

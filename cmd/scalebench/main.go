@@ -83,7 +83,7 @@ func main() {
 	flag.StringVar(&o.jsonOut, "json", "", "also write the measurements to this JSON file")
 	flag.StringVar(&o.workdir, "workdir", "", "scratch directory (default: a new temporary directory, removed unless --keep)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the scratch directory")
-	flag.StringVar(&o.scenarios, "scenarios", "tool60,long75", "comma-separated scenarios: tool60 (one 60 MB tool result), long75 (a 75 MB turn), history (a metadata branch of --history checkpoints), team (--team-clones clones pushing at once)")
+	flag.StringVar(&o.scenarios, "scenarios", "tool60,long75", "comma-separated scenarios: tool60 (one 60 MB tool result), long75 (a 75 MB turn), history (a metadata branch of --history checkpoints, then its migration to refs), team (--team-clones clones pushing at once), refs (--history checkpoints each on its own ref)")
 	flag.IntVar(&o.toolMB, "tool-mb", 60, "size of the tool result in tool60, MB")
 	flag.IntVar(&o.transcriptMB, "transcript-mb", 75, "transcript size reached in long75's one turn, MB")
 	flag.DurationVar(&o.wallLimit, "wall-limit", time.Second, "wall-time bound of one hook")
@@ -148,10 +148,12 @@ func run(o options) (err error) {
 			play = b.history
 		case "team":
 			play = b.team
+		case "refs":
+			play = b.refs
 		case "":
 			continue
 		default:
-			return fmt.Errorf("unknown scenario %q (tool60, long75, history, team)", name)
+			return fmt.Errorf("unknown scenario %q (tool60, long75, history, team, refs)", name)
 		}
 		s, err := b.newScenario(name)
 		if err != nil {

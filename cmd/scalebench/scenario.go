@@ -18,16 +18,22 @@ import (
 )
 
 // writeHistory writes n checkpoints through the checkpoint writer and the
-// code commits that link them (git fast-import), and returns the IDs.
-func (s *scenario) writeHistory(n int) ([]checkpoint.ID, error) {
+// code commits that link them (git fast-import), and returns the IDs: hex
+// IDs on the metadata branch, or ULIDs an hour apart each on its own ref
+// (layout).
+func (s *scenario) writeHistory(n int, layout checkpoint.Layout) ([]checkpoint.ID, error) {
 	repo, err := gitrepo.Open(s.repo, gitrepo.Options{Getenv: func(string) string { return "" }})
 	if err != nil {
 		return nil, err
 	}
-	store := checkpoint.NewStore(repo, time.Now)
+	store := checkpoint.NewStore(repo, time.Now).WithLayout(layout)
 	ids := make([]checkpoint.ID, n)
+	first := time.Now().Add(-time.Duration(n) * time.Hour)
 	for i := range ids {
 		ids[i] = checkpoint.ID(fmt.Sprintf("%012x", uint64(i+1)*0x9e3779b97f4a7c15>>16))
+		if layout == checkpoint.LayoutRefs {
+			ids[i] = checkpoint.NewULID(first.Add(time.Duration(i) * time.Hour))
+		}
 		if err := writeBenchCheckpoint(repo, store, ids[i], fmt.Sprintf("session-%05d", i/3), i); err != nil {
 			return nil, fmt.Errorf("checkpoint %d: %w", i, err)
 		}
@@ -173,9 +179,14 @@ func (b *bench) newScenario(name string) (*scenario, error) {
 }
 
 // enable runs `entire enable` in the repository, unmeasured, once, as a
-// user does.
+// user does: the history and team scenarios with the v1 layout they
+// measure, the others with the layout a new repository gets.
 func (s *scenario) enable() error {
-	cmd := exec.Command(s.b.bin, "enable", "--agent", "claude-code", "--strategy", "manual-commit", "--telemetry=false")
+	args := []string{"enable", "--agent", "claude-code", "--strategy", "manual-commit", "--telemetry=false"}
+	if s.name == "history" || s.name == "team" {
+		args = append(args, "--checkpoints", "git-branch")
+	}
+	cmd := exec.Command(s.b.bin, args...)
 	cmd.Dir, cmd.Env = s.repo, s.env
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("entire enable: %w\n%s", err, out)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/push"
 	"github.com/entirecli/entire/hooks/githook"
 	"github.com/entirecli/entire/internal/logging"
@@ -110,8 +111,8 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 			// The user's own push goes on, without the session data; a
 			// push that names an entire branch itself is refused.
 			log.Warn("session data not pushed", "error", err)
-			if len(named) > 0 {
-				env.warnf("[entire] push of %s refused: it holds secrets by the current redaction rules; run `entire doctor --secrets`\n", strings.Join(named, ", "))
+			if own := append(named, namedCheckpointRefs(refs)...); len(own) > 0 {
+				env.warnf("[entire] push of %s refused: it holds secrets by the current redaction rules; run `entire doctor --secrets`\n", strings.Join(own, ", "))
 				return refusePush(env, log)
 			}
 			err = nil
@@ -208,6 +209,18 @@ func namedEntireBranches(refs []byte) []string {
 		}
 		if b, ok := strings.CutPrefix(f[2], "refs/heads/"); ok && strings.HasPrefix(b, "entire/") {
 			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// namedCheckpointRefs returns the checkpoint refs (SPEC 10.3) the pushed
+// refs name as their destination.
+func namedCheckpointRefs(refs []byte) []string {
+	var out []string
+	for _, line := range strings.Split(string(refs), "\n") {
+		if f := strings.Fields(line); len(f) == 4 && strings.HasPrefix(f[2], checkpoint.RefPrefix) {
+			out = append(out, f[2])
 		}
 	}
 	return out

@@ -104,7 +104,7 @@ func (a *AutoCommit) saveTask(ctx context.Context, st *session.State, in TaskInp
 	meta := a.metadata(st, &agent.Analysis{From: cursorOf(st)}, files)
 	meta.IsTask, meta.ToolUseID = true, in.ToolUseID
 	w := checkpoint.SessionWrite{Metadata: meta, Transcript: ts, CheckpointFiles: taskFiles}
-	info := checkpoint.CommitInfo{Subject: subject, MetadataTask: id.Shard() + "/" + strings.TrimSuffix(taskDir, "/")}
+	info := checkpoint.CommitInfo{Subject: subject, MetadataTask: taskPath(id, strings.TrimSuffix(taskDir, "/"))}
 	if _, err := a.env.checkpoints().WriteSession(ctx, id, w, info); err != nil {
 		return fmt.Errorf("commit %s has checkpoint %s but its metadata was not written: %w", commit.String()[:7], id, err)
 	}
@@ -165,7 +165,7 @@ func (a *AutoCommit) TaskProgress(ctx context.Context, in TaskInput) error {
 		meta := a.metadata(st, &agent.Analysis{From: cursorOf(st)}, files)
 		meta.IsTask, meta.ToolUseID = true, toolUseID
 		w := checkpoint.SessionWrite{Metadata: meta, CheckpointFiles: map[string][]byte{name: append([]byte(a.env.Redactor.Text(string(rec))), '\n')}}
-		info := checkpoint.CommitInfo{Subject: subject, MetadataTask: id.Shard() + "/" + name}
+		info := checkpoint.CommitInfo{Subject: subject, MetadataTask: taskPath(id, name)}
 		if _, err := a.env.checkpoints().WriteSession(ctx, id, w, info); err != nil {
 			return fmt.Errorf("commit %s has checkpoint %s but its metadata was not written: %w", commit.String()[:7], id, err)
 		}
@@ -216,4 +216,14 @@ func excludeAll(paths, drop []string) []string {
 		}
 	}
 	return out
+}
+
+// taskPath is the Entire-Metadata-Task value of a task checkpoint's file
+// rel: its path in the tree that holds it, the metadata branch
+// ("<shard>/tasks/...") or (a ULID) the checkpoint's own ref ("tasks/...").
+func taskPath(id checkpoint.ID, rel string) string {
+	if id.IsULID() {
+		return rel
+	}
+	return id.Shard() + "/" + rel
 }

@@ -53,6 +53,13 @@ func (r *runner) prePushRefs(ctx context.Context, dest Destination, opts Options
 	}
 	explicit := explicitRefs(opts.Refs)
 	var targets []refTarget
+	// Refs the user's push names are git's to push, and ours to scan.
+	var scanOnly []plumbing.Hash
+	for ref := range explicit {
+		if h, err := r.repo.ReadRef(plumbing.ReferenceName(ref)); err == nil && !h.IsZero() {
+			scanOnly = append(scanOnly, h)
+		}
+	}
 	for _, id := range ids {
 		tip, err := r.repo.ReadRef(id.RefName())
 		if err != nil {
@@ -67,7 +74,7 @@ func (r *runner) prePushRefs(ctx context.Context, dest Destination, opts Options
 			targets = append(targets, refTarget{id: id, tip: tip})
 		}
 	}
-	if len(targets) == 0 {
+	if len(targets) == 0 && len(scanOnly) == 0 {
 		return nil
 	}
 	known, err := knownTips(r.repo, dest)
@@ -80,7 +87,7 @@ func (r *runner) prePushRefs(ctx context.Context, dest Destination, opts Options
 		tips[i] = t.tip
 	}
 	hook := opts.SyncLimit > 0 && !opts.Background
-	if hook {
+	if hook && len(targets) > 0 {
 		size, err := newBytes(ctx, r.repo, tips, known)
 		if err != nil {
 			warn(err)
@@ -92,12 +99,15 @@ func (r *runner) prePushRefs(ctx context.Context, dest Destination, opts Options
 		}
 	}
 	if opts.Redactor != nil {
-		if n, err := scanRefs(ctx, r.repo, opts, dest, tips); err != nil {
+		if n, err := scanRefs(ctx, r.repo, opts, dest, append(tips, scanOnly...)); err != nil {
 			warn(err)
 		} else if n > 0 {
 			fmt.Fprintf(log, "[entire] Not pushing checkpoints to %s: %d secret(s) in data it does not have yet; see `entire doctor --secrets`\n", cpName, n)
 			return fmt.Errorf("%w: %d", ErrSecretsFound, n)
 		}
+	}
+	if len(targets) == 0 {
+		return nil
 	}
 	budget := opts.Budget
 	switch {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/entirecli/entire/cmd/entire/e2etest"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/entirecli/entire/internal/settings"
 )
 
 // A pattern added after a turn was recorded applies when the data leaves:
@@ -41,14 +42,25 @@ func TestPatternAddedAfterCaptureAppliesAtCondensation(t *testing.T) {
 // the metadata branch is refused.
 func TestPrePushScansOutgoingData(t *testing.T) {
 	t.Parallel()
+	for _, layout := range []string{settings.CheckpointsGitBranch, settings.CheckpointsGitRefs} {
+		t.Run(layout, func(t *testing.T) {
+			t.Parallel()
+			prePushScansOutgoingData(t, layout)
+		})
+	}
+}
+
+func prePushScansOutgoingData(t *testing.T, layout string) {
 	const secret = "acme-launch-code-zebra-orchid"
 	remote := filepath.Join(t.TempDir(), "remote.git")
 	gittest.Git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)
 	r := e2etest.NewSessionRepo(t)
+	r.UseLayout(layout)
 	r.MustGit("remote", "add", "origin", remote)
 	r.PlayTurn("Deploy with "+secret, map[string]string{"a.txt": "a\n"})
 	r.MustGit("add", "a.txt")
 	r.MustGit("commit", "-q", "-m", "Add a")
+	id := e2etest.CheckpointAt(t, r.Dir, "HEAD")
 	e2etest.AddRedactionPattern(t, r.Dir, `acme-launch-code-[a-z]+-[a-z]+`)
 
 	out, err := r.GitIn(r.Dir, nil, "push", "origin", "main")
@@ -58,16 +70,23 @@ func TestPrePushScansOutgoingData(t *testing.T) {
 	if !strings.Contains(out, "entire doctor --secrets") || strings.Count(out, "[entire]") != 1 {
 		t.Errorf("push output does not name doctor in one line:\n%s", out)
 	}
-	if got := gittest.Git(t, remote, "branch", "--list", "entire/*"); got != "" {
+	stored := func() string {
+		return gittest.Git(t, remote, "for-each-ref", "--format=%(refname)", "refs/heads/entire/", "refs/entire/")
+	}
+	if got := stored(); got != "" {
 		t.Errorf("session data was pushed: %s", got)
 	}
 	if gittest.Git(t, remote, "rev-parse", "main") != gittest.Git(t, r.Dir, "rev-parse", "main") {
 		t.Error("the user's branch was not pushed")
 	}
-	if out, err := r.GitIn(r.Dir, nil, "push", "origin", "entire/checkpoints/v1"); err == nil || !strings.Contains(out, "refused") {
-		t.Errorf("an explicit push of the metadata branch was not refused: %v\n%s", err, out)
+	explicit := "entire/checkpoints/v1"
+	if layout == settings.CheckpointsGitRefs {
+		explicit = e2etest.CpRef(id) + ":" + e2etest.CpRef(id)
 	}
-	if got := gittest.Git(t, remote, "branch", "--list", "entire/*"); got != "" {
+	if out, err := r.GitIn(r.Dir, nil, "push", "origin", explicit); err == nil || !strings.Contains(out, "refused") {
+		t.Errorf("an explicit push of the checkpoint data was not refused: %v\n%s", err, out)
+	}
+	if got := stored(); got != "" {
 		t.Errorf("session data was pushed: %s", got)
 	}
 }

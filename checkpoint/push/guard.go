@@ -222,6 +222,23 @@ func byHistory(ctx context.Context, repo *gitrepo.Repo, carried []pushedRef, rem
 		}
 		add(hit, why)
 	}
+	if !toCheckpointRemote && len(others) > 0 {
+		// Checkpoint refs (SPEC 10.3) are orphan histories of their own:
+		// one under another name brings its root along.
+		var todo []pushedRef
+		for _, p := range others {
+			if !refused[p] && p.localSHA != p.remoteSHA && repo.HasObject(plumbing.NewHash(p.localSHA)) {
+				todo = append(todo, p)
+			}
+		}
+		hit, err := whichRefs(todo, func(ps []pushedRef) (bool, error) {
+			return carriesCheckpointRoot(ctx, repo, ps, known)
+		})
+		if err != nil {
+			errs = append(errs, err)
+		}
+		add(hit, "its history holds a checkpoint's commits")
+	}
 	// History a purge removed, under any name.
 	purged, err := recordedPurges(repo)
 	if err != nil {
@@ -311,11 +328,17 @@ func mayReplace(ctx context.Context, repo *gitrepo.Repo, p pushedRef, remote str
 	return false, nil
 }
 
-// isEntireBranch reports whether p pushes an entire/<name>/v1 branch as
-// itself.
+// isEntireBranch reports whether p pushes an entire/<name>/v1 branch, a
+// checkpoint ref (SPEC 10.3) or the record of their purges as itself.
 func isEntireBranch(p pushedRef) bool {
+	if p.local != p.remote {
+		return false
+	}
+	if _, ok := checkpoint.IDOfRef(plumbing.ReferenceName(p.remote)); ok || p.remote == string(secretscan.PurgesRef) {
+		return true
+	}
 	b, ok := strings.CutPrefix(p.remote, "refs/heads/")
-	return ok && p.local == p.remote && branchPattern.MatchString(b)
+	return ok && branchPattern.MatchString(b)
 }
 
 // purgedHistory is what the recorded purges removed: the commits they
@@ -327,14 +350,17 @@ type purgedHistory struct {
 	newTips map[string][]plumbing.Hash
 }
 
-// recordedPurges returns the purges recorded on the metadata branch and on
-// its remote-tracking refs, merged (nil when none is).
+// recordedPurges returns the purges recorded on the metadata branch, on
+// its remote-tracking refs and on refs/entire/purges (purged checkpoint
+// refs), merged (nil when none is).
 func recordedPurges(repo *gitrepo.Repo) (*purgedHistory, error) {
 	tips := []plumbing.Hash{}
-	if h, err := repo.ReadRef(headRef(checkpoint.MetadataBranch)); err != nil {
-		return nil, err
-	} else if !h.IsZero() {
-		tips = append(tips, h)
+	for _, ref := range []plumbing.ReferenceName{headRef(checkpoint.MetadataBranch), secretscan.PurgesRef} {
+		if h, err := repo.ReadRef(ref); err != nil {
+			return nil, err
+		} else if !h.IsZero() {
+			tips = append(tips, h)
+		}
 	}
 	remotes, err := repo.ListRefs("refs/remotes/")
 	if err != nil {
@@ -563,6 +589,23 @@ func reaches(ctx context.Context, repo *gitrepo.Repo, pushed []pushedRef, known,
 		return false, err
 	}
 	return outside != all, nil
+}
+
+// carriesCheckpointRoot reports whether the new commits of pushed (not
+// reachable from known) include the first commit of a checkpoint ref: a
+// root commit whose subject is "Checkpoint: <id>". Only root commits are
+// read, so the check costs one rev-list whatever the number of refs.
+func carriesCheckpointRoot(ctx context.Context, repo *gitrepo.Repo, pushed []pushedRef, known []string) (bool, error) {
+	out, err := repo.RunGitInput(ctx, []byte(newCommits(pushed, known)), "rev-list", "--max-parents=0", "--format=%s", "--stdin")
+	if err != nil {
+		return false, fmt.Errorf("check the pushed history: %w", err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if id, ok := strings.CutPrefix(line, "Checkpoint: "); ok && checkpoint.ID(strings.TrimSpace(id)).Valid() {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // revCount runs `git rev-list --count --stdin` over revs (one a line).

@@ -91,6 +91,11 @@ func TestGuardReachability(t *testing.T) {
 	gittest.Git(t, dir, "update-ref", "refs/heads/entire/abc1234-e3b0c4", shadow)
 	// User history reaching them.
 	reachMeta := gittest.Git(t, dir, "commit-tree", tree, "-p", head, "-p", meta0, "-m", "merge the metadata branch's root")
+	// A checkpoint ref (SPEC 10.3), and user history reaching it.
+	cpRoot := gittest.Git(t, dir, "commit-tree", tree, "-m", "Checkpoint: 01K9TQ8ZP7X3F5M2WVJ4CNRB6D")
+	cpNext := gittest.Git(t, dir, "commit-tree", tree, "-p", cpRoot, "-m", "Finalize transcript for Checkpoint: 01K9TQ8ZP7X3F5M2WVJ4CNRB6D")
+	gittest.Git(t, dir, "update-ref", "refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D", cpNext)
+	reachCp := gittest.Git(t, dir, "commit-tree", tree, "-p", head, "-p", cpNext, "-m", "merge a checkpoint ref")
 	reachShadow := gittest.Git(t, dir, "commit-tree", tree, "-p", head, "-p", shadow, "-m", "merge a shadow branch")
 	user := gittest.Git(t, dir, "commit-tree", tree, "-p", head, "-m", "user work")
 	gittest.Git(t, dir, "tag", "-a", "-m", "leak", "leak", reachMeta)
@@ -116,6 +121,9 @@ func TestGuardReachability(t *testing.T) {
 		{"user branch to origin", "origin", line("refs/heads/main", user, "refs/heads/main", head), ""},
 		{"reaching a shadow branch to origin", "origin", line(reachShadow, reachShadow, "refs/heads/x", zeroSHA), "refs/heads/x"},
 		{"the fork already has it", "fork", line("refs/heads/side", reachMeta, "refs/heads/side", reachMeta), ""},
+		{"branch reaching a checkpoint ref to fork", "fork", line("refs/heads/side", reachCp, "refs/heads/side", zeroSHA), "refs/heads/side"},
+		{"checkpoint commit under another name to fork", "fork", line(cpNext, cpNext, "refs/heads/backup", zeroSHA), "refs/heads/backup"},
+		{"checkpoint commit under another name to origin", "origin", line(cpNext, cpNext, "refs/heads/backup", zeroSHA), ""},
 	}
 	for _, tt := range tests {
 		err := Guard(context.Background(), repo, strings.NewReader(tt.refs), Options{Destination: origin, Remote: tt.remote, PushSessions: true})

@@ -63,6 +63,13 @@ func (s *Store) Pinned() (*Store, error) {
 	return &c, nil
 }
 
+// refTip returns the commit of checkpoint id's ref, zero when it has none.
+// (Checkpoint refs are read one at a time, never listed, for a lookup:
+// listing 20,000 refs costs more than the hundred lookups of a listing.)
+func (s *Store) refTip(id ID) (plumbing.Hash, error) {
+	return s.repo.ReadRef(id.RefName())
+}
+
 // rootTree returns the tree of the metadata branch tip, or nil when there is
 // no metadata branch.
 func (s *Store) rootTree() (*object.Tree, error) {
@@ -118,7 +125,7 @@ func (s *Store) Read(id ID) (*Checkpoint, error) {
 // directory on the metadata branch. It returns ErrNotFound when neither
 // holds it.
 func (s *Store) checkpointTree(id ID) (*object.Tree, error) {
-	if h, err := s.repo.ReadRef(id.RefName()); err == nil && !h.IsZero() {
+	if h, err := s.refTip(id); err == nil && !h.IsZero() {
 		t, err := s.repo.CommitTree(h)
 		if err != nil {
 			return nil, fmt.Errorf("checkpoint %s: read %s: %w", id, id.RefName(), err)
@@ -145,7 +152,7 @@ func (s *Store) Exists(id ID) bool {
 	if !id.Valid() {
 		return false
 	}
-	if h, err := s.repo.ReadRef(id.RefName()); err == nil && !h.IsZero() {
+	if h, err := s.refTip(id); err == nil && !h.IsZero() {
 		return true
 	}
 	root, err := s.rootTree()

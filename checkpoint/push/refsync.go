@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/internal/atomicfile"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -32,6 +36,50 @@ const maxSyncRefs = 100
 // syncRefPrefix holds a rejected ref's remote copy while it is joined;
 // outside refs/entire/, so that no sync of ours ever pushes it.
 const syncRefPrefix = "refs/entire-sync/"
+
+// slowRefPush is how long a push of a few checkpoint refs may have taken
+// for the next to be made while git waits.
+const slowRefPush = time.Second
+
+// refPushTimes (in the git common directory) holds how long the last push
+// of checkpoint refs to each destination took: "<name> <ms>" lines.
+const refPushTimes = "entire-checkpoint-push-ms"
+
+// lastRefPush returns how long the last push of checkpoint refs to the
+// destination named name took (zero when unknown).
+func lastRefPush(repo *gitrepo.Repo, name string) time.Duration {
+	data, err := os.ReadFile(filepath.Join(repo.CommonDir, refPushTimes))
+	if err != nil || len(data) > 64<<10 {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if n, ms, ok := strings.Cut(line, " "); ok && n == name {
+			if v, err := strconv.Atoi(ms); err == nil && v > 0 {
+				return time.Duration(v) * time.Millisecond
+			}
+		}
+	}
+	return 0
+}
+
+// rememberRefPush records d as the last push time to the destination
+// named name (best effort: a lost write only costs one slow push).
+func rememberRefPush(repo *gitrepo.Repo, name string, d time.Duration) {
+	if strings.ContainsAny(name, " \n") {
+		return
+	}
+	path := filepath.Join(repo.CommonDir, refPushTimes)
+	var lines []string
+	if data, err := os.ReadFile(path); err == nil && len(data) <= 64<<10 {
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			if n, _, ok := strings.Cut(line, " "); ok && n != name {
+				lines = append(lines, line)
+			}
+		}
+	}
+	lines = append(lines, fmt.Sprintf("%s %d", name, d.Milliseconds()))
+	_ = atomicfile.Write(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+}
 
 // refTarget is a queued checkpoint ref to push.
 type refTarget struct {
@@ -97,6 +145,12 @@ func (r *runner) prePushRefs(ctx context.Context, dest Destination, opts Options
 			fmt.Fprintf(log, "[entire] Pushing %d checkpoint(s) to %s in the background (%s)\n", len(targets), cpName, humanBytes(size))
 			return ErrBackground
 		}
+		if last := lastRefPush(r.repo, cpName); last >= slowRefPush {
+			// The remote takes long over any push (a receive-pack
+			// checking tens of thousands of refs): not while git waits.
+			fmt.Fprintf(log, "[entire] Pushing %d checkpoint(s) to %s in the background (its last push took %.1f s)\n", len(targets), cpName, last.Seconds())
+			return ErrBackground
+		}
 	}
 	if opts.Redactor != nil {
 		if n, err := scanRefs(ctx, r.repo, opts, dest, append(tips, scanOnly...)); err != nil {
@@ -122,7 +176,11 @@ func (r *runner) prePushRefs(ctx context.Context, dest Destination, opts Options
 		deadline = start.Add(min(budget, opts.SyncLimit))
 	}
 	fmt.Fprintf(log, "[entire] Pushing %d checkpoint(s) to %s...\n", len(targets), cpName)
+	pushStart := time.Now()
 	left, err := r.pushRefsUntilLanded(ctx, dest, store, targets, deadline, log)
+	if len(targets) <= refsPerPush {
+		rememberRefPush(r.repo, cpName, time.Since(pushStart))
+	}
 	if len(left) > 0 && hook && time.Until(deadline) < minAttempt {
 		return ErrBackground
 	}

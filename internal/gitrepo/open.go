@@ -58,6 +58,8 @@ type Repo struct {
 	// deflated counts the bytes of the objects this Repo wrote (see
 	// deflateFastAfter).
 	deflated atomic.Int64
+	// packed caches the packed-refs file for ReadRef (packedrefs.go).
+	packed packedRefs
 	// zlibWriters keeps the deflaters of loose objects for reuse, by
 	// level (see zlibWriter).
 	zlibWriters [2]sync.Pool

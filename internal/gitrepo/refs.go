@@ -29,6 +29,9 @@ const refLockTimeout = 3 * time.Second
 // ReadRef returns the hash a ref points to, following one level of symbolic
 // ref. It returns plumbing.ZeroHash and no error when the ref does not exist.
 func (r *Repo) ReadRef(name plumbing.ReferenceName) (plumbing.Hash, error) {
+	if h, ok := r.readRefFast(name); ok {
+		return h, nil
+	}
 	ref, err := r.Git.Reference(name, true)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return plumbing.ZeroHash, nil

@@ -140,3 +140,102 @@ func TestPurgeSticksAcrossClones(t *testing.T) {
 		t.Errorf("the purged secret is still reachable in A's clone (%v)", err)
 	}
 }
+
+// The same in the git-refs layout: the purged checkpoint refs replace the
+// remote's copies, with their record (refs/entire/purges); a teammate who
+// had fetched the checkpoint before the purge cannot mirror its stale
+// copy back (nor delete the refs it never fetched), and its own
+// checkpoints and pushes go on.
+func TestPurgeSticksAcrossClonesRefs(t *testing.T) {
+	t.Parallel()
+	const secret = "acme-launch-code-zebra-orchid"
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gittest.Git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)
+
+	a := e2etest.NewRefsSessionRepo(t)
+	a.MustGit("remote", "add", "origin", remote)
+	a.PlayTurn("Deploy with "+secret, map[string]string{"a1.txt": "a1\n"})
+	a.MustGit("add", "a1.txt")
+	a.MustGit("commit", "-q", "-m", "A's first change")
+	aFirst := e2etest.CheckpointAt(t, a.Dir, "HEAD")
+	a.MustGit("push", "-q", "origin", "main")
+	e2etest.AwaitBackground(t)
+	if len(e2etest.ObjectsHolding(t, remote, secret, "--all")) == 0 || !e2etest.HasCheckpoint(t, remote, aFirst) {
+		t.Fatal("setup: the checkpoint with the secret did not reach the remote")
+	}
+
+	b := e2etest.CloneSessionRepo(t, remote, "sess-b")
+	if out := b.MustEntire("explain", "--commit", "HEAD"); !strings.Contains(out, "Deploy with") {
+		t.Fatalf("B's explain of A's commit:\n%s", out)
+	}
+	if !e2etest.HasCheckpoint(t, b.Dir, aFirst) {
+		t.Fatal("explain did not fetch A's checkpoint")
+	}
+	b.PlayTurn("Write b1", map[string]string{"b1.txt": "b1\n"})
+	b.MustGit("add", "b1.txt")
+	b.MustGit("commit", "-q", "-m", "B's first change")
+	bFirst := e2etest.CheckpointAt(t, b.Dir, "HEAD")
+	b.MustGit("push", "-q", "origin", "main")
+	e2etest.AwaitBackground(t)
+
+	e2etest.AddRedactionPattern(t, a.Dir, `acme-launch-code-[a-z]+-[a-z]+`)
+	out, errOut, code := e2etest.RunEntire(t, a.Dir, a.Env, "", "doctor", "--secrets", "--purge")
+	if code != 0 || !strings.Contains(out, "Rewrote "+e2etest.CpRef(aFirst)) {
+		t.Fatalf("doctor --purge: %d %s%s", code, out, errOut)
+	}
+	printed := e2etest.PrintedPush(t, out)
+	cmd := exec.Command("sh", "-c", printed)
+	cmd.Dir = a.Dir
+	cmd.Env = append(gittest.Env(t.TempDir()), a.Env...)
+	if o, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", printed, err, o)
+	}
+	if len(e2etest.ObjectsHolding(t, remote, secret, "--all")) > 0 {
+		t.Fatal("the secret is still on the remote after the purge's push")
+	}
+
+	// B mirrors its clone: its copy of A's checkpoint is the old one.
+	out, err := b.GitIn(b.Dir, nil, "push", "--mirror", "origin")
+	if err == nil || !strings.Contains(out, "not pushing "+e2etest.CpRef(aFirst)) {
+		t.Fatalf("B's git push --mirror: %v\n%s", err, out)
+	}
+	for i := 0; err != nil; i++ {
+		if i == 3 {
+			t.Fatalf("still refused after %d printed commands:\n%s", i, out)
+		}
+		printed := e2etest.PrintedPush(t, out)
+		cmd := exec.Command("sh", "-c", printed)
+		cmd.Dir = b.Dir
+		cmd.Env = append(gittest.Env(t.TempDir()), b.Env...)
+		o, cerr := cmd.CombinedOutput()
+		out, err = string(o), cerr
+		t.Logf("%s: %v\n%s", printed, err, out)
+		if err != nil && !strings.Contains(out, "not pushing ") {
+			t.Fatalf("%s: %v\n%s", printed, err, out)
+		}
+	}
+	if len(e2etest.ObjectsHolding(t, remote, secret, "--all")) > 0 {
+		t.Fatal("the teammate's mirror brought the secret back")
+	}
+	for _, id := range []string{aFirst, bFirst} {
+		if !e2etest.HasCheckpoint(t, remote, id) {
+			t.Errorf("checkpoint %s is not on the remote", id)
+		}
+	}
+	if got := gittest.Git(t, remote, "show", "refs/entire/purges:purges.json"); !strings.Contains(got, aFirst) {
+		t.Errorf("the remote's purge record:\n%s", got)
+	}
+
+	// B goes on working: a new checkpoint lands.
+	b.PlayTurn("Write b2", map[string]string{"b2.txt": "b2\n"})
+	b.MustGit("add", "b2.txt")
+	b.MustGit("commit", "-q", "-m", "B's second change")
+	bSecond := e2etest.CheckpointAt(t, b.Dir, "HEAD")
+	if o, err := b.GitIn(b.Dir, nil, "push", "origin", "main"); err != nil {
+		t.Fatalf("B's push: %v\n%s", err, o)
+	}
+	e2etest.AwaitBackground(t)
+	if !e2etest.HasCheckpoint(t, remote, bSecond) || len(e2etest.ObjectsHolding(t, remote, secret, "--all")) > 0 {
+		t.Error("B's next push: its checkpoint is missing, or the secret is back")
+	}
+}

@@ -1,0 +1,46 @@
+package gitrepo
+
+import (
+	"testing"
+
+	"github.com/entirecli/entire/internal/gitrepo/gittest"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// ReadRef agrees with git on loose and packed refs as they change: a ref
+// packed, then updated loose, then deleted, then packed again with others;
+// and a symbolic ref.
+func TestReadRefPackedAndLoose(t *testing.T) {
+	t.Parallel()
+	dir := gittest.InitWithCommit(t)
+	repo := openTest(t, dir)
+	head := plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD"))
+	tree := gittest.Git(t, dir, "rev-parse", "HEAD^{tree}")
+	other := plumbing.NewHash(gittest.Git(t, dir, "commit-tree", tree, "-m", "other"))
+	const name = plumbing.ReferenceName("refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D")
+	want := func(step string, n plumbing.ReferenceName, h plumbing.Hash) {
+		t.Helper()
+		got, err := repo.ReadRef(n)
+		if err != nil || got != h {
+			t.Errorf("%s: ReadRef(%s) = %s, %v; want %s", step, n, got, err, h)
+		}
+	}
+	gittest.Git(t, dir, "update-ref", string(name), head.String())
+	gittest.Git(t, dir, "pack-refs", "--all")
+	want("packed", name, head)
+	want("packed branch", "refs/heads/main", head)
+	gittest.Git(t, dir, "update-ref", string(name), other.String())
+	want("loose over packed", name, other)
+	gittest.Git(t, dir, "update-ref", "-d", string(name))
+	want("deleted", name, plumbing.ZeroHash)
+	for i, h := range []plumbing.Hash{head, other} {
+		gittest.Git(t, dir, "update-ref", "refs/entire/checkpoints/0"+string(rune('0'+i))+"/x", h.String())
+	}
+	gittest.Git(t, dir, "update-ref", string(name), head.String())
+	gittest.Git(t, dir, "pack-refs", "--all")
+	want("packed again", name, head)
+	want("another packed", "refs/entire/checkpoints/01/x", other)
+	want("missing", "refs/entire/checkpoints/zz/none", plumbing.ZeroHash)
+	gittest.Git(t, dir, "symbolic-ref", "refs/heads/alias", "refs/heads/main")
+	want("symbolic", "refs/heads/alias", head)
+}

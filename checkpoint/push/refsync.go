@@ -42,13 +42,24 @@ const syncRefPrefix = "refs/entire-sync/"
 const slowRefPush = time.Second
 
 // refPushTimes (in the git common directory) holds how long the last push
-// of checkpoint refs to each destination took: "<name> <ms>" lines.
+// of checkpoint refs by the pre-push hook took, to each destination:
+// "<name> <ms>" lines. Background pushes do not count (they would make a
+// slow remote look fast again, and the next hook wait for it); a day old,
+// the file is forgotten, so that a remote that was slow once is tried
+// again.
 const refPushTimes = "entire-checkpoint-push-ms"
+
+// refPushMemory is how long refPushTimes is believed.
+const refPushMemory = 24 * time.Hour
 
 // lastRefPush returns how long the last push of checkpoint refs to the
 // destination named name took (zero when unknown).
 func lastRefPush(repo *gitrepo.Repo, name string) time.Duration {
-	data, err := os.ReadFile(filepath.Join(repo.CommonDir, refPushTimes))
+	path := filepath.Join(repo.CommonDir, refPushTimes)
+	if fi, err := os.Stat(path); err != nil || time.Since(fi.ModTime()) > refPushMemory {
+		return 0
+	}
+	data, err := os.ReadFile(path)
 	if err != nil || len(data) > 64<<10 {
 		return 0
 	}
@@ -178,7 +189,7 @@ func (r *runner) prePushRefs(ctx context.Context, dest Destination, opts Options
 	fmt.Fprintf(log, "[entire] Pushing %d checkpoint(s) to %s...\n", len(targets), cpName)
 	pushStart := time.Now()
 	left, err := r.pushRefsUntilLanded(ctx, dest, store, targets, deadline, log)
-	if len(targets) <= refsPerPush {
+	if hook {
 		rememberRefPush(r.repo, cpName, time.Since(pushStart))
 	}
 	if len(left) > 0 && hook && time.Until(deadline) < minAttempt {

@@ -2,8 +2,12 @@ package push
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
@@ -96,4 +100,47 @@ func TestPrePushRefsJoinsARejectedCheckpoint(t *testing.T) {
 		t.Errorf("scratch refs left: %s", refs)
 	}
 	gittest.Fsck(t, bare)
+}
+
+// A remote whose last push of checkpoint refs took over a second gets the
+// next from the background push, not while the user's push waits; a
+// record a day old is forgotten.
+func TestPrePushRefsSlowRemoteGoesToBackground(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	work, bare := newClone(t)
+	repo := openRepo(t, work)
+	id := checkpoint.NewULID(fixedNow())
+	if _, err := checkpoint.NewStore(repo, fixedNow).WriteSession(ctx, id, checkpoint.SessionWrite{
+		Metadata: checkpoint.SessionMetadata{SessionID: "s1", Strategy: checkpoint.StrategyManualCommit},
+	}, checkpoint.CommitInfo{}); err != nil {
+		t.Fatal(err)
+	}
+	rememberRefPush(repo, "origin", 1400*time.Millisecond)
+	var log syncBuffer
+	opts := Options{Destination: origin, Remote: "origin", PushSessions: true, Env: testEnv(t), Log: &log, SyncLimit: 1500 * time.Millisecond}
+	if err := PrePush(ctx, repo, opts); !errors.Is(err, ErrBackground) {
+		t.Fatalf("PrePush = %v, want ErrBackground\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), "its last push took 1.4 s") || remoteRef(t, bare, string(id.RefName())) != "" {
+		t.Fatalf("the hook pushed, or did not say why not:\n%s", log.String())
+	}
+	// The background push sends it, and leaves the record alone.
+	opts.Background, opts.SyncLimit = true, 0
+	if err := PrePush(ctx, repo, opts); err != nil {
+		t.Fatal(err)
+	}
+	if remoteRef(t, bare, string(id.RefName())) == "" {
+		t.Fatal("the background push did not land")
+	}
+	if got := lastRefPush(repo, "origin"); got != 1400*time.Millisecond {
+		t.Errorf("record after a background push: %s", got)
+	}
+	old := time.Now().Add(-25 * time.Hour)
+	if err := os.Chtimes(filepath.Join(repo.CommonDir, refPushTimes), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastRefPush(repo, "origin"); got != 0 {
+		t.Errorf("a day-old record is still believed: %s", got)
+	}
 }

@@ -95,19 +95,30 @@ func (b *bench) refs(s *scenario) error {
 		return err
 	}
 	defer w.close()
-	if err := s.startTurn(w, "add the changelog entry"); err != nil {
-		return err
+	// Two turns, each committed and pushed. The first push waits for the
+	// remote (up to the hook's 1.5 s): a receive-pack that checks 20,000
+	// refs, on this machine since the remote is local. Having seen that,
+	// the next push leaves the checkpoint to the background push.
+	for i, label := range []string{" (first)", ""} {
+		if err := s.startTurn(w, fmt.Sprintf("add changelog entry %d", i)); err != nil {
+			return err
+		}
+		if err := s.writeTool(w, "CHANGELOG.md", fmt.Sprintf("# Changes\n\n- refs bench %d\n", i)); err != nil {
+			return err
+		}
+		if err := s.endTurn(w, "Added the entry.", input); err != nil {
+			return err
+		}
+		if err := s.commit(fmt.Sprintf("Add changelog entry %d", i), input); err != nil {
+			return err
+		}
+		s.pushLabel = label
+		if err := s.pushMeasured(input); err != nil {
+			return err
+		}
 	}
-	if err := s.writeTool(w, "CHANGELOG.md", "# Changes\n\n- refs bench\n"); err != nil {
-		return err
-	}
-	if err := s.endTurn(w, "Added the entry.", input); err != nil {
-		return err
-	}
-	if err := s.commit("Add the changelog entry", input); err != nil {
-		return err
-	}
-	return s.pushMeasured(input)
+	s.pushLabel = ""
+	return nil
 }
 
 // countObjects counts the objects reachable from revs in the repository

@@ -122,7 +122,7 @@ func (s *scenario) pushMeasured(input string) error {
 		return fmt.Errorf("git push ran no entire hook: %w", err)
 	}
 	for _, rec := range recs {
-		s.record(strings.TrimPrefix(strings.Join(rec.Args[:min(3, len(rec.Args))], " "), "hooks "), input, rec.measurement())
+		s.record(strings.TrimPrefix(strings.Join(rec.Args[:min(3, len(rec.Args))], " "), "hooks ")+s.pushLabel, input, rec.measurement())
 	}
 	return nil
 }
@@ -137,8 +137,10 @@ type scenario struct {
 	sessionID  string
 	transcript string
 	shimLog    string
-	results    []result
-	turn       int
+	// pushLabel is added to the names of the hooks a push runs.
+	pushLabel string
+	results   []result
+	turn      int
 	// quiet: the agent's hooks run unmeasured (the team scenario measures
 	// its pushes only).
 	quiet bool

@@ -70,3 +70,20 @@ func TestULIDs(t *testing.T) {
 		t.Error("NormalizeID")
 	}
 }
+
+// IDOfRef accepts exactly the refs RefName makes.
+func FuzzIDOfRef(f *testing.F) {
+	f.Add("refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D")
+	f.Add("refs/entire/checkpoints/f7/a3b2c4d5e6f7")
+	f.Add("refs/entire/checkpoints/01/01K9TQ8ZP7X3F5M2WVJ4CNRB6D")
+	f.Add("refs/entire/checkpoints/")
+	f.Fuzz(func(t *testing.T, name string) {
+		id, ok := IDOfRef(plumbing.ReferenceName(name))
+		if !ok {
+			return
+		}
+		if !id.Valid() || string(id.RefName()) != name {
+			t.Fatalf("IDOfRef(%q) = %q, whose ref is %q", name, id, id.RefName())
+		}
+	})
+}

@@ -103,6 +103,11 @@ func Guard(ctx context.Context, repo *gitrepo.Repo, refs io.Reader, opts Options
 	var carried []pushedRef
 	for _, p := range lines {
 		if p.localSHA == zeroSHA {
+			if _, ok := checkpoint.IDOfRef(plumbing.ReferenceName(p.remote)); ok || p.remote == string(secretscan.PurgesRef) {
+				// The team's checkpoints: a clone holds only those it
+				// fetched, and `git push --mirror` would delete the rest.
+				refused = append(refused, refusal{ref: p, why: "deleting a checkpoint on the remote; push with --no-verify if that is what you mean"})
+			}
 			continue
 		}
 		if byName(p, toCheckpointRemote) == nameRefused {

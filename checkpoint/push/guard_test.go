@@ -55,6 +55,8 @@ func TestGuard(t *testing.T) {
 		{"checkpoint ref, push_sessions false", "origin", ref("refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D"), false, "refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D"},
 		{"checkpoint ref in the wrong shard", "origin", ref("refs/entire/checkpoints/01/01K9TQ8ZP7X3F5M2WVJ4CNRB6D"), true, "refs/entire/checkpoints/01/01K9TQ8ZP7X3F5M2WVJ4CNRB6D"},
 		{"checkpoint ref under another name", "origin", "refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D " + sha + " refs/heads/x " + zeroSHA + "\n", true, "refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D"},
+		{"deleting a checkpoint ref", "origin", "(delete) " + zeroSHA + " refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D " + sha + "\n", true, "refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D (deleting a checkpoint on the remote; push with --no-verify if that is what you mean)"},
+		{"deleting the purge record", "origin", "(delete) " + zeroSHA + " refs/entire/purges " + sha + "\n", true, "refs/entire/purges (deleting a checkpoint on the remote; push with --no-verify if that is what you mean)"},
 		{"undo points beside checkpoint refs", "origin", ref("refs/entire/checkpoints/6D/01K9TQ8ZP7X3F5M2WVJ4CNRB6D") + ref("refs/entire/undo/z"), true, "refs/entire/undo/z"},
 	}
 	for _, tt := range tests {

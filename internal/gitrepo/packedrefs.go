@@ -77,7 +77,7 @@ func findPacked(data []byte, name string) (plumbing.Hash, bool, error) {
 		at := off + i // the space before the name
 		start := at - 40
 		if start >= 0 && (start == 0 || data[start-1] == '\n') {
-			if hex := string(data[start:at]); plumbing.IsHash(hex) {
+			if hex := string(data[start:at]); isLowerHex(hex) {
 				return plumbing.NewHash(hex), true, nil
 			}
 			return plumbing.ZeroHash, false, fmt.Errorf("packed-refs: bad line for %s", name)
@@ -114,4 +114,18 @@ func (r *Repo) readRefFast(name plumbing.ReferenceName) (h plumbing.Hash, ok boo
 		return h, true
 	}
 	return plumbing.ZeroHash, false
+}
+
+// isLowerHex reports whether s is an object name as git writes it: 40
+// lowercase hexadecimal digits.
+func isLowerHex(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
@@ -43,4 +44,22 @@ func TestReadRefPackedAndLoose(t *testing.T) {
 	want("missing", "refs/entire/checkpoints/zz/none", plumbing.ZeroHash)
 	gittest.Git(t, dir, "symbolic-ref", "refs/heads/alias", "refs/heads/main")
 	want("symbolic", "refs/heads/alias", head)
+}
+
+// findPacked never panics, and what it finds is a line of the file: the
+// hash it returns, a space and the name, at a line start.
+func FuzzFindPacked(f *testing.F) {
+	f.Add([]byte("# pack-refs with: peeled fully-peeled sorted \n0123456789012345678901234567890123456789 refs/heads/main\n^1111111111111111111111111111111111111111\n"), "refs/heads/main")
+	f.Add([]byte(" refs/heads/main\n"), "refs/heads/main")
+	f.Add([]byte("xyz refs/a\n0123456789012345678901234567890123456789 refs/a\n"), "refs/a")
+	f.Fuzz(func(t *testing.T, data []byte, name string) {
+		h, found, err := findPacked(data, name)
+		if err != nil || !found {
+			return
+		}
+		line := h.String() + " " + name + "\n"
+		if !bytes.HasPrefix(data, []byte(line)) && !bytes.Contains(data, []byte("\n"+line)) {
+			t.Fatalf("found %s for %q, which is no line of the file", h, name)
+		}
+	})
 }

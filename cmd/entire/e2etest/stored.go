@@ -154,6 +154,15 @@ func CpPath(id, rel string) string {
 	return "entire/checkpoints/v1:" + id[:2] + "/" + id[2:] + "/" + rel
 }
 
+// CpTree is the tree-ish of a checkpoint's root as git names it: its ref
+// (a ULID) or its directory on the metadata branch.
+func CpTree(id string) string {
+	if len(id) == 26 {
+		return CpRef(id) + "^{tree}"
+	}
+	return "entire/checkpoints/v1:" + id[:2] + "/" + id[2:]
+}
+
 // CpRef is the ref of a checkpoint in the git-refs layout.
 func CpRef(id string) string {
 	return "refs/entire/checkpoints/" + id[len(id)-2:] + "/" + id

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/entirecli/entire/checkpoint"
+
 	"github.com/entirecli/entire/cmd/entire/e2etest"
 	"github.com/entirecli/entire/cmd/entire/e2etest/realagent"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
@@ -260,7 +262,7 @@ func (r *liveRepo) shadowTip() string {
 	r.t.Helper()
 	out := gittest.Git(r.t, r.dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/entire/")
 	for _, b := range strings.Fields(out) {
-		if b != "entire/checkpoints/v1" {
+		if _, _, ok := checkpoint.ParseShadowBranch(b); ok {
 			return b
 		}
 	}

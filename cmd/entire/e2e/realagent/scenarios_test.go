@@ -197,10 +197,10 @@ func TestRealAgentTurn(t *testing.T) {
 		if !strings.Contains(out, "Subagent tasks:") || !strings.Contains(out, wantTask) {
 			t.Errorf("explain shows no subagent task with its result:\n%s", out)
 		}
-		conclusionFile := regexp.MustCompile(`(?m)^\S+/tasks/\S+/conclusion\.json$`).FindString(gittest.Git(t, r.dir, "ls-tree", "-r", "--name-only", "entire/checkpoints/v1", id[:2]+"/"+id[2:]))
+		conclusionFile := regexp.MustCompile(`(?m)^\S+/tasks/\S+/conclusion\.json$`).FindString(gittest.Git(t, r.dir, "ls-tree", "-r", "--name-only", e2etest.CpTree(id)))
 		if conclusionFile == "" {
 			t.Error("the checkpoint keeps no conclusion.json")
-		} else if c := gittest.Git(t, r.dir, "show", "entire/checkpoints/v1:"+conclusionFile); !strings.Contains(c, `"status": "success"`) {
+		} else if c := gittest.Git(t, r.dir, "show", e2etest.CpPath(id, conclusionFile)); !strings.Contains(c, `"status": "success"`) {
 			t.Errorf("conclusion.json:\n%s", c)
 		}
 		r.recordHookTimes()
@@ -377,8 +377,8 @@ func TestRealAgentPushAndResumeInClone(t *testing.T) {
 		id := r.commitAll("Shared work")
 		r.git("push", "-q", "origin", "main")
 		e2etest.AwaitBackground(t) // the remote was empty: main went first
-		if out := gittest.Git(t, remote, "branch", "--list", "entire/checkpoints/v1"); out == "" {
-			t.Fatal("the push did not carry the metadata branch")
+		if !e2etest.HasCheckpoint(t, remote, id) {
+			t.Fatalf("the push did not carry checkpoint %s", id)
 		}
 
 		clone := filepath.Join(t.TempDir(), "clone")

@@ -249,7 +249,11 @@ func (a *AutoCommit) saveStep(ctx context.Context, st *session.State, in TurnInp
 	if _, err := a.env.checkpoints().WriteSession(ctx, id, w, checkpoint.CommitInfo{}); err != nil {
 		return fmt.Errorf("commit %s has checkpoint %s but its metadata was not written: %w", commit.String()[:7], id, err)
 	}
-	a.env.printf("Committed session metadata to %s (%s)\n", checkpoint.MetadataBranch, id)
+	where := checkpoint.MetadataBranch
+	if id.IsULID() {
+		where = string(id.RefName())
+	}
+	a.env.printf("Committed session metadata to %s (%s)\n", where, id)
 	a.recordCheckpoint(st, id, commit)
 	return nil
 }

@@ -145,6 +145,11 @@ func (r *runner) prePushRefs(ctx context.Context, dest Destination, opts Options
 	for i, t := range targets {
 		tips[i] = t.tip
 	}
+	// What git is about to push itself is scanned first, whatever
+	// happens to the queue.
+	if err := r.scanRefs(ctx, opts, dest, scanOnly, log, warn); err != nil {
+		return err
+	}
 	hook := opts.SyncLimit > 0 && !opts.Background
 	if hook && len(targets) > 0 {
 		size, err := newBytes(ctx, r.repo, tips, known)
@@ -163,13 +168,8 @@ func (r *runner) prePushRefs(ctx context.Context, dest Destination, opts Options
 			return ErrBackground
 		}
 	}
-	if opts.Redactor != nil {
-		if n, err := scanRefs(ctx, r.repo, opts, dest, append(tips, scanOnly...)); err != nil {
-			warn(err)
-		} else if n > 0 {
-			fmt.Fprintf(log, "[entire] Not pushing checkpoints to %s: %d secret(s) in data it does not have yet; see `entire doctor --secrets`\n", cpName, n)
-			return fmt.Errorf("%w: %d", ErrSecretsFound, n)
-		}
+	if err := r.scanRefs(ctx, opts, dest, tips, log, warn); err != nil {
+		return err
 	}
 	if len(targets) == 0 {
 		return nil
@@ -204,14 +204,28 @@ func (r *runner) prePushRefs(ctx context.Context, dest Destination, opts Options
 	return nil
 }
 
-// scanRefs scans what pushing tips sends with opts.Redactor: the objects
-// no remote-tracking ref of dest's entire branches reaches.
-func scanRefs(ctx context.Context, repo *gitrepo.Repo, opts Options, dest Destination, tips []plumbing.Hash) (int, error) {
+// scanRefs scans what pushing tips sends with opts.Redactor (the objects
+// no remote-tracking ref of dest's entire branches reaches) and returns
+// an error wrapping ErrSecretsFound, said on log, when it finds any. A
+// scan that fails is a warning.
+func (r *runner) scanRefs(ctx context.Context, opts Options, dest Destination, tips []plumbing.Hash, log io.Writer, warn func(error)) error {
+	if opts.Redactor == nil || len(tips) == 0 {
+		return nil
+	}
 	targets := make([]target, len(tips))
 	for i, h := range tips {
 		targets[i] = target{tip: h}
 	}
-	return scanOutgoing(ctx, repo, opts.Redactor, opts.RulesFingerprint, dest, targets)
+	n, err := scanOutgoing(ctx, r.repo, opts.Redactor, opts.RulesFingerprint, dest, targets)
+	if err != nil {
+		warn(err)
+		return nil
+	}
+	if n > 0 {
+		fmt.Fprintf(log, "[entire] Not pushing checkpoints to %s: %d secret(s) in data it does not have yet; see `entire doctor --secrets`\n", dest.Name(), n)
+		return fmt.Errorf("%w: %d", ErrSecretsFound, n)
+	}
+	return nil
 }
 
 // explicitRefs returns the checkpoint refs the user's push names as its

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/secretscan"
+	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
 )
 
@@ -142,5 +144,57 @@ func TestPrePushRefsSlowRemoteGoesToBackground(t *testing.T) {
 	}
 	if got := lastRefPush(repo, "origin"); got != 0 {
 		t.Errorf("a day-old record is still believed: %s", got)
+	}
+}
+
+// FetchCheckpoints brings the checkpoints asked, each by its ref, names
+// those the remote lacks, and brings the remote's purge record along,
+// joined with this clone's own.
+func TestFetchCheckpointsBringsThePurgeRecord(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	work, bare := newClone(t)
+	repo := openRepo(t, work)
+	store := checkpoint.NewStore(repo, fixedNow)
+	write := func(id checkpoint.ID) {
+		t.Helper()
+		if _, err := store.WriteSession(ctx, id, checkpoint.SessionWrite{
+			Metadata: checkpoint.SessionMetadata{SessionID: "s-" + string(id), Strategy: checkpoint.StrategyManualCommit},
+		}, checkpoint.CommitInfo{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, second := checkpoint.NewULID(fixedNow()), checkpoint.NewULID(fixedNow().Add(time.Hour))
+	write(first)
+	write(second)
+	record := func(r *gitrepo.Repo, branch string) {
+		t.Helper()
+		if err := secretscan.RecordPurges(ctx, r, []secretscan.PurgeRecord{{Branch: branch, OldTip: strings.Repeat("1", 40), NewTip: strings.Repeat("2", 40), Date: fixedNow()}}, fixedNow()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record(repo, string(first.RefName()))
+	gittest.Git(t, work, "push", "-q", "origin", "refs/entire/*:refs/entire/*")
+
+	mate := cloneOf(t, bare)
+	mrepo := openRepo(t, mate)
+	record(mrepo, string(second.RefName())) // a record of its own
+	missing, err := FetchCheckpoints(ctx, mrepo, origin, []checkpoint.ID{first, "01K9TQ8ZP7X3F5M2WVJ4CNRB6D"}, 0)
+	if err != nil || len(missing) != 1 || missing[0] != "01K9TQ8ZP7X3F5M2WVJ4CNRB6D" {
+		t.Fatalf("FetchCheckpoints = %v, %v", missing, err)
+	}
+	if remoteRef(t, mate, string(first.RefName())) == "" || remoteRef(t, mate, string(second.RefName())) != "" {
+		t.Error("the clone did not get exactly the checkpoint asked for")
+	}
+	h, err := mrepo.ReadRef(secretscan.PurgesRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := secretscan.ReadPurges(mrepo, h)
+	if err != nil || len(p.Purges) != 2 {
+		t.Fatalf("the clone's purge record after the fetch: %+v, %v", p, err)
+	}
+	if refs := gittest.Git(t, mate, "for-each-ref", "--format=%(refname)", syncRefPrefix); refs != "" {
+		t.Errorf("scratch refs left: %s", refs)
 	}
 }

@@ -146,7 +146,7 @@ func TestExternalAgentCapabilities(t *testing.T) {
 			if cp == "" {
 				t.Fatal("no checkpoint")
 			}
-			meta := e2etest.ShowJSON(t, r.Dir, "entire/checkpoints/v1:"+cp[:2]+"/"+cp[2:]+"/0/metadata.json")
+			meta := e2etest.ShowJSON(t, r.Dir, e2etest.CpPath(cp, "0/metadata.json"))
 			files, _ := json.Marshal(meta["files_touched"])
 			if string(files) != `["a.txt"]` {
 				t.Errorf("files_touched %s, want [\"a.txt\"]", files)

@@ -276,18 +276,7 @@ func (r *runner) prePushBranches(ctx context.Context, repo *gitrepo.Repo, dest D
 	if now == nil {
 		now = time.Now
 	}
-	budget := opts.Budget
-	switch {
-	case budget > 0:
-	case opts.Background:
-		budget = BackgroundBudget
-	default:
-		budget = DefaultBudget
-	}
-	deadline := start.Add(budget)
-	if opts.SyncLimit > 0 && !opts.Background {
-		deadline = start.Add(min(budget, opts.SyncLimit))
-	}
+	deadline := opts.deadline(start)
 	if opts.Background {
 		for i, t := range pending {
 			pending[i] = r.pushBatches(ctx, dest, t, size, cmp.Or(opts.BatchBytes, batchBytes), deadline)
@@ -314,6 +303,24 @@ func (r *runner) prePushBranches(ctx context.Context, repo *gitrepo.Repo, dest D
 		}
 	}
 	return nil
+}
+
+// deadline is when a push that started at start must be done: Budget
+// after it (zero: BackgroundBudget for the background push, else
+// DefaultBudget), and no later than SyncLimit in the hook.
+func (opts Options) deadline(start time.Time) time.Time {
+	budget := opts.Budget
+	switch {
+	case budget > 0:
+	case opts.Background:
+		budget = BackgroundBudget
+	default:
+		budget = DefaultBudget
+	}
+	if opts.SyncLimit > 0 && !opts.Background {
+		budget = min(budget, opts.SyncLimit)
+	}
+	return start.Add(budget)
 }
 
 // tips are the commits of the targets.

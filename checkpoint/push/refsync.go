@@ -174,18 +174,7 @@ func (r *runner) prePushRefs(ctx context.Context, dest Destination, opts Options
 	if len(targets) == 0 {
 		return nil
 	}
-	budget := opts.Budget
-	switch {
-	case budget > 0:
-	case opts.Background:
-		budget = BackgroundBudget
-	default:
-		budget = DefaultBudget
-	}
-	deadline := start.Add(budget)
-	if hook {
-		deadline = start.Add(min(budget, opts.SyncLimit))
-	}
+	deadline := opts.deadline(start)
 	fmt.Fprintf(log, "[entire] Pushing %d checkpoint(s) to %s...\n", len(targets), cpName)
 	pushStart := time.Now()
 	left, err := r.pushRefsUntilLanded(ctx, dest, store, targets, deadline, log)

@@ -58,16 +58,9 @@ func Scan(ctx context.Context, repo *gitrepo.Repo, r *redact.Redactor, maxBlob i
 	seen := map[string]bool{}
 	var out []Finding
 	for _, ref := range names {
-		blobs, err := listBlobs(ctx, repo, ref)
+		todo, err := unseenBlobs(ctx, repo, seen, ref)
 		if err != nil {
 			return nil, err
-		}
-		var todo []blobPath
-		for _, b := range blobs {
-			if !seen[b.hash] {
-				seen[b.hash] = true
-				todo = append(todo, b)
-			}
 		}
 		short := strings.TrimPrefix(ref, "refs/heads/")
 		err = readBlobs(ctx, repo, todo, maxBlob, func(b blobPath, data []byte) {
@@ -106,16 +99,9 @@ func scanCheckpointRefs(ctx context.Context, repo *gitrepo.Repo, r *redact.Redac
 	if err != nil || len(refs) == 0 {
 		return nil, err
 	}
-	blobs, err := listBlobs(ctx, repo, "--glob="+checkpoint.RefPrefix+"*")
+	todo, err := unseenBlobs(ctx, repo, seen, "--glob="+checkpoint.RefPrefix+"*")
 	if err != nil {
 		return nil, err
-	}
-	var todo []blobPath
-	for _, b := range blobs {
-		if !seen[b.hash] {
-			seen[b.hash] = true
-			todo = append(todo, b)
-		}
 	}
 	var found []Finding
 	err = readBlobs(ctx, repo, todo, maxBlob, func(b blobPath, data []byte) {
@@ -341,6 +327,23 @@ func changedBlobs(ctx context.Context, repo *gitrepo.Repo, args ...string) ([]bl
 		}
 	}
 	return blobs, nil
+}
+
+// unseenBlobs is listBlobs of args without the blobs seen holds, which it
+// then holds too.
+func unseenBlobs(ctx context.Context, repo *gitrepo.Repo, seen map[string]bool, args ...string) ([]blobPath, error) {
+	blobs, err := listBlobs(ctx, repo, args...)
+	if err != nil {
+		return nil, err
+	}
+	var todo []blobPath
+	for _, b := range blobs {
+		if !seen[b.hash] {
+			seen[b.hash] = true
+			todo = append(todo, b)
+		}
+	}
+	return todo, nil
 }
 
 // listBlobs lists the blobs of `git rev-list --objects <args>` with the

@@ -384,6 +384,29 @@ func Shell(t *testing.T, dir, script string) {
 	}
 }
 
+// RunPrintedPushes runs, in r's work tree, the push command that a push
+// refused with out and err printed, as printed, and the next one while
+// each is refused again (three at most); the test fails when one fails for
+// another reason. Nothing is run when err is nil.
+func RunPrintedPushes(t *testing.T, r *SessionRepo, out string, err error) {
+	t.Helper()
+	for i := 0; err != nil; i++ {
+		if i == 3 {
+			t.Fatalf("still refused after %d printed commands:\n%s", i, out)
+		}
+		printed := PrintedPush(t, out)
+		cmd := exec.Command("sh", "-c", printed)
+		cmd.Dir = r.Dir
+		cmd.Env = append(gittest.Env(t.TempDir()), r.Env...)
+		o, cerr := cmd.CombinedOutput()
+		out, err = string(o), cerr
+		t.Logf("%s: %v\n%s", printed, err, out)
+		if err != nil && !strings.Contains(out, "not pushing ") {
+			t.Fatalf("%s: %v\n%s", printed, err, out)
+		}
+	}
+}
+
 // PrintedPush returns the `git push` command a refusal printed.
 func PrintedPush(t *testing.T, out string) string {
 	t.Helper()

@@ -89,21 +89,7 @@ func TestPurgeSticksAcrossClones(t *testing.T) {
 	if err == nil || !strings.Contains(out, "not pushing entire/checkpoints/v1 (forced") || !strings.Contains(out, "refs/remotes/origin/entire/checkpoints/v1 (the remote's branch has moved past it)") {
 		t.Fatalf("B's git push --mirror: %v\n%s", err, out)
 	}
-	for i := 0; err != nil; i++ {
-		if i == 3 {
-			t.Fatalf("still refused after %d printed commands:\n%s", i, out)
-		}
-		printed := e2etest.PrintedPush(t, out)
-		cmd := exec.Command("sh", "-c", printed)
-		cmd.Dir = b.Dir
-		cmd.Env = append(gittest.Env(t.TempDir()), b.Env...)
-		o, cerr := cmd.CombinedOutput()
-		out, err = string(o), cerr
-		t.Logf("%s: %v\n%s", printed, err, out)
-		if err != nil && !strings.Contains(out, "not pushing ") {
-			t.Fatalf("%s: %v\n%s", printed, err, out)
-		}
-	}
+	e2etest.RunPrintedPushes(t, b, out, err)
 	if len(e2etest.ObjectsHolding(t, remote, secret, "--all")) > 0 {
 		t.Fatal("the teammate's mirror brought the secret back")
 	}
@@ -199,21 +185,7 @@ func TestPurgeSticksAcrossClonesRefs(t *testing.T) {
 	if err == nil || !strings.Contains(out, "not pushing "+e2etest.CpRef(aFirst)) {
 		t.Fatalf("B's git push --mirror: %v\n%s", err, out)
 	}
-	for i := 0; err != nil; i++ {
-		if i == 3 {
-			t.Fatalf("still refused after %d printed commands:\n%s", i, out)
-		}
-		printed := e2etest.PrintedPush(t, out)
-		cmd := exec.Command("sh", "-c", printed)
-		cmd.Dir = b.Dir
-		cmd.Env = append(gittest.Env(t.TempDir()), b.Env...)
-		o, cerr := cmd.CombinedOutput()
-		out, err = string(o), cerr
-		t.Logf("%s: %v\n%s", printed, err, out)
-		if err != nil && !strings.Contains(out, "not pushing ") {
-			t.Fatalf("%s: %v\n%s", printed, err, out)
-		}
-	}
+	e2etest.RunPrintedPushes(t, b, out, err)
 	if len(e2etest.ObjectsHolding(t, remote, secret, "--all")) > 0 {
 		t.Fatal("the teammate's mirror brought the secret back")
 	}

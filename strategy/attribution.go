@@ -33,7 +33,7 @@ import (
 // difference from base. Only the edited paths are read; binary files,
 // symlinks and submodules count nothing.
 func (m *ManualCommit) promptAttribution(st *session.State, edits []checkpoint.Edit, since *object.Tree) *session.PromptAttribution {
-	pa := &session.PromptAttribution{CheckpointNumber: st.CheckpointCount + 1}
+	pa := &session.PromptAttribution{CheckpointNumber: st.CheckpointCount + 1, MeasuredAt: m.env.Now().UTC()}
 	if len(edits) == 0 {
 		return pa
 	}
@@ -50,6 +50,7 @@ func (m *ManualCommit) promptAttribution(st *session.State, edits []checkpoint.E
 		if !ok {
 			continue
 		}
+		m.keepUserVersion(pa, e.Path, now, e.Now.Exists())
 		added, removed := lineDiff(was, now)
 		pa.UserLinesAdded += added
 		pa.UserLinesRemoved += removed
@@ -167,26 +168,16 @@ func percentage(part, whole int) float64 {
 // attribution base) are read, nothing else; a touched file the commit
 // left out adds nothing to it. Binary files are skipped. It returns nil
 // when the session touched no file.
-func (m *ManualCommit) attribution(st *session.State, tip plumbing.Hash, commit *object.Commit, files []string) *checkpoint.Attribution {
-	if len(files) == 0 {
+func (m *ManualCommit) attribution(st *session.State, tip plumbing.Hash, commit *object.Commit, files []string, cc *commitChanges) *checkpoint.Attribution {
+	if len(files) == 0 || cc == nil {
 		return nil
 	}
-	repo := m.env.Repo
-	trees := make([]*object.Tree, 3)
-	for i, h := range []plumbing.Hash{plumbing.NewHash(st.AttributionBaseCommit), tip, commit.Hash} {
-		c, err := repo.Git.CommitObject(h)
-		if err != nil {
-			return nil
-		}
-		if trees[i], err = c.Tree(); err != nil {
-			return nil
-		}
-	}
-	changed := map[string]bool{}
-	if err := repo.DiffTreePaths(trees[0].Hash, trees[2].Hash, isProtected, changed); err != nil {
-		m.env.Log.Warn("attribution: compare the commit with the session's base", "error", err)
+	shadow, err := m.env.Repo.CommitTree(tip)
+	if err != nil || shadow == nil {
 		return nil
 	}
+	trees := []*object.Tree{cc.base, shadow, cc.head}
+	changed := cc.changed
 	touched := make(map[string]bool, len(files))
 	for _, f := range files {
 		touched[f] = true
@@ -223,6 +214,34 @@ func (m *ManualCommit) attribution(st *session.State, tip plumbing.Hash, commit 
 	a := computeAttribution(counts, acc)
 	a.CalculatedAt = m.env.Now().UTC()
 	return &a
+}
+
+// commitChanges is what a condensation compares: the trees of the
+// session's attribution base and of the commit, and the paths where they
+// differ.
+type commitChanges struct {
+	base, head *object.Tree
+	changed    map[string]bool
+}
+
+// changesOf compares the session's attribution base with commit; nil when
+// either cannot be read.
+func (m *ManualCommit) changesOf(st *session.State, commit *object.Commit) *commitChanges {
+	repo := m.env.Repo
+	base, err := repo.CommitTree(plumbing.NewHash(st.AttributionBaseCommit))
+	if err != nil || base == nil {
+		return nil
+	}
+	head, err := commit.Tree()
+	if err != nil {
+		return nil
+	}
+	changed := map[string]bool{}
+	if err := repo.DiffTreePaths(base.Hash, head.Hash, isProtected, changed); err != nil {
+		m.env.Log.Warn("attribution: compare the commit with the session's base", "error", err)
+		return nil
+	}
+	return &commitChanges{base: base, head: head, changed: changed}
 }
 
 // lineDiff counts the lines added and removed from a to b.

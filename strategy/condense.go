@@ -257,7 +257,8 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	}
 	// Every prompt of the session so far (SPEC 5.2.5), as 0.4.x stores
 	// them: the previous checkpoint's, then the scope's.
-	prompts := append(m.promptsBefore(st, a.From), a.prompts(earlier, m.redactAll(a.Prompts))...)
+	before := m.promptsBefore(st, a.From)
+	prompts := append(before, a.prompts(earlier, m.redactAll(a.Prompts))...)
 	files := m.env.dropIgnored(ctx, unionSorted(st.FilesTouched, transcriptFiles(repo, "", a.ModifiedFiles)), nil)
 	usage := a.tokens(st.TokenUsage)
 	branchName, _ := repo.HeadBranch()
@@ -273,8 +274,12 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	if !usage.IsZero() {
 		meta.TokenUsage = usage
 	}
-	if !tip.IsZero() {
-		meta.InitialAttribution = m.attribution(st, tip, commit, files)
+	var lineFile map[string][]byte
+	if cc := m.changesOf(st, commit); cc != nil {
+		if !tip.IsZero() {
+			meta.InitialAttribution = m.attribution(st, tip, commit, files, cc)
+		}
+		lineFile = m.lineFile(id, st, tip, commit, cc, files, prompts, len(before))
 	}
 	// A commit that keeps an earlier commit's trailer (`git commit --amend`
 	// after more agent work) is condensed into the same checkpoint: merge
@@ -286,6 +291,7 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	if c := m.condensedFile(st.SessionID, ts, scopeStart, ts != stored); c != nil {
 		extras = mergeFiles(extras, map[string][]byte{condensed.File: c})
 	}
+	extras = mergeFiles(extras, lineFile)
 	slot := -1 // written by the interrupted condensation this one completes
 	if !m.slotWritten(id, st.SessionID) {
 		slot, err = m.env.checkpoints().WriteSession(ctx, id, checkpoint.SessionWrite{

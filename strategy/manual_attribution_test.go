@@ -3,6 +3,7 @@ package strategy
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/session"
@@ -68,6 +69,10 @@ func TestManualCommitAttribution(t *testing.T) {
 			var prompt []session.PromptAttribution
 			for _, pa := range r.state("s1").PromptAttributions {
 				if pa.UserLinesAdded != 0 || pa.UserLinesRemoved != 0 {
+					if len(pa.UserBlobs) == 0 || pa.MeasuredAt.IsZero() {
+						t.Errorf("turn start kept no version of the edits: %+v", pa)
+					}
+					pa.UserBlobs, pa.MeasuredAt = nil, time.Time{} // checked by the line records
 					prompt = append(prompt, pa)
 				}
 			}

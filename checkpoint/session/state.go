@@ -251,6 +251,12 @@ type PromptAttribution struct {
 	AgentLinesAdded   int            `json:"agent_lines_added"`
 	AgentLinesRemoved int            `json:"agent_lines_removed"`
 	UserAddedPerFile  map[string]int `json:"user_added_per_file,omitempty"`
+	// UserBlobs are the edited text files as the turn start found them on
+	// disk, path to blob ("" for a deleted file): the person's versions
+	// in the chain a condensation attributes lines over (Entire-only).
+	UserBlobs map[string]string `json:"user_blobs,omitempty"`
+	// MeasuredAt is when the turn start measured the edits (Entire-only).
+	MeasuredAt time.Time `json:"measured_at,omitzero"`
 }
 
 // TranscriptCursor is the position up to which the live transcript has been

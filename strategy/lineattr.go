@@ -1,0 +1,335 @@
+package strategy
+
+import (
+	"strings"
+
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/lines"
+	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Per-line attribution (checkpoint/lines). A turn start keeps the person's
+// edited files as blobs (keepUserVersion); a condensation replays, for
+// each committed file the session touched, the versions it went through
+// from the session's base: the person's versions at each turn start, each
+// step of the shadow branch (the session's own as its turns, the other
+// sessions' as nobody's: their records claim them), and the commit
+// (lineRecord). Only those files are read, each version once.
+
+// maxChainSteps bounds the shadow-branch steps a condensation replays.
+const maxChainSteps = 2000
+
+// keepUserVersion stores the text of an edited file as a turn start found
+// it (exists false: deleted) in pa.UserBlobs. A blob that cannot be
+// written is left out: the lines count as the turn's that follows.
+func (m *ManualCommit) keepUserVersion(pa *session.PromptAttribution, path, text string, exists bool) {
+	h := ""
+	if exists {
+		b, err := m.env.Repo.WriteBlobString(text)
+		if err != nil {
+			m.env.Log.Warn("line attribution: keep the person's version", "path", path, "error", err)
+			return
+		}
+		h = b.String()
+	}
+	if pa.UserBlobs == nil {
+		pa.UserBlobs = map[string]string{}
+	}
+	pa.UserBlobs[path] = h
+}
+
+// chainEvent is one version in a file's chain: a step's tree, or the
+// person's versions at a turn start.
+type chainEvent struct {
+	tree  *object.Tree
+	user  map[string]string
+	owner int
+	turn  *lines.Turn
+}
+
+// lineRecord builds the per-line attribution of the session's work in
+// commit: files are the committed files the session touched (changed
+// between its attribution base and the commit), tip the shadow branch's
+// tip, prompts every prompt of the session so far and before how many of
+// them came before this scope. It returns nil when there is nothing to
+// record.
+func (m *ManualCommit) lineRecord(st *session.State, tip plumbing.Hash, commit *object.Commit, base *object.Tree, files []string, prompts []string, before int) *lines.Record {
+	head, err := commit.Tree()
+	if err != nil || len(files) == 0 {
+		return nil
+	}
+	events := m.chainEvents(st, tip, prompts, before)
+	rec := &lines.Record{Commit: commit.Hash.String(), Files: map[string]lines.FileLines{}}
+	used := map[int]bool{}
+	for _, p := range files {
+		fe := checkpoint.TreeEntry(head, p)
+		if !fe.Exists() || !regularFile(fe.Mode) {
+			continue
+		}
+		final, ok := m.blobText(head, p)
+		if !ok {
+			continue
+		}
+		start, ok := m.blobText(base, p)
+		if !ok {
+			continue
+		}
+		var chain []lines.Step
+		prevHash := entryHash(base, p)
+		cur := start
+		for _, ev := range events {
+			var h plumbing.Hash
+			if ev.tree != nil {
+				h = entryHash(ev.tree, p)
+			} else if v, ok := ev.user[p]; ok {
+				h = plumbing.NewHash(v)
+			} else {
+				continue
+			}
+			if h == prevHash {
+				continue
+			}
+			prevHash = h
+			text, ok := m.blobAt(h)
+			if !ok {
+				continue
+			}
+			if ev.turn != nil && len(cur)+len(text) < 4*lines.MaxDiff {
+				if d := lines.Unified(cur, text); d != "" && len(d) <= lines.MaxDiff {
+					if ev.turn.Diffs == nil {
+						ev.turn.Diffs = map[string]string{}
+					}
+					ev.turn.Diffs[p] = m.env.Redactor.Text(d)
+				}
+			}
+			chain = append(chain, lines.Step{Text: text, Owner: ev.owner})
+			cur = text
+		}
+		chain = append(chain, lines.Step{Text: final, Owner: lines.Person})
+		owners := lines.Attribute(start, chain)
+		ranges := dropOthers(lines.Ranges(owners))
+		for _, r := range ranges {
+			used[r.Turn] = true
+		}
+		rec.Files[p] = lines.FileLines{Blob: fe.Hash.String(), Lines: lines.CountLines(final), Fingerprint: lines.Fingerprint(final), Ranges: ranges}
+	}
+	for _, ev := range events {
+		if ev.turn != nil && used[ev.turn.Turn] {
+			t := *ev.turn
+			for p := range t.Diffs {
+				if _, ok := rec.Files[p]; !ok {
+					delete(t.Diffs, p)
+				}
+			}
+			rec.Turns = append(rec.Turns, t)
+		}
+	}
+	if len(rec.Files) == 0 {
+		return nil
+	}
+	return rec
+}
+
+// otherSession is the chain owner of another session's steps: lines no
+// range of this record holds.
+const otherSession = -2
+
+// dropOthers removes the ranges of other sessions' lines.
+func dropOthers(rs []lines.Range) []lines.Range {
+	out := rs[:0]
+	for _, r := range rs {
+		if r.Turn != otherSession {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// blobAt returns a blob's text; false for a binary or unreadable one, and
+// "" for the zero hash (a deleted file).
+func (m *ManualCommit) blobAt(h plumbing.Hash) (string, bool) {
+	if h.IsZero() {
+		return "", true
+	}
+	b, err := m.env.Repo.ReadBlob(h)
+	if err != nil {
+		return "", false
+	}
+	return asText(b)
+}
+
+// chainEvents returns the versions the session's files went through on
+// the shadow branch ending at tip, oldest first: every step (this
+// session's as its turns, numbered within the session by the prompts its
+// metadata held, others' as otherSession), each of this session's counted
+// steps preceded by the person's versions its turn start kept.
+func (m *ManualCommit) chainEvents(st *session.State, tip plumbing.Hash, prompts []string, before int) []chainEvent {
+	if tip.IsZero() {
+		return nil
+	}
+	repo := m.env.Repo
+	var steps []checkpoint.StepInfo
+	var trees []*object.Tree
+	for h := tip; !h.IsZero() && len(steps) < maxChainSteps; {
+		c, err := repo.Git.CommitObject(h)
+		if err != nil {
+			break
+		}
+		info := checkpoint.ParseStep(c)
+		if info.SessionID == "" {
+			break // the base commit
+		}
+		t, err := c.Tree()
+		if err != nil {
+			break
+		}
+		steps, trees = append(steps, info), append(trees, t)
+		if c.NumParents() == 0 {
+			break
+		}
+		h = c.ParentHashes[0]
+	}
+	user := map[int]session.PromptAttribution{}
+	for _, pa := range st.PromptAttributions {
+		user[pa.CheckpointNumber] = pa
+	}
+	var events []chainEvent
+	counted, turn := 0, before
+	var pendingOthers []chainEvent
+	var pendingTimes []int64
+	for i := len(steps) - 1; i >= 0; i-- {
+		s := steps[i]
+		if s.SessionID != st.SessionID {
+			pendingOthers = append(pendingOthers, chainEvent{tree: trees[i], owner: otherSession})
+			pendingTimes = append(pendingTimes, s.When.Unix())
+			continue
+		}
+		ownCounted := !s.IsTask && s.RewoundTo == ""
+		if ownCounted {
+			counted++
+		}
+		// The person's versions come before the other sessions' steps
+		// taken after the turn start measured them.
+		pa, hasUser := user[counted]
+		if ownCounted && hasUser && len(pa.UserBlobs) > 0 {
+			k := len(pendingOthers)
+			if !pa.MeasuredAt.IsZero() {
+				for k > 0 && pendingTimes[k-1] > pa.MeasuredAt.Unix() {
+					k--
+				}
+			}
+			events = append(events, pendingOthers[:k]...)
+			events = append(events, chainEvent{user: pa.UserBlobs, owner: lines.Person})
+			events = append(events, pendingOthers[k:]...)
+		} else {
+			events = append(events, pendingOthers...)
+		}
+		pendingOthers, pendingTimes = nil, nil
+		if n := len(readShadowPrompts(repo, s.Commit, st.SessionID)); n > 0 && before+n > turn {
+			turn = before + n
+		} else if ownCounted && turn == before {
+			turn = before + 1
+		}
+		turn = max(turn, 1)
+		t := &lines.Turn{Turn: turn, Time: s.When.UTC(), Step: s.Commit.String()}
+		if turn-1 < len(prompts) {
+			t.Prompt = firstLine(prompts[turn-1])
+		}
+		events = append(events, chainEvent{tree: trees[i], owner: turn, turn: t})
+	}
+	events = append(events, pendingOthers...)
+	if pa, ok := user[counted+1]; ok && len(pa.UserBlobs) > 0 {
+		events = append(events, chainEvent{user: pa.UserBlobs, owner: lines.Person})
+	}
+	if p := st.PendingPromptAttribution; p != nil && len(p.UserBlobs) > 0 {
+		events = append(events, chainEvent{user: p.UserBlobs, owner: lines.Person})
+	}
+	return events
+}
+
+// lineFile returns the session slot's lines.File for the commit: the
+// record of the committed files the session touched; nil when there is
+// none.
+func (m *ManualCommit) lineFile(id checkpoint.ID, st *session.State, tip plumbing.Hash, commit *object.Commit, cc *commitChanges, files, prompts []string, before int) map[string][]byte {
+	var touched []string
+	for _, p := range files {
+		if cc.changed[p] {
+			touched = append(touched, p)
+		}
+	}
+	rec := m.lineRecord(st, tip, commit, cc.base, touched, prompts, before)
+	if older := m.previousLines(id, st.SessionID); older != nil {
+		// An amend condensed into the checkpoint the amended commit
+		// already had: the lines that commit's record holds keep their
+		// owners.
+		if rec == nil {
+			rec = &lines.Record{Commit: commit.Hash.String(), Model: older.Model}
+		}
+		rec.MergeOlder(older, func(p string) (string, bool) {
+			e := checkpoint.TreeEntry(cc.head, p)
+			if !e.Exists() || !regularFile(e.Mode) {
+				return "", false
+			}
+			return m.blobAt(e.Hash)
+		})
+		for p, f := range rec.Files {
+			if f.Blob == "" {
+				f.Blob = entryHash(cc.head, p).String()
+				rec.Files[p] = f
+			}
+		}
+	}
+	if rec == nil || len(rec.Files) == 0 {
+		return nil
+	}
+	b, err := rec.Marshal()
+	if err != nil {
+		m.env.Log.Warn("line attribution: encode", "error", err)
+		return nil
+	}
+	return map[string][]byte{lines.File: b}
+}
+
+// previousLines returns the session's record in checkpoint id, when the
+// checkpoint exists and holds one.
+func (m *ManualCommit) previousLines(id checkpoint.ID, sessionID string) *lines.Record {
+	store := m.env.checkpoints()
+	if !store.Exists(id) {
+		return nil
+	}
+	cp, err := store.Read(id)
+	if err != nil {
+		return nil
+	}
+	for _, sess := range cp.Sessions {
+		if sess.Metadata.SessionID != sessionID {
+			continue
+		}
+		b, err := sess.File(lines.File)
+		if err != nil {
+			return nil
+		}
+		rec, err := lines.Parse(b)
+		if err != nil {
+			m.env.Log.Warn("line attribution: read the amended commit's record", "checkpoint_id", id.String(), "error", err)
+			return nil
+		}
+		return rec
+	}
+	return nil
+}
+
+// firstLine returns the first non-empty line of s, at most 200 bytes.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			if len(l) > 200 {
+				l = strings.ToValidUTF8(l[:200], "") + "…"
+			}
+			return l
+		}
+	}
+	return ""
+}

@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"strings"
+	"time"
 
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/lines"
@@ -76,37 +77,7 @@ func (m *ManualCommit) lineRecord(st *session.State, tip plumbing.Hash, commit *
 		if !ok {
 			continue
 		}
-		var chain []lines.Step
-		prevHash := entryHash(base, p)
-		cur := start
-		for _, ev := range events {
-			var h plumbing.Hash
-			if ev.tree != nil {
-				h = entryHash(ev.tree, p)
-			} else if v, ok := ev.user[p]; ok {
-				h = plumbing.NewHash(v)
-			} else {
-				continue
-			}
-			if h == prevHash {
-				continue
-			}
-			prevHash = h
-			text, ok := m.blobAt(h)
-			if !ok {
-				continue
-			}
-			if ev.turn != nil && len(cur)+len(text) < 4*lines.MaxDiff {
-				if d := lines.Unified(cur, text); d != "" && len(d) <= lines.MaxDiff {
-					if ev.turn.Diffs == nil {
-						ev.turn.Diffs = map[string]string{}
-					}
-					ev.turn.Diffs[p] = m.env.Redactor.Text(d)
-				}
-			}
-			chain = append(chain, lines.Step{Text: text, Owner: ev.owner})
-			cur = text
-		}
+		chain := m.fileChain(p, base, start, events, true)
 		chain = append(chain, lines.Step{Text: final, Owner: lines.Person})
 		owners := lines.Attribute(start, chain)
 		ranges := dropOthers(lines.Ranges(owners))
@@ -130,6 +101,44 @@ func (m *ManualCommit) lineRecord(st *session.State, tip plumbing.Hash, commit *
 		return nil
 	}
 	return rec
+}
+
+// fileChain returns the versions path went through in events after its
+// text start in base, with their owners; diffs asks for each turn's diff
+// of the file to be kept in the turn.
+func (m *ManualCommit) fileChain(p string, base *object.Tree, start string, events []chainEvent, diffs bool) []lines.Step {
+	var chain []lines.Step
+	prevHash := entryHash(base, p)
+	cur := start
+	for _, ev := range events {
+		var h plumbing.Hash
+		if ev.tree != nil {
+			h = entryHash(ev.tree, p)
+		} else if v, ok := ev.user[p]; ok {
+			h = plumbing.NewHash(v)
+		} else {
+			continue
+		}
+		if h == prevHash {
+			continue
+		}
+		prevHash = h
+		text, ok := m.blobAt(h)
+		if !ok {
+			continue
+		}
+		if diffs && ev.turn != nil && len(cur)+len(text) < 4*lines.MaxDiff {
+			if d := lines.Unified(cur, text); d != "" && len(d) <= lines.MaxDiff {
+				if ev.turn.Diffs == nil {
+					ev.turn.Diffs = map[string]string{}
+				}
+				ev.turn.Diffs[p] = m.env.Redactor.Text(d)
+			}
+		}
+		chain = append(chain, lines.Step{Text: text, Owner: ev.owner})
+		cur = text
+	}
+	return chain
 }
 
 // otherSession is the chain owner of another session's steps: lines no
@@ -332,4 +341,88 @@ func firstLine(s string) string {
 		}
 	}
 	return ""
+}
+
+// LineClaim is what a session's shadow branch says of a line of the work
+// tree: the turn that wrote it (0: the person, between the turns).
+type LineClaim struct {
+	SessionID, Agent, Prompt string
+	Turn                     int
+	Mixed                    bool
+	Time                     time.Time
+}
+
+// WorkTreeLines returns, for every line of text (path's content in the
+// work tree), the claim of the active session whose turns wrote it, from
+// their shadow branches on HEAD; nil for a line no session's chain
+// changed. Of two claims a turn's beats the person's, and the earlier
+// turn wins.
+func (m *ManualCommit) WorkTreeLines(path, text string) []*LineClaim {
+	repo := m.env.Repo
+	head, err := repo.Head()
+	if err != nil {
+		return nil
+	}
+	states, _, err := m.env.Sessions.List()
+	if err != nil {
+		return nil
+	}
+	out := make([]*LineClaim, lines.CountLines(text))
+	for _, st := range states {
+		if st.BaseCommit != head.String() || st.WorktreeID != repo.WorktreeID {
+			continue
+		}
+		tip, err := repo.ReadRef(checkpoint.ShadowRef(shadowBranch(st)))
+		if err != nil || tip.IsZero() {
+			continue
+		}
+		baseCommit := st.AttributionBaseCommit
+		if baseCommit == "" {
+			baseCommit = st.BaseCommit
+		}
+		base, err := repo.CommitTree(plumbing.NewHash(baseCommit))
+		if err != nil || base == nil {
+			continue
+		}
+		start, ok := m.blobText(base, path)
+		if !ok {
+			continue
+		}
+		var prompts []string
+		if prev := m.previousSlot(baseCommit, st.SessionID); prev != nil {
+			prompts = prev.Prompts()
+		}
+		before := len(prompts)
+		prompts = append(prompts, readShadowPrompts(repo, tip, st.SessionID)...)
+		events := m.chainEvents(st, tip, prompts, before)
+		chain := append(m.fileChain(path, base, start, events, false), lines.Step{Text: text, Owner: lines.Person})
+		turns := map[int]*lines.Turn{}
+		for _, ev := range events {
+			if ev.turn != nil {
+				turns[ev.turn.Turn] = ev.turn
+			}
+		}
+		for i, o := range lines.Attribute(start, chain) {
+			if o.Carried() || o.Turn == otherSession || i >= len(out) {
+				continue
+			}
+			c := &LineClaim{SessionID: st.SessionID, Agent: st.AgentType, Turn: o.Turn, Mixed: o.Mixed}
+			if t := turns[o.Turn]; t != nil {
+				c.Prompt, c.Time = t.Prompt, t.Time
+			}
+			if out[i] == nil || c.beats(out[i]) {
+				out[i] = c
+			}
+		}
+	}
+	return out
+}
+
+// beats is explain.Claim's rule: a turn's claim beats the person's, and
+// of two turns the earlier wrote the line.
+func (c *LineClaim) beats(o *LineClaim) bool {
+	if (c.Turn > 0) != (o.Turn > 0) {
+		return c.Turn > 0
+	}
+	return c.Turn > 0 && c.Time.Before(o.Time)
 }

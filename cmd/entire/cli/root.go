@@ -58,5 +58,6 @@ func newRootCmd(f *factory) *cobra.Command {
 	root.AddCommand(newDoctorCmd(f, nil))
 	root.AddCommand(newRewindCmd(f, nil))
 	root.AddCommand(newWebCmd(f, nil))
+	root.AddCommand(newBlameCmd(f, nil))
 	return root
 }

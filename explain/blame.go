@@ -1,0 +1,468 @@
+package explain
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/entirecli/entire/checkpoint"
+	"github.com/entirecli/entire/checkpoint/lines"
+	"github.com/entirecli/entire/internal/gitrepo"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// The kinds of author a blamed line has.
+const (
+	KindAgent   = "agent"
+	KindHuman   = "human"
+	KindMixed   = "mixed"
+	KindUnknown = "unknown"
+)
+
+// BlameLine is one line of a file with who wrote it.
+type BlameLine struct {
+	// Line is the line's number in the blamed version (1-based).
+	Line int `json:"line"`
+	// Text is the line's content, without its newline.
+	Text string `json:"text"`
+	// Kind is KindAgent, KindHuman, KindMixed (the person rewrote an
+	// agent's line) or KindUnknown (the commit's checkpoint records no
+	// lines, or cannot be read).
+	Kind string `json:"kind"`
+	// Agent and Model name the agent of an agent or mixed line.
+	Agent string `json:"agent,omitempty"`
+	Model string `json:"model,omitempty"`
+	// SessionID and Turn (1-based within the session) say which turn
+	// wrote it; Prompt is the first line of the turn's prompt.
+	SessionID string `json:"session_id,omitempty"`
+	Turn      int    `json:"turn,omitempty"`
+	Prompt    string `json:"prompt,omitempty"`
+	// CheckpointID is the checkpoint that records it.
+	CheckpointID string `json:"checkpoint_id,omitempty"`
+	// Commit is the commit git blame names ("" for a line not committed
+	// yet); Author and Time are its author and author time.
+	Commit string    `json:"commit,omitempty"`
+	Author string    `json:"author,omitempty"`
+	Time   time.Time `json:"time,omitzero"`
+	// Path is the file's path in Commit, OrigLine the line's number there.
+	Path     string `json:"path,omitempty"`
+	OrigLine int    `json:"orig_line,omitempty"`
+	// TurnTime is when the turn's snapshot was taken.
+	TurnTime time.Time `json:"turn_time,omitzero"`
+}
+
+// Claim is what one session's record says of a line.
+type Claim struct {
+	SessionID, Agent, Model, Prompt, CheckpointID string
+	Turn                                          int // 0: the person
+	Mixed                                         bool
+	Time                                          time.Time
+}
+
+// better reports whether claim c beats o for the same line: a turn's claim
+// beats the person's (another session's record sees that turn's lines as
+// edits between its own turns), and of two turns the earlier wrote it.
+func (c Claim) better(o Claim) bool {
+	if (c.Turn > 0) != (o.Turn > 0) {
+		return c.Turn > 0
+	}
+	return c.Turn > 0 && c.Time.Before(o.Time)
+}
+
+// Blamer answers who wrote each line of a file.
+type Blamer struct {
+	Repo  *gitrepo.Repo
+	Store *checkpoint.Store
+	// Fetch, when set, brings the checkpoints of ids that are not in the
+	// repository (a fresh clone).
+	Fetch func(ids []checkpoint.ID)
+	// WorkTree, when set, returns for the work-tree text of path the
+	// active sessions' claims on each of its lines (nil entries for the
+	// lines none claims).
+	WorkTree func(path, text string) []*Claim
+
+	commits map[plumbing.Hash]*blameCommit
+	records map[checkpoint.ID][]slotRecord
+}
+
+// blameCommit is what Blame knows of a commit git blame named.
+type blameCommit struct {
+	author string
+	when   time.Time
+	ids    []checkpoint.ID
+	blobs  map[string]string // path → its text in the commit
+	maps   map[string][]int  // path + "\x00" + slot key → line map
+}
+
+// slotRecord is one session slot's line record, with the slot's agent.
+type slotRecord struct {
+	id        checkpoint.ID
+	sessionID string
+	agent     string
+	rec       *lines.Record // nil: the slot records no lines
+}
+
+// Blame returns who wrote lines from..to (1-based, inclusive; 0 for the
+// whole file) of path (relative to the repository's root) in rev, or in
+// the work tree when rev is "".
+func (b *Blamer) Blame(ctx context.Context, path, rev string, from, to int) ([]BlameLine, error) {
+	args := []string{"blame", "--porcelain"}
+	if from > 0 {
+		args = append(args, "-L", fmt.Sprintf("%d,%d", from, max(from, to)))
+	}
+	if rev != "" {
+		args = append(args, rev)
+	}
+	args = append(args, "--", path)
+	// git blame, not go-git's: go-git's walks every commit of the history
+	// with whole-file diffs and takes seconds where git takes milliseconds.
+	var bl []BlameLine
+	out, err := b.Repo.RunGit(ctx, args...)
+	if err != nil && rev == "" && strings.Contains(err.Error(), "no such path") {
+		// Not in HEAD: every line of the work-tree file is uncommitted.
+		data, rerr := readWorkFile(b.Repo, path)
+		if rerr != nil {
+			return nil, err
+		}
+		bl = untracked(string(data), from, to)
+	} else if err != nil {
+		return nil, err
+	} else if bl, err = parsePorcelain(out); err != nil {
+		return nil, err
+	}
+	if b.commits == nil {
+		b.commits = map[plumbing.Hash]*blameCommit{}
+		b.records = map[checkpoint.ID][]slotRecord{}
+	}
+	var absent []checkpoint.ID
+	for i := range bl {
+		if bl[i].Commit == "" {
+			continue
+		}
+		c := b.commit(plumbing.NewHash(bl[i].Commit))
+		bl[i].Author, bl[i].Time = c.author, c.when
+		for _, id := range c.ids {
+			if _, seen := b.records[id]; !seen && !b.Store.Exists(id) {
+				absent = append(absent, id)
+				b.records[id] = nil
+			}
+		}
+	}
+	if len(absent) > 0 && b.Fetch != nil {
+		b.Fetch(absent)
+		for _, id := range absent {
+			delete(b.records, id)
+		}
+	}
+	var work []*Claim
+	for i := range bl {
+		l := &bl[i]
+		if l.Commit == "" {
+			if work == nil && b.WorkTree != nil {
+				work = b.WorkTree(path, workText(b.Repo, path))
+			}
+			l.Kind = KindHuman
+			if l.Line-1 < len(work) && work[l.Line-1] != nil {
+				applyClaim(l, *work[l.Line-1])
+			}
+			continue
+		}
+		b.attribute(l)
+	}
+	return bl, nil
+}
+
+// workText reads a work-tree file for the active sessions' claims.
+func workText(repo *gitrepo.Repo, path string) string {
+	b, err := readWorkFile(repo, path)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// attribute fills a committed line's author from the records of the
+// checkpoints its commit carries.
+func (b *Blamer) attribute(l *BlameLine) {
+	c := b.commit(plumbing.NewHash(l.Commit))
+	if len(c.ids) == 0 {
+		l.Kind = KindHuman // committed outside any recorded session
+		return
+	}
+	var best *Claim
+	recorded := false
+	for _, id := range c.ids {
+		for _, sr := range b.slots(id) {
+			if sr.rec == nil {
+				continue
+			}
+			f, ok := sr.rec.Files[l.Path]
+			if !ok {
+				recorded = true // the session did not touch the file
+				continue
+			}
+			recorded = true
+			n, ok := b.mapLine(c, l.Commit, sr, f, l.Path, l.OrigLine)
+			if !ok {
+				continue
+			}
+			rg, ok := f.Lookup(n)
+			if !ok {
+				continue
+			}
+			cl := Claim{SessionID: sr.sessionID, Agent: sr.agent, Model: sr.rec.Model, CheckpointID: id.String(), Turn: rg.Turn, Mixed: rg.Mixed}
+			if t, ok := sr.rec.TurnOf(rg.Turn); ok {
+				cl.Prompt, cl.Time = t.Prompt, t.Time
+			}
+			if best == nil || cl.better(*best) {
+				best = &cl
+			}
+		}
+	}
+	switch {
+	case best != nil:
+		applyClaim(l, *best)
+	case recorded:
+		l.Kind = KindHuman
+		l.CheckpointID = c.ids[0].String()
+	default:
+		l.Kind = KindUnknown
+		l.CheckpointID = c.ids[0].String()
+	}
+}
+
+// applyClaim sets a line's author from a claim.
+func applyClaim(l *BlameLine, c Claim) {
+	l.CheckpointID, l.SessionID = c.CheckpointID, c.SessionID
+	if c.Turn == 0 {
+		l.Kind = KindHuman
+		return
+	}
+	l.Kind = KindAgent
+	if c.Mixed {
+		l.Kind = KindMixed
+	}
+	l.Agent, l.Model, l.Turn, l.Prompt, l.TurnTime = c.Agent, c.Model, c.Turn, c.Prompt, c.Time
+}
+
+// mapLine returns the line of the record's file that line n of path in
+// commit is: the same when the commit holds the recorded blob, else
+// mapped through the record's fingerprint (a rebased, amended or squashed
+// commit).
+func (b *Blamer) mapLine(c *blameCommit, commit string, sr slotRecord, f lines.FileLines, path string, n int) (int, bool) {
+	text, blob := b.fileAt(c, commit, path)
+	if blob == f.Blob {
+		return n, true
+	}
+	key := path + "\x00" + sr.id.String() + "\x00" + sr.sessionID
+	m, ok := c.maps[key]
+	if !ok {
+		m = f.MapLinesFrom(text)
+		c.maps[key] = m
+	}
+	if n < 1 || n > len(m) || m[n-1] == 0 {
+		return 0, false
+	}
+	return m[n-1], true
+}
+
+// fileAt returns path's text and blob hash in commit.
+func (b *Blamer) fileAt(c *blameCommit, commit, path string) (string, string) {
+	if t, ok := c.blobs[path]; ok {
+		return t, c.blobs[path+"\x00blob"]
+	}
+	var text, blob string
+	if t, err := b.Repo.CommitTree(plumbing.NewHash(commit)); err == nil && t != nil {
+		if e := checkpoint.TreeEntry(t, path); e.Exists() {
+			blob = e.Hash.String()
+			if data, err := b.Repo.ReadBlob(e.Hash); err == nil {
+				text = string(data)
+			}
+		}
+	}
+	c.blobs[path], c.blobs[path+"\x00blob"] = text, blob
+	return text, blob
+}
+
+// commit reads what Blame needs of a commit, once.
+func (b *Blamer) commit(h plumbing.Hash) *blameCommit {
+	if c, ok := b.commits[h]; ok {
+		return c
+	}
+	c := &blameCommit{blobs: map[string]string{}, maps: map[string][]int{}}
+	if co, err := b.Repo.Git.CommitObject(h); err == nil {
+		c.author, c.when = co.Author.Name, co.Author.When
+		c.ids = checkpoint.CheckpointsOf(co.Message)
+	}
+	b.commits[h] = c
+	return c
+}
+
+// slots returns the line records of checkpoint id's sessions, read once.
+func (b *Blamer) slots(id checkpoint.ID) []slotRecord {
+	if s, ok := b.records[id]; ok && s != nil {
+		return s
+	}
+	var out []slotRecord
+	cp, err := b.Store.Read(id)
+	if err == nil {
+		for _, sess := range cp.Sessions {
+			sr := slotRecord{id: id, sessionID: sess.Metadata.SessionID, agent: string(sess.Metadata.Agent)}
+			if data, err := sess.File(lines.File); err == nil {
+				sr.rec, _ = lines.Parse(data)
+			}
+			out = append(out, sr)
+		}
+	}
+	if out == nil {
+		out = []slotRecord{}
+	}
+	b.records[id] = out
+	return out
+}
+
+// parsePorcelain reads `git blame --porcelain`: a header per line (commit,
+// original line, final line), the commit's details the first time it
+// appears, and the line's content after a tab.
+func parsePorcelain(out []byte) ([]BlameLine, error) {
+	var res []BlameLine
+	paths := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	var cur *BlameLine
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "\t") {
+			if cur == nil {
+				return nil, fmt.Errorf("git blame: content before a header")
+			}
+			cur.Text = line[1:]
+			if p, ok := paths[cur.Commit]; ok {
+				cur.Path = p
+			}
+			if strings.Trim(cur.Commit, "0") == "" {
+				cur.Commit = ""
+			}
+			res = append(res, *cur)
+			cur = nil
+			continue
+		}
+		if cur == nil {
+			f := strings.Fields(line)
+			if len(f) < 3 || len(f[0]) != 40 {
+				return nil, fmt.Errorf("git blame: unexpected line %q", line)
+			}
+			orig, err1 := strconv.Atoi(f[1])
+			final, err2 := strconv.Atoi(f[2])
+			if err1 != nil || err2 != nil {
+				return nil, fmt.Errorf("git blame: unexpected line %q", line)
+			}
+			cur = &BlameLine{Commit: f[0], OrigLine: orig, Line: final}
+			continue
+		}
+		if name, ok := strings.CutPrefix(line, "filename "); ok {
+			paths[cur.Commit] = name
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("git blame: %w", err)
+	}
+	return res, nil
+}
+
+// readWorkFile reads a work-tree file, not through a symbolic link.
+func readWorkFile(repo *gitrepo.Repo, path string) ([]byte, error) {
+	f, err := gitrepo.OpenNoFollow(filepath.Join(repo.Root, filepath.FromSlash(path)))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 256<<20))
+}
+
+// RenderBlame writes blamed lines as a table: the commit, who wrote the
+// line, the session and turn, the checkpoint, the turn's prompt, the
+// line's number and its text. Nothing is escaped: the caller escapes.
+func RenderBlame(w io.Writer, ls []BlameLine) {
+	width := len(strconv.Itoa(len(ls)))
+	if n := len(ls); n > 0 {
+		width = len(strconv.Itoa(ls[n-1].Line))
+	}
+	for _, l := range ls {
+		commit := "uncommitted"
+		if l.Commit != "" {
+			commit = l.Commit[:min(11, len(l.Commit))]
+		}
+		who := whoWrote(l)
+		sess, turn := "", ""
+		if l.SessionID != "" {
+			sess = l.SessionID[:min(8, len(l.SessionID))]
+		}
+		if l.Turn > 0 {
+			turn = "#" + strconv.Itoa(l.Turn)
+		}
+		prompt := l.Prompt
+		if r := []rune(prompt); len(r) > 30 {
+			prompt = string(r[:29]) + "…"
+		}
+		if prompt != "" {
+			prompt = "“" + prompt + "”"
+		}
+		fmt.Fprintf(w, "%-11s %-24s %-8s %-4s %-12s %-32s %*d) %s\n", commit, trunc(who, 24), sess, turn, l.CheckpointID, prompt, width, l.Line, l.Text)
+	}
+}
+
+// whoWrote names the author of a blamed line.
+func whoWrote(l BlameLine) string {
+	agentName := l.Agent
+	if agentName == "" {
+		agentName = "agent"
+	}
+	if l.Model != "" {
+		agentName += " (" + l.Model + ")"
+	}
+	switch l.Kind {
+	case KindAgent:
+		return agentName
+	case KindMixed:
+		return "person + " + agentName
+	case KindHuman:
+		if l.Author != "" {
+			return "person: " + l.Author
+		}
+		return "person"
+	}
+	return "unknown"
+}
+
+// trunc shortens s to n runes.
+func trunc(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// untracked returns the lines from..to (0: all) of a file git does not
+// track, none committed.
+func untracked(text string, from, to int) []BlameLine {
+	var out []BlameLine
+	for i, l := range strings.SplitAfter(text, "\n") {
+		if l == "" {
+			break
+		}
+		n := i + 1
+		if from > 0 && (n < from || n > to) {
+			continue
+		}
+		out = append(out, BlameLine{Line: n, Text: strings.TrimSuffix(l, "\n")})
+	}
+	return out
+}

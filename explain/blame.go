@@ -55,14 +55,17 @@ type BlameLine struct {
 	OrigLine int    `json:"orig_line,omitempty"`
 	// TurnTime is when the turn's snapshot was taken.
 	TurnTime time.Time `json:"turn_time,omitzero"`
+	// Step is, for a line not committed yet, the shadow-branch commit of
+	// the turn that wrote it (a rewind point).
+	Step string `json:"step,omitempty"`
 }
 
 // Claim is what one session's record says of a line.
 type Claim struct {
-	SessionID, Agent, Model, Prompt, CheckpointID string
-	Turn                                          int // 0: the person
-	Mixed                                         bool
-	Time                                          time.Time
+	SessionID, Agent, Model, Prompt, CheckpointID, Step string
+	Turn                                                int // 0: the person
+	Mixed                                               bool
+	Time                                                time.Time
 }
 
 // better reports whether claim c beats o for the same line: a turn's claim
@@ -163,6 +166,9 @@ func (b *Blamer) Blame(ctx context.Context, path, rev string, from, to int) ([]B
 	var work []*Claim
 	for i := range bl {
 		l := &bl[i]
+		if l.Path == "" {
+			l.Path = path
+		}
 		if l.Commit == "" {
 			if work == nil && b.WorkTree != nil {
 				work = b.WorkTree(path, workText(b.Repo, path))
@@ -248,7 +254,7 @@ func applyClaim(l *BlameLine, c Claim) {
 	if c.Mixed {
 		l.Kind = KindMixed
 	}
-	l.Agent, l.Model, l.Turn, l.Prompt, l.TurnTime = c.Agent, c.Model, c.Turn, c.Prompt, c.Time
+	l.Agent, l.Model, l.Turn, l.Prompt, l.TurnTime, l.Step = c.Agent, c.Model, c.Turn, c.Prompt, c.Time, c.Step
 }
 
 // mapLine returns the line of the record's file that line n of path in

@@ -347,9 +347,11 @@ func firstLine(s string) string {
 // tree: the turn that wrote it (0: the person, between the turns).
 type LineClaim struct {
 	SessionID, Agent, Prompt string
-	Turn                     int
-	Mixed                    bool
-	Time                     time.Time
+	// Step is the shadow-branch commit of the turn.
+	Step  string
+	Turn  int
+	Mixed bool
+	Time  time.Time
 }
 
 // WorkTreeLines returns, for every line of text (path's content in the
@@ -408,7 +410,7 @@ func (m *ManualCommit) WorkTreeLines(path, text string) []*LineClaim {
 			}
 			c := &LineClaim{SessionID: st.SessionID, Agent: st.AgentType, Turn: o.Turn, Mixed: o.Mixed}
 			if t := turns[o.Turn]; t != nil {
-				c.Prompt, c.Time = t.Prompt, t.Time
+				c.Prompt, c.Time, c.Step = t.Prompt, t.Time, t.Step
 			}
 			if out[i] == nil || c.beats(out[i]) {
 				out[i] = c

@@ -135,7 +135,7 @@ func newBlamer(ctx context.Context, f *factory, repo *gitrepo.Repo) *explain.Bla
 		out := make([]*explain.Claim, len(claims))
 		for i, c := range claims {
 			if c != nil {
-				out[i] = &explain.Claim{SessionID: c.SessionID, Agent: c.Agent, Prompt: c.Prompt, Turn: c.Turn, Mixed: c.Mixed, Time: c.Time}
+				out[i] = &explain.Claim{SessionID: c.SessionID, Agent: c.Agent, Prompt: c.Prompt, Step: c.Step, Turn: c.Turn, Mixed: c.Mixed, Time: c.Time}
 			}
 		}
 		return out

@@ -59,5 +59,6 @@ func newRootCmd(f *factory) *cobra.Command {
 	root.AddCommand(newRewindCmd(f, nil))
 	root.AddCommand(newWebCmd(f, nil))
 	root.AddCommand(newBlameCmd(f, nil))
+	root.AddCommand(newWhyCmd(f, nil))
 	return root
 }

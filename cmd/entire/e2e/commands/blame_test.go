@@ -219,3 +219,36 @@ func rewriteEditor(t *testing.T, body string) string {
 	}
 	return p
 }
+
+// TestWhyTellsTheTurnThatWroteALine asks entire why of an agent's line and
+// of the person's after a commit: the prompt, the answer, the tool call,
+// the turn's diff and the way back.
+func TestWhyTellsTheTurnThatWroteALine(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewSessionRepo(t)
+	r.PlayTurn("write calc.go", map[string]string{"calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n"})
+	r.PlayTurn("add Sub to calc.go", map[string]string{"calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\nfunc Sub(a, b int) int { return a - b }\n"})
+	out := r.MustEntire("why", "--no-pager", "calc.go:4")
+	for _, want := range []string{"func Sub", "turn 2", "add Sub to calc.go", "Done with add Sub to calc.go", "Write", "+func Sub(a, b int) int { return a - b }", "not committed yet", "entire rewind --to"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("why calc.go:4 before the commit lacks %q:\n%s", want, out)
+		}
+	}
+	r.MustGit("add", "calc.go")
+	r.MustGit("commit", "-q", "-m", "calc")
+	gittest.WriteFile(t, r.Dir, "calc.go", "// by hand\npackage calc\n\nfunc Add(a, b int) int { return a + b }\nfunc Sub(a, b int) int { return a - b }\n")
+	out = r.MustEntire("why", "--no-pager", "calc.go:5")
+	for _, want := range []string{"Checkpoint: " + e2etest.CheckpointAt(t, r.Dir, "HEAD"), "turn 2", "add Sub to calc.go", "Done with add Sub", "+func Sub", "entire resume main", "entire rewind --to"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("why calc.go:5 after the commit lacks %q:\n%s", want, out)
+		}
+	}
+	if out := r.MustEntire("why", "--no-pager", "calc.go:1"); !strings.Contains(out, "person") {
+		t.Errorf("why calc.go:1 (the person's line):\n%s", out)
+	}
+	for _, bad := range []string{"calc.go", "calc.go:x", "calc.go:0", "../x:1", "calc.go:99"} {
+		if _, errOut, code := r.Entire("why", bad); code == 0 || strings.Contains(errOut, "goroutine") || (!strings.Contains(errOut, "Error: ") && strings.Count(strings.TrimSpace(errOut), "\n") > 0) {
+			t.Errorf("why %s: exit %d, stderr %q", bad, code, errOut)
+		}
+	}
+}

@@ -481,3 +481,14 @@ func (l *Loader) LinkedCommits(ctx context.Context, id checkpoint.ID, searchAll 
 	}
 	return out, nil
 }
+
+// SessionEntries returns the condensed transcript of a session slot's
+// checkpoint scope (from its condensed.File when valid, else from the
+// stored transcript) and the session's prompts so far.
+func (l *Loader) SessionEntries(s *checkpoint.Session) ([]Entry, []string, error) {
+	sv, err := l.sessionView(s, ModeDefault)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sv.Transcript, s.Prompts(), nil
+}

@@ -29,6 +29,14 @@ func Main() int {
 // run parses args, serves, and returns the exit status: 0 after a clean
 // stop, 1 on an error (printed as one line), 2 on bad usage.
 func run(ctx context.Context, args []string, out, errOut io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "search":
+			return runSearch(ctx, args[1:], out, errOut)
+		case "index":
+			return runIndex(ctx, args[1:], errOut)
+		}
+	}
 	fs := flag.NewFlagSet("entire web", flag.ContinueOnError)
 	fs.SetOutput(errOut)
 	opts := webserver.RunOptions{Out: out, ErrOut: errOut, Getenv: os.Getenv}

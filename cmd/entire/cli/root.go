@@ -60,5 +60,6 @@ func newRootCmd(f *factory) *cobra.Command {
 	root.AddCommand(newWebCmd(f, nil))
 	root.AddCommand(newBlameCmd(f, nil))
 	root.AddCommand(newWhyCmd(f, nil))
+	root.AddCommand(newSearchCmd(f, nil))
 	return root
 }

@@ -176,3 +176,7 @@ func LayoutOf(typ string, err error) (Layout, error) {
 	}
 	return LayoutRefs, fmt.Errorf("checkpoints.primary.type %q is not a layout this version knows", typ)
 }
+
+// SearchIndexDir is the directory of the local search index (entire
+// search) under the git common directory.
+const SearchIndexDir = "entire-search"

@@ -21,5 +21,8 @@ func RunCondense(ctx context.Context, env Env) int {
 	return runDetached(ctx, env, "condense", true, &struct{}{}, func(ctx context.Context, senv *strategy.Env, log *logging.Logger) {
 		done := strategy.CompletePendingWait(ctx, senv, pendingWait)
 		log.Info("condense: finished", "condensations", len(done))
+		if len(done) > 0 {
+			indexLater(senv)
+		}
 	})
 }

@@ -49,9 +49,9 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 	// Before anything else (a pre-push before it pushes): a condensation
 	// that a killed post-commit left. A post-commit condenses its own
 	// commit first, then looks for others.
+	condensingLater := false
 	switch hook {
 	case githook.PostCommit:
-		condensingLater := false
 		defer func() {
 			if !condensingLater { // else the process started does it
 				strategy.CompletePending(ctx, senv)
@@ -134,7 +134,13 @@ func RunGitHook(ctx context.Context, env Env, hook string, args []string) (code 
 	case hook == githook.CommitMsg:
 		err = gh.CommitMsg(ctx, arg(0))
 	case hook == githook.PostCommit:
-		err = gh.PostCommit(ctx)
+		if err = gh.PostCommit(ctx); err == nil {
+			defer func() {
+				if !condensingLater { // else the condensing process does it
+					indexLater(senv)
+				}
+			}()
+		}
 	default:
 		err = fmt.Errorf("unknown git hook %q", hook)
 	}

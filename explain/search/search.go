@@ -37,7 +37,7 @@ import (
 )
 
 // Dir is the index's directory under the git common directory.
-const Dir = "entire-search"
+const Dir = checkpoint.SearchIndexDir
 
 // indexedFile lists the checkpoints indexed, one ID a line.
 const indexedFile = "indexed"

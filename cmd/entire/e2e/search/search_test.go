@@ -61,6 +61,11 @@ func TestSearchFindsTurnsOfEveryCheckpoint(t *testing.T) {
 	r.MustGit("add", "-A")
 	r.MustGit("commit", "-q", "-m", "cache")
 	second := e2etest.CheckpointAt(t, r.Dir, "HEAD")
+	// The post-commit indexed it in the background.
+	e2etest.AwaitBackground(t)
+	if b, err := os.ReadFile(filepath.Join(r.Dir, ".git", "entire-search", "indexed")); err != nil || !strings.Contains(string(b), second) {
+		t.Errorf("the commit's checkpoint was not indexed in the background: %q %v", b, err)
+	}
 	hits = searchJSON(t, r, "parser", "cache")
 	if len(hits) == 0 || hits[0]["checkpoint_id"] != second || hits[0]["session_id"] != "sess-2" {
 		t.Fatalf("search parser cache: %v (want checkpoint %s)", hits, second)

@@ -201,6 +201,23 @@ func (b *Blamer) attribute(l *BlameLine) {
 		l.Kind = KindHuman // committed outside any recorded session
 		return
 	}
+	best, recorded := b.claim(c, l.Commit, l.Path, l.OrigLine)
+	switch {
+	case best != nil:
+		applyClaim(l, *best)
+	case recorded:
+		l.Kind = KindHuman
+		l.CheckpointID = c.ids[0].String()
+	default:
+		l.Kind = KindUnknown
+		l.CheckpointID = c.ids[0].String()
+	}
+}
+
+// claim returns the best claim the records of c's checkpoints make on
+// line n of path in commit (nil when none does), and whether any of them
+// records lines at all.
+func (b *Blamer) claim(c *blameCommit, commit, path string, n int) (*Claim, bool) {
 	var best *Claim
 	recorded := false
 	for _, id := range c.ids {
@@ -208,17 +225,16 @@ func (b *Blamer) attribute(l *BlameLine) {
 			if sr.rec == nil {
 				continue
 			}
-			f, ok := sr.rec.Files[l.Path]
-			if !ok {
-				recorded = true // the session did not touch the file
-				continue
-			}
 			recorded = true
-			n, ok := b.mapLine(c, l.Commit, sr, f, l.Path, l.OrigLine)
+			f, ok := sr.rec.Files[path]
+			if !ok {
+				continue // the session did not touch the file
+			}
+			m, ok := b.mapLine(c, commit, sr, f, path, n)
 			if !ok {
 				continue
 			}
-			rg, ok := f.Lookup(n)
+			rg, ok := f.Lookup(m)
 			if !ok {
 				continue
 			}
@@ -231,16 +247,7 @@ func (b *Blamer) attribute(l *BlameLine) {
 			}
 		}
 	}
-	switch {
-	case best != nil:
-		applyClaim(l, *best)
-	case recorded:
-		l.Kind = KindHuman
-		l.CheckpointID = c.ids[0].String()
-	default:
-		l.Kind = KindUnknown
-		l.CheckpointID = c.ids[0].String()
-	}
+	return best, recorded
 }
 
 // applyClaim sets a line's author from a claim.

@@ -43,7 +43,8 @@ followed through the Entire-Checkpoint trailers they carry.
 `,
 		Example: `  entire blame main.go
   entire blame -L 10,20 main.go HEAD~2
-  entire blame --json main.go`,
+  entire blame --json main.go
+  entire blame --export-git-ai main~10..main`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if opts.ExportAI != "" {
 				if len(args) > 0 {
@@ -66,6 +67,9 @@ followed through the Entire-Checkpoint trailers they carry.
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
+			if opts.ExportAI != "" {
+				return runExportGitAI(cmd.Context(), opts)
+			}
 			return runBlame(cmd.Context(), opts)
 		},
 	}
@@ -73,6 +77,7 @@ followed through the Entire-Checkpoint trailers they carry.
 	fl.StringVarP(&opts.Lines, "lines", "L", "", "only lines a,b (1-based, inclusive)")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON object per line")
 	fl.BoolVar(&opts.NoPager, "no-pager", false, "do not page the output")
+	fl.StringVar(&opts.ExportAI, "export-git-ai", "", "write the attribution of a range of commits (a..b, or one commit) as git-ai notes in refs/notes/ai")
 	return cmd
 }
 

@@ -1,7 +1,11 @@
 package commands
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -203,6 +207,8 @@ func playBlameScript(t *testing.T, r *e2etest.SessionRepo) {
 	notes.add(person, "notes")
 	checkBlame(t, r, "after the squash merge", "NOTES.md", "HEAD", notes)
 
+	checkGitAINote(t, r, files)
+
 	// The text form names the session, the turn and the prompt.
 	out := r.MustEntire("blame", "--no-pager", "-L", "2,2", "app.go")
 	if !strings.Contains(out, "sess-1") || !strings.Contains(out, "#1") || !strings.Contains(out, "write app.go with one") {
@@ -250,5 +256,84 @@ func TestWhyTellsTheTurnThatWroteALine(t *testing.T) {
 		if _, errOut, code := r.Entire("why", bad); code == 0 || strings.Contains(errOut, "goroutine") || (!strings.Contains(errOut, "Error: ") && strings.Count(strings.TrimSpace(errOut), "\n") > 0) {
 			t.Errorf("why %s: exit %d, stderr %q", bad, code, errOut)
 		}
+	}
+}
+
+// checkGitAINote exports the squash merge's attribution as a git-ai note
+// and checks it against the script: each file's agent lines (not the
+// person's, not mixed) under its session's key, and the metadata.
+func checkGitAINote(t *testing.T, r *e2etest.SessionRepo, files map[string]*scriptFile) {
+	t.Helper()
+	out := r.MustEntire("blame", "--export-git-ai", "HEAD~1..HEAD")
+	if !strings.Contains(out, "Wrote 1 git-ai note") {
+		t.Fatalf("export: %s", out)
+	}
+	note := r.MustGit("notes", "--ref=ai", "show", "HEAD")
+	attest, js, ok := strings.Cut(note, "\n---\n")
+	if !ok {
+		t.Fatalf("note without divider:\n%s", note)
+	}
+	key := func(session string) string {
+		sum := sha256.Sum256([]byte("claude-code:" + session))
+		return hex.EncodeToString(sum[:])[:16]
+	}
+	var want strings.Builder
+	for _, p := range []string{"app.go", "lib.go"} {
+		f := files[p]
+		bySession := map[string][]int{}
+		var order []string
+		for i, w := range f.by {
+			if w.session == "" || w.mixed {
+				continue
+			}
+			if bySession[w.session] == nil {
+				order = append(order, w.session)
+			}
+			bySession[w.session] = append(bySession[w.session], i+1)
+		}
+		want.WriteString(p + "\n")
+		for _, s := range order {
+			var parts []string
+			ns := bySession[s]
+			for i := 0; i < len(ns); {
+				j := i
+				for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+					j++
+				}
+				if i == j {
+					parts = append(parts, strconv.Itoa(ns[i]))
+				} else {
+					parts = append(parts, fmt.Sprintf("%d-%d", ns[i], ns[j]))
+				}
+				i = j + 1
+			}
+			want.WriteString("  " + key(s) + " " + strings.Join(parts, ",") + "\n")
+		}
+	}
+	if attest+"\n" != want.String() {
+		t.Errorf("attestations:\n%s\nwant:\n%s", attest, want.String())
+	}
+	var meta struct {
+		Schema  string `json:"schema_version"`
+		Base    string `json:"base_commit_sha"`
+		Prompts map[string]struct {
+			AgentID struct{ Tool, ID, Model string } `json:"agent_id"`
+			Accepted int `json:"accepted_lines"`
+		} `json:"prompts"`
+	}
+	if err := json.Unmarshal([]byte(js), &meta); err != nil {
+		t.Fatalf("note metadata: %v\n%s", err, js)
+	}
+	if meta.Schema != "authorship/3.0.0" || meta.Base != strings.TrimSpace(r.MustGit("rev-parse", "HEAD")) ||
+		meta.Prompts[key("sess-1")].AgentID.ID != "sess-1" || meta.Prompts[key("sess-2")].AgentID.Tool != "claude-code" {
+		t.Errorf("note metadata: %+v", meta)
+	}
+	// A note git-ai wrote itself is kept.
+	r.MustGit("notes", "--ref=ai", "add", "-f", "-m", "theirs", "HEAD")
+	if out := r.MustEntire("blame", "--export-git-ai", "HEAD"); !strings.Contains(out, "1 note(s) git-ai wrote kept") {
+		t.Errorf("export over git-ai's note: %s", out)
+	}
+	if got := strings.TrimSpace(r.MustGit("notes", "--ref=ai", "show", "HEAD")); got != "theirs" {
+		t.Errorf("git-ai's note replaced: %q", got)
 	}
 }

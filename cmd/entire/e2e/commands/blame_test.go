@@ -5,9 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -317,8 +317,8 @@ func checkGitAINote(t *testing.T, r *e2etest.SessionRepo, files map[string]*scri
 		Schema  string `json:"schema_version"`
 		Base    string `json:"base_commit_sha"`
 		Prompts map[string]struct {
-			AgentID struct{ Tool, ID, Model string } `json:"agent_id"`
-			Accepted int `json:"accepted_lines"`
+			AgentID  struct{ Tool, ID, Model string } `json:"agent_id"`
+			Accepted int                              `json:"accepted_lines"`
 		} `json:"prompts"`
 	}
 	if err := json.Unmarshal([]byte(js), &meta); err != nil {

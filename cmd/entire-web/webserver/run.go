@@ -12,6 +12,7 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/push"
 	"github.com/entirecli/entire/explain"
+	"github.com/entirecli/entire/explain/search"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/redact"
 	"github.com/entirecli/entire/internal/settings"
@@ -59,7 +60,23 @@ func Run(ctx context.Context, opts RunOptions) error {
 	}
 	l := &explain.Loader{Repo: repo, Store: store, DefaultBranch: repo.DefaultBranch(),
 		Remote: dest.FetchArg(), Branch: opts.Branch}
-	srv, err := New(Options{Loader: l, Redact: redact.FromSettings(s, nil, nil).Text})
+	red := redact.FromSettings(s, nil, nil).Text
+	srv, err := New(Options{Loader: l, Redact: red,
+		Blame: func(ctx context.Context, path, rev string) ([]explain.BlameLine, error) {
+			return (&explain.Blamer{Repo: repo, Store: store}).Blame(ctx, path, rev, 0, 0)
+		},
+		Search: func(q search.Query) ([]search.Hit, error) {
+			x, err := search.Open(repo, store, red, 10*time.Second)
+			if err != nil {
+				return nil, err
+			}
+			defer x.Close()
+			if _, err := x.Update(ctx); err != nil {
+				return nil, err
+			}
+			return x.Search(q)
+		},
+	})
 	if err != nil {
 		return err
 	}

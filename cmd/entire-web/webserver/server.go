@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/entirecli/entire/explain"
+	"github.com/entirecli/entire/explain/search"
 )
 
 // ContentSecurityPolicy is the policy of every response.
@@ -39,6 +40,10 @@ type Options struct {
 	// serves; "" makes a random one.
 	Token string
 	Log   *slog.Logger
+	// Blame, when set, blames a file at a revision (the blame page).
+	Blame func(ctx context.Context, path, rev string) ([]explain.BlameLine, error)
+	// Search, when set, searches the checkpoints (the search page).
+	Search func(q search.Query) ([]search.Hit, error)
 }
 
 // Server serves the web view.
@@ -87,6 +92,8 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("GET /checkpoint/{id}", s.checkpoint)
 	s.mux.HandleFunc("GET /step/{sha}", s.temporary)
 	s.mux.HandleFunc("GET /hide/{id}", s.hidePage)
+	s.mux.HandleFunc("GET /blame", s.blamePage)
+	s.mux.HandleFunc("GET /search", s.searchPage)
 	return s, nil
 }
 

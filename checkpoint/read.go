@@ -401,3 +401,28 @@ func (s *Session) Prompts() []string {
 	}
 	return strings.Split(string(b), "\n\n---\n\n")
 }
+
+// SlotFiles returns file name (a slash path within a slot) of every
+// session slot of checkpoint id, in slot order, nil for a slot without it
+// (or with one over limit bytes), without reading the slots' metadata:
+// what a reader of one file of many checkpoints (entire blame) needs. It
+// returns ErrNotFound when the checkpoint is not stored here.
+func (s *Store) SlotFiles(id ID, name string, limit int64) ([][]byte, error) {
+	if !id.Valid() {
+		return nil, fmt.Errorf("%w: %q", ErrInvalidID, id)
+	}
+	dir, err := s.checkpointTree(id)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	for _, idx := range slotIndexes(dir) {
+		sub, err := dir.Tree(strconv.Itoa(idx))
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint %s slot %d: %w", id, idx, err)
+		}
+		data, _ := readFileAtMost(s.repo, sub, name, limit)
+		out = append(out, data)
+	}
+	return out, nil
+}

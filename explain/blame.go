@@ -1,9 +1,8 @@
 package explain
 
 import (
-	"bufio"
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -99,7 +98,8 @@ type blameCommit struct {
 	author string
 	when   time.Time
 	ids    []checkpoint.ID
-	blobs  map[string]string // path → its text in the commit
+	blobs  map[string]string // path → its blob hash in the commit
+	texts  map[string]string // path → its text in the commit
 	maps   map[string][]int  // path + "\x00" + slot key → line map
 }
 
@@ -114,34 +114,72 @@ type slotRecord struct {
 // Blame returns who wrote lines from..to (1-based, inclusive; 0 for the
 // whole file) of path (relative to the repository's root) in rev, or in
 // the work tree when rev is "".
+//
+// It runs git blame, not go-git's (which walks every commit of the
+// history with whole-file diffs: seconds where git takes milliseconds),
+// incrementally: the checkpoints of each commit git names are read while
+// git goes on.
 func (b *Blamer) Blame(ctx context.Context, path, rev string, from, to int) ([]BlameLine, error) {
-	args := []string{"blame", "--porcelain"}
+	if b.commits == nil {
+		b.commits = map[plumbing.Hash]*blameCommit{}
+		b.records = map[checkpoint.ID][]slotRecord{}
+	}
+	text, err := b.blamedText(ctx, path, rev)
+	if err != nil {
+		return nil, err
+	}
+	all := splitText(text)
 	if from > 0 {
-		args = append(args, "-L", fmt.Sprintf("%d,%d", from, max(from, to)))
+		to = max(from, to)
+		if from > len(all) || to > len(all) {
+			return nil, fmt.Errorf("%s has only %d lines", path, len(all))
+		}
+	}
+	args := []string{"blame", "--incremental"}
+	if from > 0 {
+		args = append(args, "-L", fmt.Sprintf("%d,%d", from, to))
 	}
 	if rev != "" {
 		args = append(args, rev)
 	}
 	args = append(args, "--", path)
-	// git blame, not go-git's: go-git's walks every commit of the history
-	// with whole-file diffs and takes seconds where git takes milliseconds.
-	var bl []BlameLine
-	out, err := b.Repo.RunGit(ctx, args...)
+	commits := make(chan plumbing.Hash, 1024)
+	prefetched := make(chan struct{})
+	go func() {
+		defer close(prefetched)
+		for h := range commits {
+			for _, id := range b.commit(h).ids {
+				b.slots(id)
+			}
+		}
+	}()
+	inc := &incremental{lines: map[int]BlameLine{}, seen: map[string]bool{}, maxLine: len(all)}
+	inc.onCommit = func(sha string) {
+		if strings.Trim(sha, "0") != "" {
+			commits <- plumbing.NewHash(sha)
+		}
+	}
+	err = b.Repo.Runner().RunLines(ctx, inc.line, args...)
+	close(commits)
+	<-prefetched
 	if err != nil && rev == "" && strings.Contains(err.Error(), "no such path") {
 		// Not in HEAD: every line of the work-tree file is uncommitted.
-		data, rerr := readWorkFile(b.Repo, path)
-		if rerr != nil {
-			return nil, err
-		}
-		bl = untracked(string(data), from, to)
-	} else if err != nil {
-		return nil, err
-	} else if bl, err = parsePorcelain(out); err != nil {
+		inc.lines, err = map[int]BlameLine{}, nil
+	}
+	if err != nil {
 		return nil, err
 	}
-	if b.commits == nil {
-		b.commits = map[plumbing.Hash]*blameCommit{}
-		b.records = map[checkpoint.ID][]slotRecord{}
+	if from == 0 {
+		from, to = 1, len(all)
+	}
+	bl := make([]BlameLine, 0, to-from+1)
+	for n := from; n <= to; n++ {
+		l, ok := inc.lines[n]
+		if !ok {
+			l = BlameLine{Line: n}
+		}
+		l.Text = all[n-1]
+		bl = append(bl, l)
 	}
 	var absent []checkpoint.ID
 	for i := range bl {
@@ -151,9 +189,8 @@ func (b *Blamer) Blame(ctx context.Context, path, rev string, from, to int) ([]B
 		c := b.commit(plumbing.NewHash(bl[i].Commit))
 		bl[i].Author, bl[i].Time = c.author, c.when
 		for _, id := range c.ids {
-			if _, seen := b.records[id]; !seen && !b.Store.Exists(id) {
+			if _, seen := b.records[id]; !seen && b.slots(id) == nil {
 				absent = append(absent, id)
-				b.records[id] = nil
 			}
 		}
 	}
@@ -269,14 +306,13 @@ func applyClaim(l *BlameLine, c Claim) {
 // mapped through the record's fingerprint (a rebased, amended or squashed
 // commit).
 func (b *Blamer) mapLine(c *blameCommit, commit string, sr slotRecord, f lines.FileLines, path string, n int) (int, bool) {
-	text, blob := b.fileAt(c, commit, path)
-	if blob == f.Blob {
+	if b.blobAt(c, commit, path) == f.Blob {
 		return n, true
 	}
 	key := path + "\x00" + sr.id.String() + "\x00" + sr.sessionID
 	m, ok := c.maps[key]
 	if !ok {
-		m = f.MapLinesFrom(text)
+		m = f.MapLinesFrom(b.textAt(c, path))
 		c.maps[key] = m
 	}
 	if n < 1 || n > len(m) || m[n-1] == 0 {
@@ -285,22 +321,34 @@ func (b *Blamer) mapLine(c *blameCommit, commit string, sr slotRecord, f lines.F
 	return m[n-1], true
 }
 
-// fileAt returns path's text and blob hash in commit.
-func (b *Blamer) fileAt(c *blameCommit, commit, path string) (string, string) {
-	if t, ok := c.blobs[path]; ok {
-		return t, c.blobs[path+"\x00blob"]
+// blobAt returns the blob hash of path in commit ("" when absent).
+func (b *Blamer) blobAt(c *blameCommit, commit, path string) string {
+	if h, ok := c.blobs[path]; ok {
+		return h
 	}
-	var text, blob string
+	h := ""
 	if t, err := b.Repo.CommitTree(plumbing.NewHash(commit)); err == nil && t != nil {
 		if e := checkpoint.TreeEntry(t, path); e.Exists() {
-			blob = e.Hash.String()
-			if data, err := b.Repo.ReadBlob(e.Hash); err == nil {
-				text = string(data)
-			}
+			h = e.Hash.String()
 		}
 	}
-	c.blobs[path], c.blobs[path+"\x00blob"] = text, blob
-	return text, blob
+	c.blobs[path] = h
+	return h
+}
+
+// textAt returns the text of path in c (blobAt first), read once.
+func (b *Blamer) textAt(c *blameCommit, path string) string {
+	if t, ok := c.texts[path]; ok {
+		return t
+	}
+	text := ""
+	if h := c.blobs[path]; h != "" {
+		if data, err := b.Repo.ReadBlob(plumbing.NewHash(h)); err == nil {
+			text = string(data)
+		}
+	}
+	c.texts[path] = text
+	return text
 }
 
 // commit reads what Blame needs of a commit, once.
@@ -308,7 +356,7 @@ func (b *Blamer) commit(h plumbing.Hash) *blameCommit {
 	if c, ok := b.commits[h]; ok {
 		return c
 	}
-	c := &blameCommit{blobs: map[string]string{}, maps: map[string][]int{}}
+	c := &blameCommit{blobs: map[string]string{}, texts: map[string]string{}, maps: map[string][]int{}}
 	if co, err := b.Repo.Git.CommitObject(h); err == nil {
 		c.author, c.when = co.Author.Name, co.Author.When
 		c.ids = checkpoint.CheckpointsOf(co.Message)
@@ -317,76 +365,137 @@ func (b *Blamer) commit(h plumbing.Hash) *blameCommit {
 	return c
 }
 
-// slots returns the line records of checkpoint id's sessions, read once.
+// maxLineRecord bounds the line record read from a slot.
+const maxLineRecord = 64 << 20
+
+// slots returns the line records of checkpoint id's sessions, read once;
+// nil when the checkpoint is not in the repository. The records name
+// their session and agent; a slot whose record does not (or that has none)
+// is read whole.
 func (b *Blamer) slots(id checkpoint.ID) []slotRecord {
-	if s, ok := b.records[id]; ok && s != nil {
+	if s, ok := b.records[id]; ok {
 		return s
 	}
-	var out []slotRecord
-	cp, err := b.Store.Read(id)
-	if err == nil {
-		for _, sess := range cp.Sessions {
-			sr := slotRecord{id: id, sessionID: sess.Metadata.SessionID, agent: string(sess.Metadata.Agent)}
-			if data, err := sess.File(lines.File); err == nil {
-				sr.rec, _ = lines.Parse(data)
-			}
-			out = append(out, sr)
-		}
+	files, err := b.Store.SlotFiles(id, lines.File, maxLineRecord)
+	if errors.Is(err, checkpoint.ErrNotFound) {
+		b.records[id] = nil
+		return nil
 	}
-	if out == nil {
+	out := []slotRecord{}
+	complete := err == nil
+	for _, data := range files {
+		sr := slotRecord{id: id}
+		if data != nil {
+			sr.rec, _ = lines.Parse(data)
+		}
+		if sr.rec == nil || sr.rec.SessionID == "" {
+			complete = false
+			break
+		}
+		sr.sessionID, sr.agent = sr.rec.SessionID, sr.rec.Agent
+		out = append(out, sr)
+	}
+	if !complete {
 		out = []slotRecord{}
+		if cp, err := b.Store.Read(id); err == nil {
+			for _, sess := range cp.Sessions {
+				sr := slotRecord{id: id, sessionID: sess.Metadata.SessionID, agent: string(sess.Metadata.Agent)}
+				if data, err := sess.File(lines.File); err == nil {
+					sr.rec, _ = lines.Parse(data)
+				}
+				out = append(out, sr)
+			}
+		}
 	}
 	b.records[id] = out
 	return out
 }
 
-// parsePorcelain reads `git blame --porcelain`: a header per line (commit,
-// original line, final line), the commit's details the first time it
-// appears, and the line's content after a tab.
-func parsePorcelain(out []byte) ([]BlameLine, error) {
-	var res []BlameLine
-	paths := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	var cur *BlameLine
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "\t") {
-			if cur == nil {
-				return nil, fmt.Errorf("git blame: content before a header")
-			}
-			cur.Text = line[1:]
-			if p, ok := paths[cur.Commit]; ok {
-				cur.Path = p
-			}
-			if strings.Trim(cur.Commit, "0") == "" {
-				cur.Commit = ""
-			}
-			res = append(res, *cur)
-			cur = nil
-			continue
+// incremental reads `git blame --incremental`: per run of lines, a header
+// (commit, original line, final line, count), the commit's details the
+// first time it appears, and a "filename" line that ends the run.
+type incremental struct {
+	lines    map[int]BlameLine // by final line
+	maxLine  int               // the blamed text's line count
+	seen     map[string]bool   // commits named so far
+	onCommit func(sha string)  // told of each commit once
+	cur      *BlameLine
+	count    int
+}
+
+// line reads one line of git blame's output.
+func (r *incremental) line(b []byte) error {
+	s := string(b)
+	if r.cur == nil {
+		f := strings.Fields(s)
+		if len(f) != 4 || len(f[0]) != 40 {
+			return fmt.Errorf("git blame: unexpected line %q", s)
 		}
-		if cur == nil {
-			f := strings.Fields(line)
-			if len(f) < 3 || len(f[0]) != 40 {
-				return nil, fmt.Errorf("git blame: unexpected line %q", line)
-			}
-			orig, err1 := strconv.Atoi(f[1])
-			final, err2 := strconv.Atoi(f[2])
-			if err1 != nil || err2 != nil {
-				return nil, fmt.Errorf("git blame: unexpected line %q", line)
-			}
-			cur = &BlameLine{Commit: f[0], OrigLine: orig, Line: final}
-			continue
+		orig, err1 := strconv.Atoi(f[1])
+		final, err2 := strconv.Atoi(f[2])
+		count, err3 := strconv.Atoi(f[3])
+		if err1 != nil || err2 != nil || err3 != nil || orig < 1 || final < 1 || count < 1 || final+count-1 > r.maxLine {
+			return fmt.Errorf("git blame: unexpected line %q", s)
 		}
-		if name, ok := strings.CutPrefix(line, "filename "); ok {
-			paths[cur.Commit] = name
+		r.cur, r.count = &BlameLine{Commit: f[0], OrigLine: orig, Line: final}, count
+		if !r.seen[f[0]] {
+			r.seen[f[0]] = true
+			if r.onCommit != nil {
+				r.onCommit(f[0])
+			}
 		}
+		return nil
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("git blame: %w", err)
+	name, ok := strings.CutPrefix(s, "filename ")
+	if !ok {
+		return nil // author, summary, previous, boundary...
 	}
-	return res, nil
+	commit := r.cur.Commit
+	if strings.Trim(commit, "0") == "" {
+		commit = ""
+	}
+	for k := 0; k < r.count; k++ {
+		r.lines[r.cur.Line+k] = BlameLine{Commit: commit, OrigLine: r.cur.OrigLine + k, Line: r.cur.Line + k, Path: unquoteC(name)}
+	}
+	r.cur = nil
+	return nil
+}
+
+// unquoteC undoes git's C-style quoting of a path ("a\tb"), leaving a path
+// git did not quote as it is.
+func unquoteC(p string) string {
+	if len(p) < 2 || p[0] != '"' || p[len(p)-1] != '"' {
+		return p
+	}
+	if u, err := strconv.Unquote(p); err == nil {
+		return u
+	}
+	return p
+}
+
+// blamedText returns the text git blames: the work-tree file, or the file
+// at rev.
+func (b *Blamer) blamedText(ctx context.Context, path, rev string) (string, error) {
+	if rev == "" {
+		data, err := readWorkFile(b.Repo, path)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", path, err)
+		}
+		return string(data), nil
+	}
+	out, err := b.Repo.RunGit(ctx, "cat-file", "blob", rev+":"+path)
+	if err != nil {
+		return "", err
+	}
+	return string(out), nil
+}
+
+// splitText splits a file's text into its lines.
+func splitText(text string) []string {
+	if text == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }
 
 // readWorkFile reads a work-tree file, not through a symbolic link.
@@ -461,21 +570,4 @@ func trunc(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-// untracked returns the lines from..to (0: all) of a file git does not
-// track, none committed.
-func untracked(text string, from, to int) []BlameLine {
-	var out []BlameLine
-	for i, l := range strings.SplitAfter(text, "\n") {
-		if l == "" {
-			break
-		}
-		n := i + 1
-		if from > 0 && (n < from || n > to) {
-			continue
-		}
-		out = append(out, BlameLine{Line: n, Text: strings.TrimSuffix(l, "\n")})
-	}
-	return out
 }

@@ -72,13 +72,16 @@ func (b *Blamer) ExportGitAI(ctx context.Context, commits []plumbing.Hash) (GitA
 	var absent []checkpoint.ID
 	for _, h := range commits {
 		for _, id := range b.commit(h).ids {
-			if !b.Store.Exists(id) {
+			if b.slots(id) == nil {
 				absent = append(absent, id)
 			}
 		}
 	}
 	if len(absent) > 0 && b.Fetch != nil {
 		b.Fetch(absent)
+		for _, id := range absent {
+			delete(b.records, id)
+		}
 	}
 	for _, h := range commits {
 		note, err := b.gitAINote(h)
@@ -120,7 +123,8 @@ func (b *Blamer) gitAINote(h plumbing.Hash) ([]byte, error) {
 	prompts := map[string]gitAIPrompt{}
 	var body strings.Builder
 	for _, p := range paths {
-		text, _ := b.fileAt(c, h.String(), p)
+		b.blobAt(c, h.String(), p)
+		text := b.textAt(c, p)
 		n := strings.Count(text, "\n")
 		if text != "" && !strings.HasSuffix(text, "\n") {
 			n++

@@ -15,8 +15,8 @@ import (
 // lives in entire-web, never in this binary.
 const searchProgram = "entire-web"
 
-// indexLater starts `entire-web index` detached once a commit's
-// checkpoint is written, when the repository has a search index (a search
+// indexLater starts `entire-web index <checkpoint>...` detached once a
+// commit's checkpoint is written (those HEAD carries), when the repository has a search index (a search
 // made one): the new checkpoint is indexed while nobody waits, and the
 // next search finds it indexed. Without entire-web, or when it cannot
 // start, the next search indexes it.
@@ -37,7 +37,22 @@ func indexLater(senv *strategy.Env) {
 		}
 		bin = p
 	}
-	cmd := exec.Command(bin, "index")
+	head, err := senv.Repo.Head()
+	if err != nil {
+		return
+	}
+	c, err := senv.Repo.Git.CommitObject(head)
+	if err != nil {
+		return
+	}
+	args := []string{"index", "--commit", head.String()}
+	for _, id := range checkpoint.CheckpointsOf(c.Message) {
+		args = append(args, id.String())
+	}
+	if len(args) == 3 {
+		return // the commit is linked to no checkpoint
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = senv.Repo.Root
 	proc.NewSession(cmd)
 	if err := cmd.Start(); err != nil {

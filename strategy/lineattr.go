@@ -62,7 +62,7 @@ func (m *ManualCommit) lineRecord(st *session.State, tip plumbing.Hash, commit *
 		return nil
 	}
 	events := m.chainEvents(st, tip, prompts, before)
-	rec := &lines.Record{Commit: commit.Hash.String(), Files: map[string]lines.FileLines{}}
+	rec := &lines.Record{Commit: commit.Hash.String(), SessionID: st.SessionID, Agent: st.AgentType, Files: map[string]lines.FileLines{}}
 	used := map[int]bool{}
 	for _, p := range files {
 		fe := checkpoint.TreeEntry(head, p)
@@ -274,7 +274,7 @@ func (m *ManualCommit) lineFile(id checkpoint.ID, st *session.State, tip plumbin
 		// already had: the lines that commit's record holds keep their
 		// owners.
 		if rec == nil {
-			rec = &lines.Record{Commit: commit.Hash.String(), Model: older.Model}
+			rec = &lines.Record{Commit: commit.Hash.String(), SessionID: st.SessionID, Agent: st.AgentType, Model: older.Model}
 		}
 		rec.MergeOlder(older, func(p string) (string, bool) {
 			e := checkpoint.TreeEntry(cc.head, p)

@@ -44,6 +44,10 @@ type Record struct {
 	Version int `json:"version"`
 	// Commit is the commit condensed.
 	Commit string `json:"commit"`
+	// SessionID and Agent say whose record it is, as the slot's metadata
+	// does (readers of many records need not read the metadata too).
+	SessionID string `json:"session_id,omitempty"`
+	Agent     string `json:"agent,omitempty"`
 	// Model is the model the session's agent used last in the scope ("" when
 	// the transcript does not say).
 	Model string `json:"model,omitempty"`

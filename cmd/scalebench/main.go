@@ -83,7 +83,7 @@ func main() {
 	flag.StringVar(&o.jsonOut, "json", "", "also write the measurements to this JSON file")
 	flag.StringVar(&o.workdir, "workdir", "", "scratch directory (default: a new temporary directory, removed unless --keep)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the scratch directory")
-	flag.StringVar(&o.scenarios, "scenarios", "tool60,long75", "comma-separated scenarios: tool60 (one 60 MB tool result), long75 (a 75 MB turn), history (a metadata branch of --history checkpoints, then its migration to refs), team (--team-clones clones pushing at once), refs (--history checkpoints each on its own ref)")
+	flag.StringVar(&o.scenarios, "scenarios", "tool60,long75", "comma-separated scenarios: tool60 (one 60 MB tool result), long75 (a 75 MB turn), history (a metadata branch of --history checkpoints, then its migration to refs), team (--team-clones clones pushing at once), refs (--history checkpoints each on its own ref), lines (blame of a 5,000-line file and search over --history checkpoints)")
 	flag.IntVar(&o.toolMB, "tool-mb", 60, "size of the tool result in tool60, MB")
 	flag.IntVar(&o.transcriptMB, "transcript-mb", 75, "transcript size reached in long75's one turn, MB")
 	flag.DurationVar(&o.wallLimit, "wall-limit", time.Second, "wall-time bound of one hook")
@@ -150,10 +150,12 @@ func run(o options) (err error) {
 			play = b.team
 		case "refs":
 			play = b.refs
+		case "lines":
+			play = b.lines
 		case "":
 			continue
 		default:
-			return fmt.Errorf("unknown scenario %q (tool60, long75, history, team, refs)", name)
+			return fmt.Errorf("unknown scenario %q (tool60, long75, history, team, refs, lines)", name)
 		}
 		s, err := b.newScenario(name)
 		if err != nil {
@@ -182,10 +184,13 @@ func binary(path, work string) (string, error) {
 		return abs, nil
 	}
 	out := filepath.Join(work, "bin", "entire")
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/entire")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/entire (run from the module root, or pass --bin): %w", err)
+	// entire-web beside it: entire search and entire web run it.
+	for _, prog := range []string{"entire", "entire-web"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(work, "bin", prog), "./cmd/"+prog)
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return "", fmt.Errorf("go build ./cmd/%s (run from the module root, or pass --bin): %w", prog, err)
+		}
 	}
 	return out, nil
 }

@@ -10,13 +10,11 @@
 package search
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 	"unicode"
@@ -24,6 +22,8 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/en" // the "en" analyzer
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 
@@ -31,7 +31,6 @@ import (
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/lines"
 	"github.com/entirecli/entire/explain"
-	"github.com/entirecli/entire/internal/atomicfile"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/entirecli/entire/internal/lockfile"
 )
@@ -54,7 +53,6 @@ type Index struct {
 	dir    string
 	idx    bleve.Index
 	lock   *lockfile.Lock
-	seen   map[checkpoint.ID]bool
 }
 
 // Exists reports whether repo has an index (a search made one).
@@ -78,16 +76,15 @@ func Open(repo *gitrepo.Repo, store *checkpoint.Store, redact func(string) strin
 	x := &Index{repo: repo, store: store, redact: redact, dir: dir, lock: lock,
 		loader: &explain.Loader{Repo: repo, Store: store}}
 	path := filepath.Join(dir, "index")
-	x.idx, err = bleve.Open(path)
+	x.idx, err = bleve.OpenUsing(path, noMerges())
 	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
 		os.Remove(filepath.Join(dir, indexedFile))
-		x.idx, err = bleve.New(path, indexMapping())
+		x.idx, err = bleve.NewUsing(path, indexMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, noMerges())
 	}
 	if err != nil {
 		lock.Release()
 		return nil, fmt.Errorf("search index %s: %w (remove the directory to rebuild it)", path, err)
 	}
-	x.seen = x.readIndexed()
 	return x, nil
 }
 
@@ -98,6 +95,30 @@ func (x *Index) Close() error {
 		err = rerr
 	}
 	return err
+}
+
+// noMerges is the index's run-time configuration: no background merge of
+// segments. Scorch merges whenever a tier holds ten segments, and the
+// process that added one checkpoint (the post-commit's indexer) would
+// wait for a merge of the whole index when it closes it; compact merges
+// instead, when a search finds too many segments.
+func noMerges() map[string]any {
+	d := mergeplan.DefaultMergePlanOptions
+	return map[string]any{"scorchMergePlanOptions": map[string]any{
+		"MaxSegmentsPerTier": 1 << 20, "MaxSegmentSize": d.MaxSegmentSize, "TierGrowth": d.TierGrowth,
+		"SegmentsPerMergeTask": d.SegmentsPerMergeTask, "FloorSegmentSize": d.FloorSegmentSize,
+		"ReclaimDeletesWeight": d.ReclaimDeletesWeight,
+	}}
+}
+
+// maxSegments is how many segments an update lets the index keep before
+// it merges them into one.
+const maxSegments = 40
+
+// segments counts the index's segment files.
+func (x *Index) segments() int {
+	m, _ := filepath.Glob(filepath.Join(x.dir, "index", "store", "*.zap"))
+	return len(m)
 }
 
 // indexMapping maps a turn document: text fields analysed in English,
@@ -150,22 +171,48 @@ func AgentKey(name string) string {
 }
 
 // Update indexes the checkpoints of the repository the index has not
-// indexed yet and returns how many it indexed.
+// indexed yet and returns how many it indexed. When the index has more
+// than maxSegments segments it merges them into one, so that searches
+// read few files.
 func (x *Index) Update(ctx context.Context) (int, error) {
 	ids, err := x.store.List()
 	if err != nil {
 		return 0, fmt.Errorf("list checkpoints: %w", err)
 	}
+	seen := x.readIndexed()
 	var todo []checkpoint.ID
 	for _, id := range ids {
-		if !x.seen[id] {
+		if !seen[id] {
 			todo = append(todo, id)
 		}
 	}
+	n, err := x.add(ctx, todo, "")
+	if err == nil && x.segments() > maxSegments {
+		err = x.compact(ctx)
+	}
+	return n, err
+}
+
+// Add indexes checkpoints ids (the post-commit's new ones), whether or
+// not they were indexed before, without listing the repository's; commit,
+// when not "", is the commit that carries them.
+func (x *Index) Add(ctx context.Context, ids []checkpoint.ID, commit string) (int, error) {
+	return x.add(ctx, ids, commit)
+}
+
+// add indexes ids, a batch at a time, recording each batch's checkpoints
+// as indexed once their documents are in.
+func (x *Index) add(ctx context.Context, todo []checkpoint.ID, commit string) (int, error) {
 	if len(todo) == 0 {
 		return 0, nil
 	}
 	commits := &commitFinder{repo: x.repo}
+	if commit != "" {
+		commits.byID = map[checkpoint.ID]string{}
+		for _, id := range todo {
+			commits.byID[id] = commit
+		}
+	}
 	batch := x.idx.NewBatch()
 	var done []checkpoint.ID
 	flush := func() error {
@@ -181,28 +228,39 @@ func (x *Index) Update(ctx context.Context) (int, error) {
 		done = done[:0]
 		return nil
 	}
+	count := 0
 	for _, id := range todo {
 		if err := ctx.Err(); err != nil {
-			flush()
-			return len(x.seen), err
+			return count, errors.Join(err, flush())
 		}
 		for _, d := range x.docs(ctx, id, commits) {
 			if err := batch.Index(d.key, d.doc); err != nil {
-				return 0, fmt.Errorf("search index: %w", err)
+				return count, fmt.Errorf("search index: %w", err)
 			}
 		}
 		done = append(done, id)
-		x.seen[id] = true
-		if batch.Size() >= 2000 {
+		count++
+		if batch.Size() >= 500 {
 			if err := flush(); err != nil {
-				return 0, err
+				return count, err
 			}
 		}
 	}
-	if err := flush(); err != nil {
-		return 0, err
+	return count, flush()
+}
+
+// compact merges the index's segments into one.
+func (x *Index) compact(ctx context.Context) error {
+	adv, err := x.idx.Advanced()
+	if err != nil {
+		return nil
 	}
-	return len(todo), nil
+	if sc, ok := adv.(*scorch.Scorch); ok {
+		if err := sc.ForceMerge(ctx, &mergeplan.SingleSegmentMergePlanOptions); err != nil {
+			return fmt.Errorf("search index: merge: %w", err)
+		}
+	}
+	return nil
 }
 
 // keyedDoc is a document with its ID.
@@ -300,15 +358,13 @@ func countPrompts(es []explain.Entry) int {
 // readIndexed reads the list of the checkpoints indexed.
 func (x *Index) readIndexed() map[checkpoint.ID]bool {
 	seen := map[checkpoint.ID]bool{}
-	f, err := os.Open(filepath.Join(x.dir, indexedFile))
+	data, err := os.ReadFile(filepath.Join(x.dir, indexedFile))
 	if err != nil {
 		return seen
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if id := checkpoint.ID(strings.TrimSpace(sc.Text())); id.Valid() {
-			seen[id] = true
+	for _, l := range strings.Split(string(data), "\n") {
+		if l != "" {
+			seen[checkpoint.ID(l)] = true
 		}
 	}
 	return seen
@@ -316,18 +372,25 @@ func (x *Index) readIndexed() map[checkpoint.ID]bool {
 
 // appendIndexed adds ids to the list of the checkpoints indexed, after
 // their documents are in the index (a kill between the two indexes them
-// again, replacing the same documents).
+// again, replacing the same documents). The index's lock keeps writers
+// apart.
 func (x *Index) appendIndexed(ids []checkpoint.ID) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	all := make([]string, 0, len(x.seen))
-	for id := range x.seen {
-		all = append(all, id.String())
+	var b strings.Builder
+	for _, id := range ids {
+		b.WriteString(id.String() + "\n")
 	}
-	sort.Strings(all)
-	data := strings.Join(all, "\n") + "\n"
-	if err := atomicfile.Write(filepath.Join(x.dir, indexedFile), []byte(data), 0o644); err != nil {
+	f, err := os.OpenFile(filepath.Join(x.dir, indexedFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	_, err = f.WriteString(b.String())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,8 +20,9 @@ import (
 // and again only when it changes (size, time or inode). go-git scans the
 // whole file, parsing line by line, for every ref it does not find loose:
 // in a repository of 20,000 checkpoint refs after a `git gc` that is a
-// 1.5 MB parse per ref read, tens of them per hook. A lookup here is one
-// search of the bytes for " <name>\n".
+// 1.5 MB parse per ref read, tens of them per hook (and hundreds for a
+// blame). The file is indexed once when read (the offsets of its ref lines
+// in name order) and a lookup is a binary search.
 type packedRefs struct {
 	mu    sync.Mutex
 	size  int64
@@ -28,6 +30,7 @@ type packedRefs struct {
 	ino   uint64
 	read  bool
 	data  []byte
+	lines []int // offsets of the "<hex> <name>" lines, by name
 }
 
 // maxPackedRefs bounds the packed-refs file read (about 3 million refs).
@@ -62,28 +65,60 @@ func (p *packedRefs) lookup(commonDir string, name string) (h plumbing.Hash, fou
 			data = append(data, '\n') // every line ends as the search expects
 		}
 		p.data, p.size, p.mtime, p.ino, p.read = data, fi.Size(), fi.ModTime(), ino, true
+		p.lines = indexPacked(data)
 	}
-	return findPacked(p.data, name)
+	return findIndexed(p.data, p.lines, name)
+}
+
+// indexPacked returns the offsets of the ref lines of a packed-refs file
+// ("<40 hex> <name>"; not comments, peeled values or other lines), sorted
+// by name (git writes them sorted: then no sort is needed).
+func indexPacked(data []byte) []int {
+	var out []int
+	sorted := true
+	for off := 0; off < len(data); {
+		end := bytes.IndexByte(data[off:], '\n')
+		if end < 0 {
+			break
+		}
+		end += off
+		if end-off > 41 && data[off+40] == ' ' && data[off] != '#' && data[off] != '^' {
+			if n := len(out); n > 0 && sorted && bytes.Compare(packedName(data, out[n-1]), data[off+41:end]) > 0 {
+				sorted = false
+			}
+			out = append(out, off)
+		}
+		off = end + 1
+	}
+	if !sorted {
+		sort.SliceStable(out, func(i, j int) bool { return bytes.Compare(packedName(data, out[i]), packedName(data, out[j])) < 0 })
+	}
+	return out
+}
+
+// packedName returns the name of the ref line at off.
+func packedName(data []byte, off int) []byte {
+	end := off + 41 + bytes.IndexByte(data[off+41:], '\n')
+	return data[off+41 : end]
+}
+
+// findIndexed finds name among the indexed ref lines of a packed-refs
+// file by binary search.
+func findIndexed(data []byte, lines []int, name string) (plumbing.Hash, bool, error) {
+	key := []byte(name)
+	i := sort.Search(len(lines), func(i int) bool { return bytes.Compare(packedName(data, lines[i]), key) >= 0 })
+	if i == len(lines) || !bytes.Equal(packedName(data, lines[i]), key) {
+		return plumbing.ZeroHash, false, nil
+	}
+	if hex := string(data[lines[i] : lines[i]+40]); isLowerHex(hex) {
+		return plumbing.NewHash(hex), true, nil
+	}
+	return plumbing.ZeroHash, false, fmt.Errorf("packed-refs: bad line for %s", name)
 }
 
 // findPacked finds the line "<40 hex> <name>" of a packed-refs file.
 func findPacked(data []byte, name string) (plumbing.Hash, bool, error) {
-	needle := []byte(" " + name + "\n")
-	for off := 0; ; {
-		i := bytes.Index(data[off:], needle)
-		if i < 0 {
-			return plumbing.ZeroHash, false, nil
-		}
-		at := off + i // the space before the name
-		start := at - 40
-		if start >= 0 && (start == 0 || data[start-1] == '\n') {
-			if hex := string(data[start:at]); isLowerHex(hex) {
-				return plumbing.NewHash(hex), true, nil
-			}
-			return plumbing.ZeroHash, false, fmt.Errorf("packed-refs: bad line for %s", name)
-		}
-		off = at + 1
-	}
+	return findIndexed(data, indexPacked(data), name)
 }
 
 // readRefFast reads ref name of the common directory the way git does,

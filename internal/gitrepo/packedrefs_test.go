@@ -63,3 +63,20 @@ func FuzzFindPacked(f *testing.F) {
 		}
 	})
 }
+
+// A packed-refs file git did not sort (written by another tool) is found
+// all the same; comments and peeled lines are no refs.
+func TestFindPackedUnsorted(t *testing.T) {
+	t.Parallel()
+	a, b := "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
+	data := []byte("# pack-refs with: peeled\n" + b + " refs/tags/z\n^3333333333333333333333333333333333333333\n" + a + " refs/heads/a\n")
+	for name, want := range map[string]string{"refs/heads/a": a, "refs/tags/z": b} {
+		h, found, err := findPacked(data, name)
+		if err != nil || !found || h.String() != want {
+			t.Errorf("findPacked(%s) = %s %v %v", name, h, found, err)
+		}
+	}
+	if _, found, _ := findPacked(data, "refs/heads/b"); found {
+		t.Error("found a ref the file does not have")
+	}
+}

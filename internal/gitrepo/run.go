@@ -1,10 +1,12 @@
 package gitrepo
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -198,4 +200,42 @@ func Verb(args []string) string {
 		return args[i]
 	}
 	return ""
+}
+
+// RunLines is Run that hands git's standard output to line as it arrives,
+// a line at a time without its newline (lines up to 64 MiB), instead of
+// returning it: for commands whose output is worked on while git still
+// runs (`git blame --incremental`). An error from line stops git and is
+// returned.
+func (g Runner) RunLines(ctx context.Context, line func([]byte) error, args ...string) error {
+	bctx, cancel := g.bound(ctx, DefaultTimeout)
+	defer cancel()
+	cmd := g.command(bctx, args)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("run git %s: %w", Verb(args), err)
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("run git %s: %w", Verb(args), err)
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	var lerr error
+	for sc.Scan() {
+		if lerr = line(sc.Bytes()); lerr != nil {
+			cancel()
+			break
+		}
+	}
+	if lerr == nil {
+		lerr = sc.Err()
+	}
+	io.Copy(io.Discard, out)
+	err = cmd.Wait()
+	if lerr != nil {
+		return lerr
+	}
+	return g.result(ctx, bctx, cmd, args, err, stderr.String())
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/entirecli/entire/internal/iostreams"
 	"github.com/entirecli/entire/internal/redact"
 	"github.com/entirecli/entire/internal/settings"
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // openIndex opens the search index of the repository around the working
@@ -118,12 +119,23 @@ func runSearch(ctx context.Context, args []string, out, errOut io.Writer) int {
 	return 0
 }
 
-// runIndex is `entire-web index`: it brings the index up to date, as the
-// post-commit hook asks in the background. It returns the exit status.
+// runIndex is `entire-web index [--commit <hash>] [<checkpoint>...]`: it
+// indexes the checkpoints named (the post-commit names its new ones and
+// its commit, in the background), or brings the index up to date with every checkpoint. It
+// returns the exit status.
 func runIndex(ctx context.Context, args []string, errOut io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintln(errOut, "usage: entire-web index")
-		return 2
+	var ids []checkpoint.ID
+	commit := ""
+	if len(args) > 1 && args[0] == "--commit" {
+		commit, args = args[1], args[2:]
+	}
+	for _, a := range args {
+		id, err := checkpoint.ParseID(a)
+		if err != nil || (commit != "" && !plumbing.IsHash(commit)) {
+			fmt.Fprintln(errOut, "usage: entire-web index [--commit <hash>] [<checkpoint ID>...]")
+			return 2
+		}
+		ids = append(ids, id)
 	}
 	x, err := openIndex(ctx, 5*time.Second)
 	if err != nil {
@@ -131,7 +143,12 @@ func runIndex(ctx context.Context, args []string, errOut io.Writer) int {
 		return 1
 	}
 	defer x.Close()
-	if _, err := x.Update(ctx); err != nil {
+	if len(ids) > 0 {
+		_, err = x.Add(ctx, ids, commit)
+	} else {
+		_, err = x.Update(ctx)
+	}
+	if err != nil {
 		fmt.Fprintf(errOut, "entire-web index: %s\n", iostreams.Escape(err.Error()))
 		return 1
 	}

@@ -11,6 +11,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
+	"strconv"
+	"strings"
 	"syscall"
 
 	_ "github.com/entirecli/entire/agent/all" // the agents' transcript readers
@@ -23,6 +26,13 @@ import (
 func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// ENTIRE_CPUPROFILE=<file> profiles the run, as it does entire's.
+	if p := os.Getenv("ENTIRE_CPUPROFILE"); p != "" {
+		if f, err := os.Create(strings.ReplaceAll(p, "%p", strconv.Itoa(os.Getpid()))); err == nil && pprof.StartCPUProfile(f) == nil {
+			defer f.Close()
+			defer pprof.StopCPUProfile()
+		}
+	}
 	return run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -171,13 +172,14 @@ func runBlame(ctx context.Context, opts *blameOptions) error {
 		return fmt.Errorf("blame %s: %w", opts.Path, err)
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(f.IO.Out)
+		out := bufio.NewWriterSize(f.IO.Out, 64<<10)
+		enc := json.NewEncoder(out)
 		for _, l := range lines {
 			if err := enc.Encode(l); err != nil {
 				return err
 			}
 		}
-		return nil
+		return out.Flush()
 	}
 	var buf bytes.Buffer
 	explain.RenderBlame(&buf, lines)

@@ -269,15 +269,22 @@ func lineDiff(a, b string) (added, removed int) {
 // blobText returns the text of the blob at path in t, or "" (and false for
 // binary content).
 func (m *ManualCommit) blobText(t *object.Tree, path string) (string, bool) {
-	h := entryHash(t, path)
+	h := m.entryOf(t, path)
 	if h.IsZero() {
 		return "", true
+	}
+	if c, ok := m.cachedText(h); ok {
+		return c.text, c.ok
 	}
 	b, err := m.env.Repo.ReadBlob(h)
 	if err != nil {
 		return "", true
 	}
-	return asText(b)
+	text, ok := asText(b)
+	if m.texts != nil {
+		m.texts[h] = cachedText{text, ok}
+	}
+	return text, ok
 }
 
 // entryText returns the text of a path's state in a checkpoint ("" when
@@ -333,4 +340,62 @@ func asText(b []byte) (string, bool) {
 		return "", false
 	}
 	return string(b), true
+}
+
+// cachedText returns blob h's text as this condensation already read it.
+func (m *ManualCommit) cachedText(h plumbing.Hash) (cachedText, bool) {
+	if c, ok := m.prefetched[h]; ok {
+		return c, true
+	}
+	c, ok := m.texts[h]
+	return c, ok
+}
+
+// maxPrefetch bounds the bytes prefetchTexts reads ahead; blobs past it
+// are read when asked for.
+const maxPrefetch = 64 << 20
+
+// prefetchTexts reads ahead the blobs a condensation compares, before the
+// line record and the attribution split the work between them: each
+// changed path as the attribution base and the commit hold it, and as the
+// shadow tip holds those the session touched. The packed ones (the
+// base's, mostly) are read in groups (gitrepo.Repo.ReadBlobs), where
+// reading them one by one costs a round trip to git each.
+func (m *ManualCommit) prefetchTexts(cc *commitChanges, tip plumbing.Hash, files []string) map[plumbing.Hash]cachedText {
+	repo := m.env.Repo
+	var shadow *object.Tree
+	if !tip.IsZero() {
+		shadow, _ = repo.CommitTree(tip)
+	}
+	touched := make(map[string]bool, len(files))
+	for _, f := range files {
+		touched[f] = true
+	}
+	seen := map[plumbing.Hash]bool{}
+	var hs []plumbing.Hash
+	add := func(t *object.Tree, p string) {
+		if h := m.entryOf(t, p); !h.IsZero() && !seen[h] {
+			seen[h] = true
+			hs = append(hs, h)
+		}
+	}
+	for p := range cc.changed {
+		add(cc.base, p)
+		add(cc.head, p)
+		if touched[p] && shadow != nil {
+			add(shadow, p)
+		}
+	}
+	out := make(map[plumbing.Hash]cachedText, len(hs))
+	budget := maxPrefetch
+	err := repo.ReadBlobs(hs, func(h plumbing.Hash, data []byte) bool {
+		text, ok := asText(data)
+		out[h] = cachedText{text, ok}
+		budget -= len(data)
+		return budget > 0
+	})
+	if err != nil {
+		m.env.Log.Warn("attribution: read the compared blobs", "error", err)
+	}
+	return out
 }

@@ -213,6 +213,56 @@ func (m *ManualCommit) commitIncludesWork(st *session.State, commit *object.Comm
 	return ok
 }
 
+// entryOf is entryHash during a condensation, which looks up the same
+// paths in the same trees (attribution, the line records) and many paths
+// in trees that share subtrees (the steps of a shadow branch): each tree
+// is decoded once (go-git decodes every tree of a path again on each
+// FindEntry) and each answer kept.
+func (m *ManualCommit) entryOf(t *object.Tree, path string) plumbing.Hash {
+	if t == nil || m.entries == nil {
+		return entryHash(t, path)
+	}
+	k := treePath{t.Hash, path}
+	if h, ok := m.entries[k]; ok {
+		return h
+	}
+	m.trees[t.Hash] = t
+	h := m.walk(t, path)
+	m.entries[k] = h
+	return h
+}
+
+// walk finds path in t a component at a time through the decoded trees
+// the condensation keeps; like entryHash, ZeroHash for a directory or
+// nothing.
+func (m *ManualCommit) walk(t *object.Tree, path string) plumbing.Hash {
+	parts := strings.Split(path, "/")
+	for i, name := range parts {
+		e, err := t.FindEntry(name)
+		if err != nil {
+			return plumbing.ZeroHash
+		}
+		if i == len(parts)-1 {
+			if e.Mode == filemode.Dir {
+				return plumbing.ZeroHash
+			}
+			return e.Hash
+		}
+		if e.Mode != filemode.Dir {
+			return plumbing.ZeroHash
+		}
+		sub, ok := m.trees[e.Hash]
+		if !ok {
+			if sub, err = m.env.Repo.Git.TreeObject(e.Hash); err != nil {
+				return plumbing.ZeroHash
+			}
+			m.trees[e.Hash] = sub
+		}
+		t = sub
+	}
+	return plumbing.ZeroHash
+}
+
 // entryHash is the blob hash at path in t (ZeroHash when absent).
 func entryHash(t *object.Tree, path string) plumbing.Hash {
 	if t == nil {
@@ -229,6 +279,8 @@ func entryHash(t *object.Tree, path string) plumbing.Hash {
 // checkpoint id and resets the session onto the new commit, carrying
 // forward the touched files the commit left out (SPEC 5.2.5).
 func (m *ManualCommit) condense(ctx context.Context, st *session.State, id checkpoint.ID, commit *object.Commit) error {
+	m.texts, m.entries, m.trees = map[plumbing.Hash]cachedText{}, map[treePath]plumbing.Hash{}, map[plumbing.Hash]*object.Tree{}
+	defer func() { m.texts, m.entries, m.trees, m.prefetched = nil, nil, nil, nil }()
 	repo := m.env.Repo
 	in := m.turnInput(st)
 	branch := shadowBranch(st)
@@ -274,12 +326,13 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	if !usage.IsZero() {
 		meta.TokenUsage = usage
 	}
-	var lineFile map[string][]byte
-	if cc := m.changesOf(st, commit); cc != nil {
-		if !tip.IsZero() {
-			meta.InitialAttribution = m.attribution(st, tip, commit, files, cc)
-		}
-		lineFile = m.lineFile(id, st, tip, commit, cc, files, prompts, len(before))
+	cc := m.changesOf(st, commit)
+	if cc != nil {
+		m.prefetched = m.prefetchTexts(cc, tip, files)
+	}
+	lines := m.lineFileAsync(id, st, tip, commit, files, prompts, len(before))
+	if cc != nil && !tip.IsZero() {
+		meta.InitialAttribution = m.attribution(st, tip, commit, files, cc)
 	}
 	// A commit that keeps an earlier commit's trailer (`git commit --amend`
 	// after more agent work) is condensed into the same checkpoint: merge
@@ -291,7 +344,7 @@ func (m *ManualCommit) condense(ctx context.Context, st *session.State, id check
 	if c := m.condensedFile(st.SessionID, ts, scopeStart, ts != stored); c != nil {
 		extras = mergeFiles(extras, map[string][]byte{condensed.File: c})
 	}
-	extras = mergeFiles(extras, lineFile)
+	extras = mergeFiles(extras, <-lines)
 	slot := -1 // written by the interrupted condensation this one completes
 	if !m.slotWritten(id, st.SessionID) {
 		slot, err = m.env.checkpoints().WriteSession(ctx, id, checkpoint.SessionWrite{

@@ -1,12 +1,19 @@
 package strategy
 
 import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"runtime"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/entirecli/entire/checkpoint"
 	"github.com/entirecli/entire/checkpoint/lines"
 	"github.com/entirecli/entire/checkpoint/session"
+	"github.com/entirecli/entire/internal/panics"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -44,10 +51,17 @@ func (m *ManualCommit) keepUserVersion(pa *session.PromptAttribution, path, text
 // chainEvent is one version in a file's chain: a step's tree, or the
 // person's versions at a turn start.
 type chainEvent struct {
-	tree  *object.Tree
-	user  map[string]string
-	owner int
-	turn  *lines.Turn
+	// treeHash is a step's tree (zero for the person's versions); tree is
+	// read from it when a path is looked up.
+	treeHash plumbing.Hash
+	tree     *object.Tree
+	// changed holds the paths where the tree differs from the previous
+	// tree event's (the chain base's for the first): only those are looked
+	// up.
+	changed map[string]bool
+	user    map[string]string
+	owner   int
+	turn    *lines.Turn
 }
 
 // lineRecord builds the per-line attribution of the session's work in
@@ -61,7 +75,7 @@ func (m *ManualCommit) lineRecord(st *session.State, tip plumbing.Hash, commit *
 	if err != nil || len(files) == 0 {
 		return nil
 	}
-	events := m.chainEvents(st, tip, prompts, before)
+	events := m.chainEvents(st, tip, base, prompts, before)
 	rec := &lines.Record{Commit: commit.Hash.String(), SessionID: st.SessionID, Agent: st.AgentType, Files: map[string]lines.FileLines{}}
 	used := map[int]bool{}
 	for _, p := range files {
@@ -69,7 +83,7 @@ func (m *ManualCommit) lineRecord(st *session.State, tip plumbing.Hash, commit *
 		if !fe.Exists() || !regularFile(fe.Mode) {
 			continue
 		}
-		final, ok := m.blobText(head, p)
+		final, ok := m.blobAt(fe.Hash)
 		if !ok {
 			continue
 		}
@@ -105,15 +119,20 @@ func (m *ManualCommit) lineRecord(st *session.State, tip plumbing.Hash, commit *
 
 // fileChain returns the versions path went through in events after its
 // text start in base, with their owners; diffs asks for each turn's diff
-// of the file to be kept in the turn.
+// of the file to be kept in the turn. A tree event is looked up only where
+// it changed the path.
 func (m *ManualCommit) fileChain(p string, base *object.Tree, start string, events []chainEvent, diffs bool) []lines.Step {
 	var chain []lines.Step
-	prevHash := entryHash(base, p)
-	cur := start
-	for _, ev := range events {
+	treeHash := m.entryOf(base, p) // the path in the latest tree event
+	prevHash := treeHash           // the path's latest version
+	for i := range events {
+		ev := &events[i]
 		var h plumbing.Hash
-		if ev.tree != nil {
-			h = entryHash(ev.tree, p)
+		if !ev.treeHash.IsZero() {
+			if ev.changed == nil || ev.changed[p] {
+				treeHash = m.entryOf(m.eventTree(ev), p)
+			}
+			h = treeHash
 		} else if v, ok := ev.user[p]; ok {
 			h = plumbing.NewHash(v)
 		} else {
@@ -127,16 +146,19 @@ func (m *ManualCommit) fileChain(p string, base *object.Tree, start string, even
 		if !ok {
 			continue
 		}
-		if diffs && ev.turn != nil && len(cur)+len(text) < 4*lines.MaxDiff {
-			if d := lines.Unified(cur, text); d != "" && len(d) <= lines.MaxDiff {
-				if ev.turn.Diffs == nil {
-					ev.turn.Diffs = map[string]string{}
+		st := lines.Step{Text: text, Owner: ev.owner}
+		if diffs && ev.turn != nil {
+			turn, path := ev.turn, p
+			st.Diff = func(unified string) {
+				if unified != "" && len(unified) <= lines.MaxDiff {
+					if turn.Diffs == nil {
+						turn.Diffs = map[string]string{}
+					}
+					turn.Diffs[path] = m.env.Redactor.Text(unified)
 				}
-				ev.turn.Diffs[p] = m.env.Redactor.Text(d)
 			}
 		}
-		chain = append(chain, lines.Step{Text: text, Owner: ev.owner})
-		cur = text
+		chain = append(chain, st)
 	}
 	return chain
 }
@@ -162,11 +184,18 @@ func (m *ManualCommit) blobAt(h plumbing.Hash) (string, bool) {
 	if h.IsZero() {
 		return "", true
 	}
+	if c, ok := m.cachedText(h); ok {
+		return c.text, c.ok
+	}
 	b, err := m.env.Repo.ReadBlob(h)
 	if err != nil {
 		return "", false
 	}
-	return asText(b)
+	text, ok := asText(b)
+	if m.texts != nil {
+		m.texts[h] = cachedText{text, ok}
+	}
+	return text, ok
 }
 
 // chainEvents returns the versions the session's files went through on
@@ -174,13 +203,13 @@ func (m *ManualCommit) blobAt(h plumbing.Hash) (string, bool) {
 // session's as its turns, numbered within the session by the prompts its
 // metadata held, others' as otherSession), each of this session's counted
 // steps preceded by the person's versions its turn start kept.
-func (m *ManualCommit) chainEvents(st *session.State, tip plumbing.Hash, prompts []string, before int) []chainEvent {
+func (m *ManualCommit) chainEvents(st *session.State, tip plumbing.Hash, base *object.Tree, prompts []string, before int) []chainEvent {
 	if tip.IsZero() {
 		return nil
 	}
 	repo := m.env.Repo
 	var steps []checkpoint.StepInfo
-	var trees []*object.Tree
+	var trees []plumbing.Hash
 	for h := tip; !h.IsZero() && len(steps) < maxChainSteps; {
 		c, err := repo.Git.CommitObject(h)
 		if err != nil {
@@ -190,11 +219,7 @@ func (m *ManualCommit) chainEvents(st *session.State, tip plumbing.Hash, prompts
 		if info.SessionID == "" {
 			break // the base commit
 		}
-		t, err := c.Tree()
-		if err != nil {
-			break
-		}
-		steps, trees = append(steps, info), append(trees, t)
+		steps, trees = append(steps, info), append(trees, c.TreeHash)
 		if c.NumParents() == 0 {
 			break
 		}
@@ -211,7 +236,7 @@ func (m *ManualCommit) chainEvents(st *session.State, tip plumbing.Hash, prompts
 	for i := len(steps) - 1; i >= 0; i-- {
 		s := steps[i]
 		if s.SessionID != st.SessionID {
-			pendingOthers = append(pendingOthers, chainEvent{tree: trees[i], owner: otherSession})
+			pendingOthers = append(pendingOthers, chainEvent{treeHash: trees[i], owner: otherSession})
 			pendingTimes = append(pendingTimes, s.When.Unix())
 			continue
 		}
@@ -222,7 +247,9 @@ func (m *ManualCommit) chainEvents(st *session.State, tip plumbing.Hash, prompts
 		// The person's versions come before the other sessions' steps
 		// taken after the turn start measured them.
 		pa, hasUser := user[counted]
-		if ownCounted && hasUser && len(pa.UserBlobs) > 0 {
+		hasUser = hasUser && ownCounted
+		quiet := len(pendingOthers) == 0 // nothing but the person came between
+		if hasUser && len(pa.UserBlobs) > 0 {
 			k := len(pendingOthers)
 			if !pa.MeasuredAt.IsZero() {
 				for k > 0 && pendingTimes[k-1] > pa.MeasuredAt.Unix() {
@@ -236,17 +263,34 @@ func (m *ManualCommit) chainEvents(st *session.State, tip plumbing.Hash, prompts
 			events = append(events, pendingOthers...)
 		}
 		pendingOthers, pendingTimes = nil, nil
-		if n := len(readShadowPrompts(repo, s.Commit, st.SessionID)); n > 0 && before+n > turn {
-			turn = before + n
-		} else if ownCounted && turn == before {
-			turn = before + 1
+		switch {
+		case hasUser && pa.ScopePrompts > 0:
+			turn = max(turn, before+pa.ScopePrompts)
+		default:
+			if n := len(readShadowPrompts(repo, s.Commit, st.SessionID)); n > 0 && before+n > turn {
+				turn = before + n
+			} else if ownCounted && turn == before {
+				turn = before + 1
+			}
 		}
 		turn = max(turn, 1)
 		t := &lines.Turn{Turn: turn, Time: s.When.UTC(), Step: s.Commit.String()}
 		if turn-1 < len(prompts) {
 			t.Prompt = firstLine(prompts[turn-1])
 		}
-		events = append(events, chainEvent{tree: trees[i], owner: turn, turn: t})
+		ev := chainEvent{treeHash: trees[i], owner: turn, turn: t}
+		if hasUser && quiet && pa.StepFiles != nil {
+			// The step changed what its turn changed and what the
+			// person's edits before it did: no tree comparison.
+			ev.changed = map[string]bool{}
+			for _, f := range pa.StepFiles {
+				ev.changed[f] = true
+			}
+			for f := range pa.UserBlobs {
+				ev.changed[f] = true
+			}
+		}
+		events = append(events, ev)
 	}
 	events = append(events, pendingOthers...)
 	if pa, ok := user[counted+1]; ok && len(pa.UserBlobs) > 0 {
@@ -255,7 +299,82 @@ func (m *ManualCommit) chainEvents(st *session.State, tip plumbing.Hash, prompts
 	if p := st.PendingPromptAttribution; p != nil && len(p.UserBlobs) > 0 {
 		events = append(events, chainEvent{user: p.UserBlobs, owner: lines.Person})
 	}
+	m.markChanged(events, base)
 	return events
+}
+
+// eventTree returns a tree event's tree, read once (nil when it cannot be
+// read: every path then looks absent).
+func (m *ManualCommit) eventTree(ev *chainEvent) *object.Tree {
+	if ev.tree == nil && !ev.treeHash.IsZero() {
+		if t, ok := m.trees[ev.treeHash]; ok {
+			ev.tree = t
+		} else {
+			ev.tree, _ = m.env.Repo.Git.TreeObject(ev.treeHash)
+		}
+	}
+	return ev.tree
+}
+
+// markChanged sets the changed paths of each tree event that has none: a
+// comparison of its tree with the previous tree event's (base's for the
+// first), which skips the subtrees they share. On a failed comparison the
+// event is left to be looked up path by path.
+func (m *ManualCommit) markChanged(events []chainEvent, base *object.Tree) {
+	var prev plumbing.Hash
+	if base != nil {
+		prev = base.Hash
+	}
+	for i := range events {
+		ev := &events[i]
+		if ev.treeHash.IsZero() {
+			continue
+		}
+		if ev.changed == nil && !prev.IsZero() {
+			set := map[string]bool{}
+			if err := m.env.Repo.DiffTreePaths(prev, ev.treeHash, isProtected, set); err == nil {
+				ev.changed = set
+			}
+		}
+		prev = ev.treeHash
+	}
+}
+
+// lineFileAsync computes lineFile while the condensation goes on (the
+// line record reads the same objects as the attribution and the condensed
+// transcript, which the other core can do meanwhile): it returns the
+// channel the result (nil for none) arrives on. It works on a copy of the
+// session's state and caches of its own; a panic gives no record.
+func (m *ManualCommit) lineFileAsync(id checkpoint.ID, st *session.State, tip plumbing.Hash, commit *object.Commit, files, prompts []string, before int) <-chan map[string][]byte {
+	out := make(chan map[string][]byte, 1)
+	lm := &ManualCommit{env: m.env, resumeAfter: m.resumeAfter, prefetched: m.prefetched,
+		texts: map[plumbing.Hash]cachedText{}, entries: map[treePath]plumbing.Hash{}, trees: map[plumbing.Hash]*object.Tree{}}
+	stc := *st
+	stc.PromptAttributions = slices.Clone(st.PromptAttributions)
+	files, prompts = slices.Clone(files), slices.Clone(prompts)
+	go func() {
+		var res map[string][]byte
+		var err error
+		defer func() {
+			var pe *panics.Error
+			switch {
+			case errors.As(err, &pe):
+				if inner, ok := pe.Value.(*panics.Error); ok {
+					pe = inner // from the other half (lineRecordShards)
+				}
+				m.env.Log.Error("line attribution: panic recovered", "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+			case err != nil:
+				m.env.Log.Warn("line attribution failed", "error", err)
+			}
+			out <- res
+		}()
+		defer panics.Recover(&err)
+		panics.Inject(m.env.Getenv, "line-record")
+		if cc := lm.changesOf(&stc, commit); cc != nil {
+			res = lm.lineFile(id, &stc, tip, commit, cc, files, prompts, before)
+		}
+	}()
+	return out
 }
 
 // lineFile returns the session slot's lines.File for the commit: the
@@ -268,7 +387,7 @@ func (m *ManualCommit) lineFile(id checkpoint.ID, st *session.State, tip plumbin
 			touched = append(touched, p)
 		}
 	}
-	rec := m.lineRecord(st, tip, commit, cc.base, touched, prompts, before)
+	rec := m.lineRecordShards(st, tip, commit, cc.base, touched, prompts, before)
 	if older := m.previousLines(id, st.SessionID); older != nil {
 		// An amend condensed into the checkpoint the amended commit
 		// already had: the lines that commit's record holds keep their
@@ -299,6 +418,91 @@ func (m *ManualCommit) lineFile(id checkpoint.ID, st *session.State, tip plumbin
 		return nil
 	}
 	return map[string][]byte{lines.File: b}
+}
+
+// lineShardMin is the fewest files whose line record a condensation
+// splits between two goroutines: the files are independent, and the
+// other core would wait on the condensation otherwise.
+const lineShardMin = 8
+
+// lineRecordShards is lineRecord over files split in two, one half in a
+// goroutine of its own (with its own caches: go-git's trees and this
+// condensation's are not safe for concurrent use), the records merged. A
+// half that panics gives no record at all.
+func (m *ManualCommit) lineRecordShards(st *session.State, tip plumbing.Hash, commit *object.Commit, base *object.Tree, files []string, prompts []string, before int) *lines.Record {
+	if len(files) < lineShardMin || runtime.GOMAXPROCS(0) < 2 || base == nil {
+		return m.lineRecord(st, tip, commit, base, files, prompts, before)
+	}
+	otherBase, err := m.env.Repo.Git.TreeObject(base.Hash)
+	if err != nil {
+		return m.lineRecord(st, tip, commit, base, files, prompts, before)
+	}
+	var mine, theirs []string
+	for i, f := range files {
+		if i%2 == 0 {
+			mine = append(mine, f)
+		} else {
+			theirs = append(theirs, f)
+		}
+	}
+	other := &ManualCommit{env: m.env, resumeAfter: m.resumeAfter, prefetched: m.prefetched,
+		texts: map[plumbing.Hash]cachedText{}, entries: map[treePath]plumbing.Hash{}, trees: map[plumbing.Hash]*object.Tree{}}
+	type result struct {
+		rec *lines.Record
+		err error
+	}
+	half := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() { half <- r }()
+		defer panics.Recover(&r.err)
+		r.rec = other.lineRecord(st, tip, commit, otherBase, theirs, prompts, before)
+	}()
+	rec := m.lineRecord(st, tip, commit, base, mine, prompts, before)
+	r := <-half
+	if r.err != nil {
+		panic(r.err) // lineFileAsync's recovery logs it
+	}
+	return mergeRecords(rec, r.rec)
+}
+
+// mergeRecords returns the record of a's files and b's, of the same
+// commit and session: the turns both name have their diffs merged.
+func mergeRecords(a, b *lines.Record) *lines.Record {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	maps.Copy(a.Files, b.Files)
+	type key struct {
+		turn int
+		step string
+	}
+	at := map[key]int{}
+	for i, t := range a.Turns {
+		at[key{t.Turn, t.Step}] = i
+	}
+	for _, t := range b.Turns {
+		i, ok := at[key{t.Turn, t.Step}]
+		if !ok {
+			at[key{t.Turn, t.Step}] = len(a.Turns)
+			a.Turns = append(a.Turns, t)
+			continue
+		}
+		if len(t.Diffs) > 0 && a.Turns[i].Diffs == nil {
+			a.Turns[i].Diffs = map[string]string{}
+		}
+		maps.Copy(a.Turns[i].Diffs, t.Diffs)
+	}
+	slices.SortStableFunc(a.Turns, func(x, y lines.Turn) int {
+		if c := cmp.Compare(x.Turn, y.Turn); c != 0 {
+			return c
+		}
+		return x.Time.Compare(y.Time)
+	})
+	return a
 }
 
 // previousLines returns the session's record in checkpoint id, when the
@@ -396,7 +600,7 @@ func (m *ManualCommit) WorkTreeLines(path, text string) []*LineClaim {
 		}
 		before := len(prompts)
 		prompts = append(prompts, readShadowPrompts(repo, tip, st.SessionID)...)
-		events := m.chainEvents(st, tip, prompts, before)
+		events := m.chainEvents(st, tip, base, prompts, before)
 		chain := append(m.fileChain(path, base, start, events, false), lines.Step{Text: text, Owner: lines.Person})
 		turns := map[int]*lines.Turn{}
 		for _, ev := range events {

@@ -10,6 +10,7 @@ import (
 	"github.com/entirecli/entire/checkpoint/session"
 	"github.com/entirecli/entire/internal/gitrepo"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // ManualCommit is the default strategy: a temporary checkpoint on a shadow
@@ -21,6 +22,27 @@ type ManualCommit struct {
 	// condensation is being completed: a session slot of its checkpoint
 	// written since was written by the interrupted run (see slotWritten).
 	resumeAfter time.Time
+	// texts caches the blobs a condensation reads as text (attribution
+	// and the line records read the same versions); nil outside one.
+	texts map[plumbing.Hash]cachedText
+	// prefetched holds the texts a condensation read before it split in
+	// two (prefetchTexts); read-only, shared by both halves.
+	prefetched map[plumbing.Hash]cachedText
+	// entries caches the path lookups of a condensation, by tree and path.
+	entries map[treePath]plumbing.Hash
+	trees   map[plumbing.Hash]*object.Tree
+}
+
+// treePath is a path in a tree.
+type treePath struct {
+	tree plumbing.Hash
+	path string
+}
+
+// cachedText is a blob read as text: false for binary content.
+type cachedText struct {
+	text string
+	ok   bool
 }
 
 var (

@@ -72,7 +72,7 @@ func TestManualCommitAttribution(t *testing.T) {
 					if len(pa.UserBlobs) == 0 || pa.MeasuredAt.IsZero() {
 						t.Errorf("turn start kept no version of the edits: %+v", pa)
 					}
-					pa.UserBlobs, pa.MeasuredAt = nil, time.Time{} // checked by the line records
+					pa.UserBlobs, pa.MeasuredAt, pa.StepFiles, pa.ScopePrompts = nil, time.Time{}, nil, 0 // checked by the line records
 					prompt = append(prompt, pa)
 				}
 			}

@@ -629,6 +629,10 @@ func (m *ManualCommit) writeStep(ctx context.Context, st *session.State, p sessi
 	st.CheckpointCount++
 	if pa := p.Attribution; pa != nil {
 		pa.CheckpointNumber = st.CheckpointCount
+		pa.StepFiles = ps.files
+		if b, ok := ps.metadata[checkpoint.PromptFile]; ok {
+			pa.ScopePrompts = len(splitPrompts(string(b)))
+		}
 		st.PromptAttributions = append(st.PromptAttributions, *pa)
 	}
 	st.FilesTouched = unionSorted(st.FilesTouched, ps.files)

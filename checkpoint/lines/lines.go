@@ -115,6 +115,10 @@ func (o Owner) Carried() bool { return o.Turn == carried }
 type Step struct {
 	Text  string
 	Owner int
+	// Diff, when set, is given the unified diff (UnifiedRuns) from the
+	// previous version to this one, when both together hold less than
+	// 4×MaxDiff bytes.
+	Diff func(unified string)
 }
 
 // Attribute follows the lines of base through steps and returns the owner
@@ -132,19 +136,24 @@ func Attribute(base string, steps []Step) []Owner {
 		if s.Text == cur {
 			continue
 		}
-		owners = advance(cur, s.Text, owners, s.Owner)
+		runs := LineDiff(cur, s.Text)
+		owners = advance(runs, countLines(s.Text), owners, s.Owner)
+		if s.Diff != nil && len(cur)+len(s.Text) < 4*MaxDiff {
+			s.Diff(UnifiedRuns(cur, s.Text, runs))
+		}
 		cur = s.Text
 	}
 	return owners
 }
 
-// advance maps the owners of a's lines onto b's lines, giving the lines
-// b adds to owner.
-func advance(a, b string, owners []Owner, owner int) []Owner {
-	out := make([]Owner, 0, countLines(b))
-	i := 0 // next line of a
+// advance maps the owners of a version's lines onto the next version's
+// (of n lines) through the runs between them, giving the lines added to
+// owner.
+func advance(runs []Run, n int, owners []Owner, owner int) []Owner {
+	out := make([]Owner, 0, n)
+	i := 0 // next line of the previous version
 	var deleted []Owner
-	for _, d := range LineDiff(a, b) {
+	for _, d := range runs {
 		switch d.Op {
 		case Equal:
 			out = append(out, owners[i:i+d.N]...)
@@ -337,9 +346,11 @@ func Parse(b []byte) (*Record, error) {
 
 // Unified returns the diff from a to b in unified format with three lines
 // of context (hunks only, no file header); "" when they are equal.
-func Unified(a, b string) string {
+func Unified(a, b string) string { return UnifiedRuns(a, b, LineDiff(a, b)) }
+
+// UnifiedRuns is Unified with the line runs from a to b already found.
+func UnifiedRuns(a, b string, runs []Run) string {
 	al, bl := splitLines(a), splitLines(b)
-	runs := LineDiff(a, b)
 	var sb strings.Builder
 	i, j := 0, 0
 	for k := 0; k < len(runs); {

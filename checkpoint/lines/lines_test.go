@@ -98,7 +98,7 @@ func FuzzParse(f *testing.F) {
 func FuzzAttribute(f *testing.F) {
 	f.Add("a\nb\n", "a\nc\nb\n", "c\nb\nd")
 	f.Fuzz(func(t *testing.T, base, s1, s2 string) {
-		owners := Attribute(base, []Step{{s1, 1}, {s2, Person}})
+		owners := Attribute(base, []Step{{Text: s1, Owner: 1}, {Text: s2, Owner: Person}})
 		if len(owners) != countLines(s2) {
 			t.Fatalf("%d owners for %d lines", len(owners), countLines(s2))
 		}

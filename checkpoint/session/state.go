@@ -257,6 +257,12 @@ type PromptAttribution struct {
 	UserBlobs map[string]string `json:"user_blobs,omitempty"`
 	// MeasuredAt is when the turn start measured the edits (Entire-only).
 	MeasuredAt time.Time `json:"measured_at,omitzero"`
+	// StepFiles are the paths the step changed (the turn's, as its end
+	// found them), and ScopePrompts the prompts of the checkpoint scope so
+	// far, as the step's prompt file holds them: a condensation follows the
+	// step without reading its tree where nothing else changed (Entire-only).
+	StepFiles    []string `json:"step_files,omitempty"`
+	ScopePrompts int      `json:"scope_prompts,omitempty"`
 }
 
 // TranscriptCursor is the position up to which the live transcript has been

@@ -417,3 +417,91 @@ func HashObject(t plumbing.ObjectType, data []byte) plumbing.Hash {
 	copy(out[:], h.Sum(nil))
 	return out
 }
+
+// ReadBlobs reads the blobs hs and calls fn with each one's content, in
+// no particular order; a missing object, or one that is not a blob, is
+// left out. fn returning false stops the reading. The packed blobs are
+// asked of the repository's `git cat-file` in groups (ReadBlob costs a
+// round trip to git each), while the loose ones are inflated here.
+func (r *Repo) ReadBlobs(hs []plumbing.Hash, fn func(h plumbing.Hash, data []byte) bool) error {
+	var loose, packed []plumbing.Hash
+	for _, h := range hs {
+		if _, err := os.Stat(looseObjectPath(r.objectsDir(), h)); err == nil {
+			loose = append(loose, h)
+		} else {
+			packed = append(packed, h)
+		}
+	}
+	type blob struct {
+		h    plumbing.Hash
+		data []byte
+	}
+	var fromGit []blob
+	answered := map[plumbing.Hash]bool{} // by git: a blob, or not one
+	var gitErr error
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func(packed []plumbing.Hash) {
+		// git inflates the packed blobs in a process of its own
+		// meanwhile.
+		defer close(done)
+		c := r.storage.batch()
+		if c == nil {
+			return
+		}
+		gitErr = c.contentsOf(packed, func(h plumbing.Hash, t plumbing.ObjectType, data []byte) bool {
+			answered[h] = true
+			if t == plumbing.BlobObject {
+				fromGit = append(fromGit, blob{h, data})
+			}
+			select {
+			case <-stop:
+				return false
+			default:
+				return true
+			}
+		})
+	}(packed)
+	more := true
+	for _, h := range loose {
+		data, ok := r.readLooseBlob(h)
+		if !ok {
+			packed = append(packed, h) // gone since (repacked), or not a blob
+			continue
+		}
+		if more = fn(h, data); !more {
+			break
+		}
+	}
+	if !more {
+		close(stop)
+	}
+	<-done
+	if !more {
+		return nil
+	}
+	for _, b := range fromGit {
+		if !fn(b.h, b.data) {
+			return nil
+		}
+	}
+	if gitErr != nil {
+		r.storage.broken(gitErr)
+	}
+	for _, h := range packed {
+		if answered[h] {
+			continue
+		}
+		data, err := r.ReadBlob(h)
+		if err != nil {
+			if errors.Is(err, plumbing.ErrObjectNotFound) {
+				continue
+			}
+			return err
+		}
+		if !fn(h, data) {
+			return nil
+		}
+	}
+	return nil
+}

@@ -376,3 +376,64 @@ func (c *catFile) close() {
 	c.in.Close()
 	_ = c.cmd.Wait()
 }
+
+// catFileGroup is how many commands contentsOf writes before it reads
+// their answers: their lines stay far below a pipe's buffer, so that git
+// never waits to write while this process waits to write too.
+const catFileGroup = 256
+
+// contentsOf asks for the objects hs in groups, all the commands of a
+// group written at once (one round trip to git a group, not an object),
+// and calls fn with each object's type and content in order (type
+// plumbing.InvalidObject and nil for a missing one). fn returning false
+// stops the reading: the rest of its group is skipped.
+func (c *catFile) contentsOf(hs []plumbing.Hash, fn func(h plumbing.Hash, t plumbing.ObjectType, data []byte) bool) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(hs) > 0 {
+		group := hs[:min(len(hs), catFileGroup)]
+		hs = hs[len(group):]
+		var cmds strings.Builder
+		for _, h := range group {
+			cmds.WriteString("contents " + h.String() + "\n")
+		}
+		if _, err := io.WriteString(c.in, cmds.String()); err != nil {
+			return fmt.Errorf("git cat-file: %w", err)
+		}
+		more := true
+		for _, h := range group {
+			obj, err := c.out.next(h.String())
+			if err != nil {
+				return fmt.Errorf("git cat-file: %w", err)
+			}
+			if obj.Missing() {
+				more = more && fn(h, plumbing.InvalidObject, nil)
+				continue
+			}
+			if obj.Hash != h.String() {
+				return fmt.Errorf("git cat-file: asked for %s, got %s", h, obj.Hash)
+			}
+			t, err := plumbing.ParseObjectType(obj.Type)
+			if err != nil {
+				return fmt.Errorf("git cat-file: %w", err)
+			}
+			var data []byte
+			if more {
+				data = make([]byte, obj.Size)
+				if _, err := io.ReadFull(obj.Body, data); err != nil {
+					return fmt.Errorf("git cat-file: %w", err)
+				}
+			}
+			if err := c.out.finish(obj); err != nil {
+				return fmt.Errorf("git cat-file: %w", err)
+			}
+			if more {
+				more = fn(h, t, data)
+			}
+		}
+		if !more {
+			return nil
+		}
+	}
+	return nil
+}

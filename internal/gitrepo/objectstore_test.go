@@ -2,6 +2,8 @@ package gitrepo
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"testing"
 
 	"github.com/entirecli/entire/internal/gitrepo/gittest"
@@ -68,4 +70,61 @@ func TestObjectStoreReadsPackedAndLoose(t *testing.T) {
 		t.Error("fallback HasObject")
 	}
 	gittest.Fsck(t, dir)
+}
+
+// ReadBlobs reads packed blobs (in groups larger than one) and loose ones,
+// leaves out what is missing or not a blob, stops when told, and reads the
+// same without cat-file.
+func TestReadBlobs(t *testing.T) {
+	t.Parallel()
+	dir := gittest.Init(t)
+	want := map[plumbing.Hash]string{}
+	for i := range catFileGroup + 20 {
+		gittest.WriteFile(t, dir, fmt.Sprintf("f%03d.txt", i), fmt.Sprintf("packed %d\n", i))
+	}
+	gittest.Git(t, dir, "add", "-A")
+	gittest.Git(t, dir, "commit", "-q", "-m", "one")
+	gittest.Git(t, dir, "gc", "-q")
+	r := openTest(t, dir)
+	head, err := r.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := r.CommitTree(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hs []plumbing.Hash
+	for _, e := range tree.Entries {
+		hs = append(hs, e.Hash)
+		f, _ := tree.File(e.Name)
+		want[e.Hash], _ = f.Contents()
+	}
+	loose, err := r.WriteBlobString("loose\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want[loose] = "loose\n"
+	hs = append(hs, loose, plumbing.NewHash("0123456789012345678901234567890123456789"), head, tree.Hash)
+
+	for _, r := range []*Repo{r, func() *Repo { r := openTest(t, dir); r.storage.catErr = errors.New("no git"); return r }()} {
+		got := map[plumbing.Hash]string{}
+		if err := r.ReadBlobs(hs, func(h plumbing.Hash, data []byte) bool {
+			got[h] = string(data)
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("read %d blobs, want %d", len(got), len(want))
+		}
+		n := 0
+		if err := r.ReadBlobs(hs, func(plumbing.Hash, []byte) bool { n++; return n < 3 }); err != nil || n != 3 {
+			t.Errorf("stopped after %d (%v), want 3", n, err)
+		}
+	}
+	// The process is still in step after a stop.
+	if b, err := r.ReadBlob(hs[len(hs)-6]); err != nil || string(b) != want[hs[len(hs)-6]] {
+		t.Errorf("read after a stop: %q %v", b, err)
+	}
 }

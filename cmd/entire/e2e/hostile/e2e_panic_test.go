@@ -85,3 +85,28 @@ func TestE2EPanicsRecovered(t *testing.T) {
 		})
 	}
 }
+
+// A panic while a condensation builds its line record (on goroutines of
+// its own) costs the record only: the commit is linked, the checkpoint
+// has its transcript and prompts, and the log has the panic's stack.
+func TestE2ELineRecordPanicKeepsTheCheckpoint(t *testing.T) {
+	t.Parallel()
+	r := e2etest.NewSessionRepo(t)
+	r.PlayTurn("Write a", map[string]string{"a.txt": "a\n"})
+	id, _ := r.Commit("add a", []string{panics.TestEnv + "=line-record"}, "a.txt")
+	if got := r.SlotFile(id, "prompt.txt"); !strings.Contains(got, "Write a") {
+		t.Errorf("prompt.txt %q", got)
+	}
+	if out, err := r.GitIn(r.Dir, nil, "cat-file", "-e", "entire/checkpoints/v1:"+id[:2]+"/"+id[2:]+"/0/lines.json"); err == nil {
+		t.Errorf("a line record after the panic: %s", out)
+	}
+	if log := e2etest.LogText(r.Dir); !strings.Contains(log, "injected for tests at line-record") || !strings.Contains(log, "goroutine") {
+		t.Errorf("log lacks the panic and its stack:\n%s", log)
+	}
+	// Without the panic the next commit has its record.
+	r.PlayTurn("Write b", map[string]string{"b.txt": "b\n"})
+	id2, _ := r.Commit("add b", nil, "b.txt")
+	if got := r.SlotFile(id2, "lines.json"); !strings.Contains(got, `"b.txt"`) {
+		t.Errorf("lines.json %q", got)
+	}
+}

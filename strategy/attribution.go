@@ -267,24 +267,33 @@ func lineDiff(a, b string) (added, removed int) {
 }
 
 // blobText returns the text of the blob at path in t, or "" (and false for
-// binary content).
+// binary content); an unreadable blob counts as absent.
 func (m *ManualCommit) blobText(t *object.Tree, path string) (string, bool) {
-	h := m.entryOf(t, path)
-	if h.IsZero() {
+	text, ok, err := m.readText(m.entryOf(t, path))
+	if err != nil {
 		return "", true
 	}
+	return text, ok
+}
+
+// readText returns blob h's text, read once a condensation (false for
+// binary content; "" for the zero hash, a deleted file).
+func (m *ManualCommit) readText(h plumbing.Hash) (string, bool, error) {
+	if h.IsZero() {
+		return "", true, nil
+	}
 	if c, ok := m.cachedText(h); ok {
-		return c.text, c.ok
+		return c.text, c.ok, nil
 	}
 	b, err := m.env.Repo.ReadBlob(h)
 	if err != nil {
-		return "", true
+		return "", false, err
 	}
 	text, ok := asText(b)
 	if m.texts != nil {
 		m.texts[h] = cachedText{text, ok}
 	}
-	return text, ok
+	return text, ok, nil
 }
 
 // entryText returns the text of a path's state in a checkpoint ("" when

@@ -181,21 +181,8 @@ func dropOthers(rs []lines.Range) []lines.Range {
 // blobAt returns a blob's text; false for a binary or unreadable one, and
 // "" for the zero hash (a deleted file).
 func (m *ManualCommit) blobAt(h plumbing.Hash) (string, bool) {
-	if h.IsZero() {
-		return "", true
-	}
-	if c, ok := m.cachedText(h); ok {
-		return c.text, c.ok
-	}
-	b, err := m.env.Repo.ReadBlob(h)
-	if err != nil {
-		return "", false
-	}
-	text, ok := asText(b)
-	if m.texts != nil {
-		m.texts[h] = cachedText{text, ok}
-	}
-	return text, ok
+	text, ok, err := m.readText(h)
+	return text, ok && err == nil
 }
 
 // chainEvents returns the versions the session's files went through on

@@ -2,9 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 
@@ -64,32 +61,10 @@ installed beside entire.`,
 
 // runSearch runs entire-web's search with the flags.
 func runSearch(ctx context.Context, opts *searchOptions) error {
-	f := opts.f
-	if _, err := f.OpenRepo(); err != nil {
-		return err
-	}
-	bin, err := findWebProgram()
-	if err != nil {
-		return err
-	}
 	args := []string{"search", "--branch", opts.Branch, "--agent", opts.Agent, "--since", opts.Since, "--limit", strconv.Itoa(opts.Limit)}
 	if opts.JSON {
 		args = append(args, "--json")
 	}
 	args = append(args, "--", opts.Query)
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, f.IO.Out, f.IO.ErrOut
-	if wd, err := f.Getwd(); err == nil {
-		cmd.Dir = wd
-	}
-	stopWithParent(cmd)
-	err = cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &exit) && exit.ExitCode() > 0:
-		return exitWith(exit.ExitCode()) // it said why
-	}
-	return fmt.Errorf("run %s: %w", bin, err)
+	return runWebProgram(ctx, opts.f, args, false)
 }

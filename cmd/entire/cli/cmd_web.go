@@ -63,7 +63,18 @@ The server is the entire-web program, installed beside entire.`,
 // streams the command's own. Ctrl-C reaches it (it shares the terminal);
 // a cancelled command passes the interrupt on and waits for it to stop.
 func runWeb(ctx context.Context, opts *webOptions) error {
-	f := opts.f
+	args := []string{"--port", strconv.Itoa(opts.Port), "--branch", opts.Branch}
+	if opts.NoOpen {
+		args = append(args, "--no-open")
+	}
+	return runWebProgram(ctx, opts.f, args, true)
+}
+
+// runWebProgram runs entire-web with args in the working directory of a
+// repository, its output the command's own; interactive gives it the
+// standard input too, and on cancellation an interrupt and time to stop.
+// Its exit status becomes the command's.
+func runWebProgram(ctx context.Context, f *factory, args []string, interactive bool) error {
 	if _, err := f.OpenRepo(); err != nil {
 		return err
 	}
@@ -71,17 +82,16 @@ func runWeb(ctx context.Context, opts *webOptions) error {
 	if err != nil {
 		return err
 	}
-	args := []string{"--port", strconv.Itoa(opts.Port), "--branch", opts.Branch}
-	if opts.NoOpen {
-		args = append(args, "--no-open")
-	}
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = f.IO.In, f.IO.Out, f.IO.ErrOut
+	cmd.Stdout, cmd.Stderr = f.IO.Out, f.IO.ErrOut
+	if interactive {
+		cmd.Stdin = f.IO.In
+		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+		cmd.WaitDelay = 10 * time.Second
+	}
 	if wd, err := f.Getwd(); err == nil {
 		cmd.Dir = wd
 	}
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 10 * time.Second
 	stopWithParent(cmd)
 	err = cmd.Run()
 	var exit *exec.ExitError
@@ -90,7 +100,7 @@ func runWeb(ctx context.Context, opts *webOptions) error {
 		return nil
 	case errors.As(err, &exit) && exit.ExitCode() > 0:
 		return exitWith(exit.ExitCode()) // it said why
-	case ctx.Err() != nil:
+	case interactive && ctx.Err() != nil:
 		return nil // stopped by the interrupt it was passed
 	}
 	return fmt.Errorf("run %s: %w", bin, err)

@@ -399,12 +399,40 @@ func (m *ManualCommit) lineFile(id checkpoint.ID, st *session.State, tip plumbin
 	if rec == nil || len(rec.Files) == 0 {
 		return nil
 	}
+	m.redactPaths(rec)
 	b, err := rec.Marshal()
 	if err != nil {
 		m.env.Log.Warn("line attribution: encode", "error", err)
 		return nil
 	}
 	return map[string][]byte{lines.File: b}
+}
+
+// redactPaths redacts the paths a record names, as files_touched is: a
+// path can hold a secret (a token in a file name), and the record becomes
+// a git object that is pushed. A path redacted to one already named is
+// left out.
+func (m *ManualCommit) redactPaths(rec *lines.Record) {
+	redact := func(p string) string { return m.env.Redactor.Text(p) }
+	files := make(map[string]lines.FileLines, len(rec.Files))
+	for p, f := range rec.Files {
+		if _, dup := files[redact(p)]; !dup {
+			files[redact(p)] = f
+		}
+	}
+	rec.Files = files
+	for i, t := range rec.Turns {
+		if len(t.Diffs) == 0 {
+			continue
+		}
+		diffs := make(map[string]string, len(t.Diffs))
+		for p, d := range t.Diffs {
+			if _, dup := diffs[redact(p)]; !dup {
+				diffs[redact(p)] = d
+			}
+		}
+		rec.Turns[i].Diffs = diffs
+	}
 }
 
 // lineShardMin is the fewest files whose line record a condensation

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/entirecli/entire/internal/redact"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -262,11 +263,14 @@ func (b *Blamer) claim(c *blameCommit, commit, path string, n int) (*Claim, bool
 			if sr.rec == nil {
 				continue
 			}
-			recorded = true
 			f, ok := sr.rec.Files[path]
 			if !ok {
-				continue // the session did not touch the file
+				// The session did not touch the file, unless the
+				// record names it redacted (a secret in its path).
+				recorded = recorded || !redactedPaths(sr.rec)
+				continue
 			}
+			recorded = true
 			m, ok := b.mapLine(c, commit, sr, f, path, n)
 			if !ok {
 				continue
@@ -570,4 +574,14 @@ func trunc(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// redactedPaths reports whether a record names a path it redacted.
+func redactedPaths(rec *lines.Record) bool {
+	for p := range rec.Files {
+		if strings.Contains(p, redact.Replacement) {
+			return true
+		}
+	}
+	return false
 }

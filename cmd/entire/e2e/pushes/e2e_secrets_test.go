@@ -154,6 +154,15 @@ func TestE2EMetadataStringsRedacted(t *testing.T) {
 	if found := e2etest.ObjectsHolding(t, r.Dir, gh, "entire/checkpoints/v1"); len(found) > 0 {
 		t.Errorf("the metadata branch holds the secret in %v", found)
 	}
+	// The line record names the file redacted: blame cannot tell who
+	// wrote it, and says so rather than crediting the person.
+	out := r.MustEntire("blame", "--json", "notes/"+gh+".txt")
+	if !strings.Contains(out, `"kind":"unknown"`) {
+		t.Errorf("blame of the file with the secret in its name:\n%s", out)
+	}
+	if out := r.MustEntire("blame", "--json", "notes/index.md"); !strings.Contains(out, `"kind":"agent"`) {
+		t.Errorf("blame of notes/index.md:\n%s", out)
+	}
 }
 
 // files_touched lists the paths git tracks or would track: gitignored

@@ -35,19 +35,22 @@ type BlameLine struct {
 	// agent's line) or KindUnknown (the commit's checkpoint records no
 	// lines, or cannot be read).
 	Kind string `json:"kind"`
+	// The fields from Agent to Commit are always in the JSON form, empty
+	// (or 0) where they do not apply, so that a reader finds every key.
+	//
 	// Agent and Model name the agent of an agent or mixed line.
-	Agent string `json:"agent,omitempty"`
-	Model string `json:"model,omitempty"`
+	Agent string `json:"agent"`
+	Model string `json:"model"`
 	// SessionID and Turn (1-based within the session) say which turn
 	// wrote it; Prompt is the first line of the turn's prompt.
-	SessionID string `json:"session_id,omitempty"`
-	Turn      int    `json:"turn,omitempty"`
-	Prompt    string `json:"prompt,omitempty"`
+	SessionID string `json:"session_id"`
+	Turn      int    `json:"turn"`
+	Prompt    string `json:"prompt"`
 	// CheckpointID is the checkpoint that records it.
-	CheckpointID string `json:"checkpoint_id,omitempty"`
+	CheckpointID string `json:"checkpoint_id"`
 	// Commit is the commit git blame names ("" for a line not committed
 	// yet); Author and Time are its author and author time.
-	Commit string    `json:"commit,omitempty"`
+	Commit string    `json:"commit"`
 	Author string    `json:"author,omitempty"`
 	Time   time.Time `json:"time,omitzero"`
 	// Path is the file's path in Commit, OrigLine the line's number there.

@@ -378,7 +378,7 @@ func TestRealAgentPushAndResumeInClone(t *testing.T) {
 		r.git("push", "-q", "origin", "main")
 		e2etest.AwaitBackground(t) // the remote was empty: main went first
 		if !e2etest.HasCheckpoint(t, remote, id) {
-			t.Fatalf("the push did not carry checkpoint %s", id)
+			t.Fatalf("the push did not carry checkpoint %s; entire's log:\n%s", id, e2etest.LogText(r.dir))
 		}
 
 		clone := filepath.Join(t.TempDir(), "clone")

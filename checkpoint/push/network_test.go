@@ -190,3 +190,38 @@ func TestStuckTransportChildIsKilled(t *testing.T) {
 		t.Fatalf("transport child %d survived the timeout", pid)
 	}
 }
+
+// In the hook, a remote that does not answer within its time leaves the
+// push to the background push that waits for the user's branch to land
+// (ErrDeferred) when the push brings one, and is a warning when it brings
+// none.
+func TestHookHandsOverWhenTheRemoteIsSlow(t *testing.T) {
+	t.Parallel()
+	work := gittest.InitWithCommit(t)
+	gittest.Git(t, work, "remote", "add", "origin", silentRemote(t))
+	repo := openRepo(t, work)
+	writeCheckpoint(t, repo, "a3b2c4d5e6f7", "s1")
+	head := gittest.Git(t, work, "rev-parse", "HEAD")
+	zero := strings.Repeat("0", 40)
+	for _, tc := range []struct {
+		refs string
+		want error
+	}{
+		{"refs/heads/main " + head + " refs/heads/main " + zero + "\n", ErrDeferred},
+		{"refs/tags/v1 " + head + " refs/tags/v1 " + zero + "\n", nil},
+	} {
+		var log syncBuffer
+		start := time.Now()
+		err := PrePush(context.Background(), repo, Options{Destination: origin, Remote: "origin", PushSessions: true, Log: &log,
+			SyncLimit: 300 * time.Millisecond, Refs: []byte(tc.refs), Env: testEnv(t)})
+		if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+			t.Errorf("refs %q: err %v, want %v (log %q)", tc.refs, err, tc.want, log.String())
+		}
+		if elapsed := time.Since(start); elapsed >= 3*time.Second {
+			t.Errorf("PrePush took %s with a 300ms limit", elapsed)
+		}
+		if tc.want == nil && !strings.Contains(log.String(), "timed out") {
+			t.Errorf("no warning: %q", log.String())
+		}
+	}
+}

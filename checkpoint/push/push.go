@@ -158,8 +158,7 @@ func PrePush(ctx context.Context, repo *gitrepo.Repo, opts Options) error {
 	// nothing of this one: ask it.
 	trusted, err := r.refreshTracking(ctx, dest)
 	if err != nil {
-		warn(err)
-		return nil
+		return opts.handOver(err, log, warn)
 	}
 	start := time.Now()
 	branchErr := r.prePushBranches(ctx, repo, dest, opts, trusted, start, log)
@@ -252,8 +251,7 @@ func (r *runner) prePushBranches(ctx context.Context, repo *gitrepo.Repo, dest D
 		// its default branch is no one's concern.)
 		has, err := remoteHasUserBranch(ctx, repo, dest.Remote, trusted, opts)
 		if err != nil {
-			warn(err)
-			return nil
+			return opts.handOver(err, log, warn)
 		}
 		if !has {
 			// A forge makes the first branch pushed to an empty
@@ -341,6 +339,22 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%d KB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// handOver is what PrePush does when asking the remote failed before it
+// pushed. In the hook, a call that ran out of the hook's time (SyncLimit:
+// a loaded machine, a slow remote) leaves the push to the background push
+// that waits for the user's branches to land (ErrDeferred), with a budget
+// of its own, where giving up would leave the session logs for the user's
+// next push. Any other failure, or a push that brings no branch of the
+// user's, is a warning.
+func (opts Options) handOver(err error, log io.Writer, warn func(error)) error {
+	if errors.Is(err, ErrTimeout) && opts.SyncLimit > 0 && !opts.Background && len(UserBranches(opts.Refs)) > 0 {
+		fmt.Fprintf(log, "[entire] Pushing the session logs once this push has landed (%v)\n", err)
+		return ErrDeferred
+	}
+	warn(err)
+	return nil
 }
 
 // ErrDeferred is returned by PrePush when the remote has no branch of the
